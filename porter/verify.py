@@ -1,0 +1,462 @@
+"""Compile-check ported HIP code with a real HIP compiler.
+
+No GPU is needed: the compiler emits full host and device objects for the requested AMD targets,
+which is enough to catch what a port most often gets wrong (PTX inline assembly, unported or
+misspelled API names, CUDA's 32-bit lane masks in ``_sync`` warp calls on HIP >= 6.2 ...).
+
+Toolchains, in order of preference:
+
+* ``clang++-22`` (Debian 12's LLVM 22) with a ROCm prefix unpacked by ``scripts/setup-rocm.sh``
+  (``/opt/porter-rocm/7.2`` by default, or ``PORTER_ROCM_PREFIX``);
+* a real ROCm install (``/opt/rocm``): its ``amdclang++`` or ``hipcc``.
+
+``PORTER_HIP_CLANG`` names the compiler explicitly.
+
+Public API (the CLI's ``porter verify`` is a thin wrapper around ``main_verify``):
+
+* :func:`discover` -> :class:`Toolchain` (raises :class:`ToolchainNotFound` with a one-line reason);
+* :func:`compile_file` -> :class:`CompileResult` for one translation unit;
+* :func:`verify_tree` -> ``list[CompileResult]`` for every translation unit of a tree, in parallel;
+* :func:`main_verify` takes an ``argparse.Namespace``-like object and returns an exit code.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Sequence
+
+__all__ = [
+    "DEFAULT_ARCHS",
+    "TU_SUFFIXES",
+    "CompileResult",
+    "Toolchain",
+    "ToolchainNotFound",
+    "compile_file",
+    "discover",
+    "find_rocm",
+    "hip_version",
+    "main_verify",
+    "parse_archs",
+    "translation_units",
+    "verify_tree",
+]
+
+DEFAULT_ARCHS: tuple[str, ...] = ("gfx942",)
+#: Suffixes of the translation units that verify_tree compiles (headers are checked through them).
+TU_SUFFIXES: frozenset[str] = frozenset({".hip", ".cu", ".cpp", ".cc", ".cxx"})
+#: Folders never entered when looking for translation units.
+_SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules", "CMakeFiles"})
+_ROCM_CANDIDATES = ("/opt/porter-rocm/7.2", "/opt/rocm")
+_CLANG_MAJOR = 22
+_TAIL_LINES = 40
+_TAIL_CHARS = 4000
+
+
+class ToolchainNotFound(RuntimeError):
+    """No usable HIP compiler or ROCm headers; the message is one line saying what is missing."""
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    """Outcome of compiling one translation unit for the requested targets.
+
+    ``stderr_tail`` holds the part of the compiler's output worth showing: on failure it starts
+    at the first ``error:`` line, otherwise it is the last lines (warnings). It is capped at
+    about 40 lines.
+    """
+
+    path: Path
+    ok: bool
+    returncode: int
+    stderr_tail: str
+    seconds: float
+    command: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def first_error(self) -> str:
+        """The first ``error:`` line of the compiler's output, or '' when there is none."""
+        for line in self.stderr_tail.splitlines():
+            if "error:" in line:
+                return line.strip()
+        return ""
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """A HIP compiler plus the ROCm tree it compiles against."""
+
+    compiler: Path
+    kind: str  # "clang" (plain LLVM clang with a ROCm prefix), "amdclang" or "hipcc"
+    rocm: Path  # the folder holding include/hip (a prefix's usr/, or /opt/rocm)
+    device_lib_path: Path | None
+    version: tuple[int, int, int]
+    #: HIP 6.x headers: the _sync warp builtins are opt-in (HIP_ENABLE_WARP_SYNC_BUILTINS).
+    warp_sync_opt_in: bool = False
+    #: HIP 6.x headers read __AMDGCN_WAVEFRONT_SIZE, which clang >= 22 no longer predefines.
+    needs_wave_define: bool = False
+
+    @property
+    def version_str(self) -> str:
+        return ".".join(str(v) for v in self.version)
+
+    def base_flags(self) -> list[str]:
+        """Flags common to every compile: language, ROCm location, header search order."""
+        flags = ["-x", "hip", "-std=c++17"]
+        if self.kind != "hipcc":
+            flags.append(f"--rocm-path={self.rocm}")
+            if self.device_lib_path is not None:
+                flags.append(f"--hip-device-lib-path={self.device_lib_path}")
+        # -isystem first: a machine with Debian's own HIP 5.2 in /usr/include would otherwise
+        # silently compile against those headers.
+        flags += ["-isystem", str(self.rocm / "include")]
+        if self.warp_sync_opt_in:
+            flags.append("-DHIP_ENABLE_WARP_SYNC_BUILTINS")
+        if self.needs_wave_define:
+            flags += ["-Xarch_host", "-D__AMDGCN_WAVEFRONT_SIZE=64"]
+        return flags
+
+    def arch_flags(self, archs: Iterable[str]) -> list[str]:
+        """--offload-arch per target (plus the per-target wave size macro for HIP 6.x)."""
+        flags: list[str] = []
+        for arch in archs:
+            flags.append(f"--offload-arch={arch}")
+            if self.needs_wave_define:
+                wave = 32 if re.match(r"gfx1\d", arch.split(":")[0]) else 64
+                flags += [f"-Xarch_{arch.split(':')[0]}", f"-D__AMDGCN_WAVEFRONT_SIZE={wave}"]
+        return flags
+
+    def describe(self) -> str:
+        return f"{self.compiler} (HIP {self.version_str} headers in {self.rocm})"
+
+
+# ------------------------------------------------------------------------------------------------
+# discovery
+
+
+def _rocm_root(candidate: Path) -> Path | None:
+    """Accept a setup-rocm prefix (``X`` with ``X/usr/include/hip``) or a ROCm tree (``X/include/hip``)."""
+    for root in (candidate / "usr", candidate):
+        if (root / "include" / "hip" / "hip_runtime.h").is_file():
+            return root
+    return None
+
+
+def find_rocm(rocm: str | os.PathLike[str] | None = None) -> Path:
+    """The ROCm tree to compile against: *rocm*, else ``PORTER_ROCM_PREFIX``, ``/opt/porter-rocm/7.2``,
+    ``/opt/rocm``. Returns the folder that holds ``include/hip``."""
+    if rocm is not None:
+        candidates = [str(rocm)]
+    elif os.environ.get("PORTER_ROCM_PREFIX"):
+        candidates = [os.environ["PORTER_ROCM_PREFIX"]]
+    else:
+        candidates = list(_ROCM_CANDIDATES)
+    for cand in candidates:
+        root = _rocm_root(Path(cand))
+        if root is not None:
+            return root.absolute()
+    raise ToolchainNotFound(
+        f"no ROCm headers (include/hip/hip_runtime.h) under {', '.join(candidates)}; "
+        "run scripts/setup-rocm.sh or set PORTER_ROCM_PREFIX")
+
+
+def hip_version(rocm: Path) -> tuple[int, int, int]:
+    """(major, minor, patch) from ``include/hip/hip_version.h``."""
+    text = (rocm / "include" / "hip" / "hip_version.h").read_text(errors="replace")
+    parts = []
+    for name in ("MAJOR", "MINOR", "PATCH"):
+        m = re.search(rf"^#define\s+HIP_VERSION_{name}\s+(\d+)", text, re.M)
+        if m is None:
+            raise ToolchainNotFound(f"{rocm}/include/hip/hip_version.h has no HIP_VERSION_{name}")
+        parts.append(int(m.group(1)))
+    return parts[0], parts[1], parts[2]
+
+
+def _llvm_major(path: Path) -> int:
+    for part in path.parts:
+        m = re.fullmatch(r"llvm-(\d+)", part)
+        if m:
+            return int(m.group(1))
+    return 0
+
+
+def _device_lib_path(rocm: Path, clang_major: int | None) -> Path | None:
+    """The amdgcn bitcode folder (ocml.bc, ockl.bc ...). Debian puts it under
+    ``lib/llvm-N/lib/clang/N/amdgcn/bitcode``; ROCm under ``amdgcn/bitcode`` or ``lib/llvm/...``.
+    A clang reads bitcode of its own LLVM major or older, so newer ones are skipped."""
+    found: list[Path] = []
+    for pattern in ("lib/llvm-*/lib/clang/*/amdgcn/bitcode", "amdgcn/bitcode",
+                    "lib/llvm/lib/clang/*/lib/amdgcn/bitcode", "llvm/lib/clang/*/lib/amdgcn/bitcode"):
+        found += [p for p in rocm.glob(pattern) if (p / "ocml.bc").is_file()]
+    if clang_major is not None:
+        usable = [p for p in found if _llvm_major(p) <= clang_major]
+        found = usable or found
+    if not found:
+        return None
+    return max(found, key=lambda p: (_llvm_major(p), str(p)))
+
+
+def _clang_major(compiler: str) -> int | None:
+    m = re.search(r"clang\+\+-(\d+)$", compiler)
+    if m:
+        return int(m.group(1))
+    try:
+        out = subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"clang version (\d+)", out)
+    return int(m.group(1)) if m else None
+
+
+def _header_has(rocm: Path, rel: str, needle: str) -> bool:
+    try:
+        return needle in (rocm / "include" / rel).read_text(errors="replace")
+    except OSError:
+        return False
+
+
+def _find_compiler(rocm: Path) -> tuple[str, str]:
+    explicit = os.environ.get("PORTER_HIP_CLANG")
+    if explicit:
+        exe = shutil.which(explicit) or (explicit if os.access(explicit, os.X_OK) else None)
+        if exe is None:
+            raise ToolchainNotFound(f"PORTER_HIP_CLANG={explicit} is not an executable")
+        name = Path(exe).name
+        return exe, ("hipcc" if name.startswith("hipcc") else "amdclang" if "amdclang" in name else "clang")
+    # A real ROCm install brings its own compiler.
+    for rel, kind in (("llvm/bin/amdclang++", "amdclang"), ("bin/amdclang++", "amdclang"),
+                      ("bin/hipcc", "hipcc")):
+        exe = rocm / rel
+        if exe.is_file() and os.access(exe, os.X_OK):
+            return str(exe), kind
+    for name, kind in ((f"clang++-{_CLANG_MAJOR}", "clang"), ("amdclang++", "amdclang"), ("hipcc", "hipcc")):
+        exe = shutil.which(name)
+        if exe:
+            return exe, kind
+    raise ToolchainNotFound(
+        f"no HIP compiler found (clang++-{_CLANG_MAJOR}, amdclang++ or hipcc); "
+        "run scripts/setup-rocm.sh or set PORTER_HIP_CLANG")
+
+
+@lru_cache(maxsize=None)
+def _discover_cached(rocm_arg: str | None, env_key: tuple[str, str]) -> Toolchain:
+    rocm = find_rocm(rocm_arg)
+    compiler, kind = _find_compiler(rocm)
+    major = _clang_major(compiler) if kind != "hipcc" else None
+    dev = _device_lib_path(rocm, major)
+    if dev is None and kind == "clang":
+        raise ToolchainNotFound(f"no amdgcn device bitcode (ocml.bc) under {rocm}; run scripts/setup-rocm.sh")
+    return Toolchain(
+        compiler=Path(compiler),
+        kind=kind,
+        rocm=rocm,
+        device_lib_path=dev,
+        version=hip_version(rocm),
+        warp_sync_opt_in=_header_has(rocm, "hip/amd_detail/amd_warp_sync_functions.h",
+                                     "ifdef HIP_ENABLE_WARP_SYNC_BUILTINS"),
+        needs_wave_define=_header_has(rocm, "hip/amd_detail/amd_warp_functions.h",
+                                      "= __AMDGCN_WAVEFRONT_SIZE;"),
+    )
+
+
+def discover(rocm: str | os.PathLike[str] | None = None) -> Toolchain:
+    """Find the compiler and ROCm headers (cached per argument and environment).
+
+    Raises :class:`ToolchainNotFound` with a one-line message when something is missing."""
+    env_key = (os.environ.get("PORTER_ROCM_PREFIX", ""), os.environ.get("PORTER_HIP_CLANG", ""))
+    return _discover_cached(None if rocm is None else str(rocm), env_key)
+
+
+def _toolchain(rocm: Toolchain | str | os.PathLike[str] | None) -> Toolchain:
+    return rocm if isinstance(rocm, Toolchain) else discover(rocm)
+
+
+def parse_archs(value: str | Sequence[str] | None) -> list[str]:
+    """``"gfx942,gfx90a"`` or ``["gfx942", "gfx90a"]`` -> ``["gfx942", "gfx90a"]`` (duplicates dropped)."""
+    if value is None:
+        return list(DEFAULT_ARCHS)
+    items = value.split(",") if isinstance(value, str) else [p for v in value for p in str(v).split(",")]
+    out: list[str] = []
+    for item in (i.strip() for i in items):
+        if item and item not in out:
+            if not re.fullmatch(r"gfx[0-9a-f]+(:[a-z+-]+)*", item):
+                raise ValueError(f"not an AMD GPU target: {item!r} (expected e.g. gfx942, gfx90a, gfx1100)")
+            out.append(item)
+    return out or list(DEFAULT_ARCHS)
+
+
+# ------------------------------------------------------------------------------------------------
+# compiling
+
+
+def _relevant_output(stderr: str, failed: bool) -> str:
+    lines = stderr.splitlines()
+    if failed:
+        for i, line in enumerate(lines):
+            if "error:" in line:
+                lines = lines[i:]
+                break
+        text = "\n".join(lines[:_TAIL_LINES])
+        return text[:_TAIL_CHARS]
+    text = "\n".join(lines[-_TAIL_LINES:])
+    return text[-_TAIL_CHARS:]
+
+
+def _needs_cstring(source: Path) -> bool:
+    """rocThrust/rocPRIM headers use memcpy without including <cstring> in some versions."""
+    try:
+        head = source.read_bytes()[:200_000]
+    except OSError:
+        return False
+    return re.search(rb"#\s*include\s*[<\"](thrust|hipcub|rocprim|cub)/", head) is not None
+
+
+def compile_file(
+    path: str | os.PathLike[str],
+    offload_archs: str | Sequence[str] = DEFAULT_ARCHS,
+    rocm: Toolchain | str | os.PathLike[str] | None = None,
+    extra_flags: Sequence[str] = (),
+    *,
+    include_dirs: Sequence[str | os.PathLike[str]] = (),
+    timeout: float = 600.0,
+) -> CompileResult:
+    """Compile one translation unit as HIP for every target in *offload_archs* (``-c`` into a
+    temporary object that is thrown away).
+
+    *rocm* is a :class:`Toolchain`, a ROCm prefix (``setup-rocm.sh`` layout or a ROCm install),
+    or None to discover one. Object emission matters: inline PTX passes ``-fsyntax-only`` and
+    only fails when device code is generated. Raises :class:`ToolchainNotFound`.
+    """
+    tc = _toolchain(rocm)
+    src = Path(path)
+    archs = parse_archs(offload_archs)
+    with tempfile.TemporaryDirectory(prefix="porter-verify-") as tmp:
+        cmd = [str(tc.compiler), *tc.base_flags(), *tc.arch_flags(archs)]
+        if _needs_cstring(src):
+            cmd += ["-include", "cstring"]
+        for inc in include_dirs:
+            cmd += ["-I", str(inc)]
+        cmd += [*extra_flags, "-c", str(src), "-o", str(Path(tmp) / "out.o")]
+        env = dict(os.environ)
+        if tc.kind == "hipcc":
+            env.setdefault("HIP_PLATFORM", "amd")  # a machine with nvcc would pick NVIDIA otherwise
+            env.setdefault("ROCM_PATH", str(tc.rocm))
+        start = time.perf_counter()
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
+                                  timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+            rc, err = proc.returncode, proc.stderr
+        except subprocess.TimeoutExpired:
+            rc, err = -1, f"error: compiler timed out after {timeout:.0f} s"
+        except OSError as exc:
+            rc, err = -1, f"error: cannot run {tc.compiler}: {exc}"
+        seconds = time.perf_counter() - start
+    ok = rc == 0
+    return CompileResult(src, ok, rc, _relevant_output(err, not ok), seconds, tuple(cmd))
+
+
+def translation_units(root: str | os.PathLike[str]) -> list[Path]:
+    """Every .hip/.cu/.cpp/.cc/.cxx file under *root* (headers excluded), sorted; hidden folders,
+    VCS folders and CMake build trees are skipped."""
+    root = Path(root)
+    if root.is_file():
+        return [root]
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        if "CMakeCache.txt" in filenames:  # a build folder inside the tree
+            dirnames[:] = []
+            continue
+        out += [Path(dirpath) / f for f in filenames if Path(f).suffix.lower() in TU_SUFFIXES]
+    return sorted(out)
+
+
+def verify_tree(
+    root: str | os.PathLike[str],
+    offload_archs: str | Sequence[str] = DEFAULT_ARCHS,
+    jobs: int | None = None,
+    rocm: Toolchain | str | os.PathLike[str] | None = None,
+    extra_flags: Sequence[str] = (),
+) -> list[CompileResult]:
+    """Compile every translation unit of a ported tree for *offload_archs*, *jobs* at a time
+    (default: the number of CPUs). Include paths: the tree root, its ``include/`` folder when
+    there is one, and each unit's own folder. Results come back in path order."""
+    tc = _toolchain(rocm)
+    root = Path(root)
+    base = root if root.is_dir() else root.parent
+    units = translation_units(root)
+    common = [base] + ([base / "include"] if (base / "include").is_dir() else [])
+
+    def one(tu: Path) -> CompileResult:
+        incs = [tu.parent] + [d for d in common if d != tu.parent]
+        return compile_file(tu, offload_archs, tc, extra_flags, include_dirs=incs)
+
+    workers = max(1, jobs or os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, units))
+
+
+# ------------------------------------------------------------------------------------------------
+# CLI entry (argument parsing lives in porter/cli.py)
+
+
+def main_verify(args) -> int:
+    """Run ``porter verify`` from parsed arguments and print a per-file report.
+
+    Reads these attributes when present: ``path`` (or ``dir``/``paths``: the ported tree or a
+    file), ``offload_arch`` (``"gfx942,gfx90a"`` or a list), ``jobs``, ``rocm`` (a prefix),
+    ``extra_flags`` (list), ``quiet`` (only failures). Exit codes: 0 all compiled, 1 some unit
+    failed, 2 no toolchain or bad arguments."""
+    out, err = sys.stdout, sys.stderr
+    target = getattr(args, "path", None) or getattr(args, "dir", None)
+    if target is None:
+        paths = getattr(args, "paths", None) or []
+        target = paths[0] if paths else None
+    if target is None:
+        print("porter verify: no path given", file=err)
+        return 2
+    target = Path(target)
+    if not target.exists():
+        print(f"porter verify: {target} does not exist", file=err)
+        return 2
+    try:
+        archs = parse_archs(getattr(args, "offload_arch", None))
+        tc = discover(getattr(args, "rocm", None))
+    except (ToolchainNotFound, ValueError) as exc:
+        print(f"porter verify: {exc}", file=err)
+        return 2
+    units = translation_units(target)
+    if not units:
+        print(f"porter verify: no translation units (.hip, .cu, .cpp, .cc, .cxx) under {target}", file=err)
+        return 2
+    quiet = bool(getattr(args, "quiet", False))
+    if not quiet:
+        print(f"compiling {len(units)} file(s) for {', '.join(archs)} with {tc.describe()}", file=out)
+    results = verify_tree(target, archs, getattr(args, "jobs", None), tc,
+                          list(getattr(args, "extra_flags", None) or ()))
+    base = target if target.is_dir() else target.parent
+    failed = [r for r in results if not r.ok]
+    for r in results:
+        try:
+            rel = r.path.relative_to(base)
+        except ValueError:
+            rel = r.path
+        if r.ok:
+            if not quiet:
+                print(f"  ok    {rel}  ({r.seconds:.1f} s)", file=out)
+        else:
+            print(f"  FAIL  {rel}: {r.first_error or f'exit code {r.returncode}'}", file=out)
+            for line in r.stderr_tail.splitlines()[:12]:
+                print(f"        {line}", file=out)
+    total = sum(r.seconds for r in results)
+    print(f"{len(results) - len(failed)} compiled, {len(failed)} failed "
+          f"({', '.join(archs)}; HIP {tc.version_str}; {total:.1f} s of compiler time)", file=out)
+    return 1 if failed else 0
