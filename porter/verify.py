@@ -80,6 +80,9 @@ class CompileResult:
     stderr_tail: str
     seconds: float
     command: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    #: ``file:line:col`` in the project's own code nearest to the first error (the error itself,
+    #: or the instantiation note pointing into the project when the error sits in a ROCm header).
+    location: str = ""
 
     @property
     def first_error(self) -> str:
@@ -310,6 +313,24 @@ def _relevant_output(stderr: str, failed: bool) -> str:
     return text[-_TAIL_CHARS:]
 
 
+_DIAG = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?P<col>\d+): (?:fatal error|error|note|warning):")
+
+
+def _user_location(stderr: str, rocm: Path) -> str:
+    """The first diagnostic location at or after the first error that is not inside *rocm*."""
+    seen_error = False
+    rocm_s = str(rocm)
+    for line in stderr.splitlines():
+        if not seen_error:
+            seen_error = "error:" in line
+            if not seen_error:
+                continue
+        m = _DIAG.match(line)
+        if m and not m["file"].startswith(rocm_s) and not m["file"].startswith("/usr/"):
+            return f"{m['file']}:{m['line']}:{m['col']}"
+    return ""
+
+
 def _needs_cstring(source: Path) -> bool:
     """rocThrust/rocPRIM headers use memcpy without including <cstring> in some versions."""
     try:
@@ -360,7 +381,8 @@ def compile_file(
             rc, err = -1, f"error: cannot run {tc.compiler}: {exc}"
         seconds = time.perf_counter() - start
     ok = rc == 0
-    return CompileResult(src, ok, rc, _relevant_output(err, not ok), seconds, tuple(cmd))
+    where = "" if ok else _user_location(err, tc.rocm)
+    return CompileResult(src, ok, rc, _relevant_output(err, not ok), seconds, tuple(cmd), where)
 
 
 def translation_units(root: str | os.PathLike[str]) -> list[Path]:
@@ -413,7 +435,8 @@ def main_verify(args) -> int:
 
     Reads these attributes when present: ``path`` (or ``dir``/``paths``: the ported tree or a
     file), ``offload_arch`` (``"gfx942,gfx90a"`` or a list), ``jobs``, ``rocm`` (a prefix),
-    ``extra_flags`` (list), ``quiet`` (only failures). Exit codes: 0 all compiled, 1 some unit
+    ``extra_flags`` (list), ``quiet`` (only failures), ``verbose`` (all of each
+    failure's compiler output). Exit codes: 0 all compiled, 1 some unit
     failed, 2 no toolchain or bad arguments."""
     out, err = sys.stdout, sys.stderr
     target = getattr(args, "path", None) or getattr(args, "dir", None)
@@ -438,6 +461,7 @@ def main_verify(args) -> int:
         print(f"porter verify: no translation units (.hip, .cu, .cpp, .cc, .cxx) under {target}", file=err)
         return 2
     quiet = bool(getattr(args, "quiet", False))
+    verbose = bool(getattr(args, "verbose", False))
     if not quiet:
         print(f"compiling {len(units)} file(s) for {', '.join(archs)} with {tc.describe()}", file=out)
     results = verify_tree(target, archs, getattr(args, "jobs", None), tc,
@@ -453,8 +477,10 @@ def main_verify(args) -> int:
             if not quiet:
                 print(f"  ok    {rel}  ({r.seconds:.1f} s)", file=out)
         else:
-            print(f"  FAIL  {rel}: {r.first_error or f'exit code {r.returncode}'}", file=out)
-            for line in r.stderr_tail.splitlines()[:12]:
+            at = f"  [in {r.location}]" if r.location else ""
+            print(f"  FAIL  {rel}{at}", file=out)
+            detail = r.stderr_tail.splitlines() or [f"exit code {r.returncode}"]
+            for line in detail[: None if verbose else 6]:
                 print(f"        {line}", file=out)
     total = sum(r.seconds for r in results)
     print(f"{len(results) - len(failed)} compiled, {len(failed)} failed "

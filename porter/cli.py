@@ -1,0 +1,147 @@
+"""Command line: argument parsing and exit codes, nothing else.
+
+Exit codes (as Black and Ruff use them): 0 clean; 1 findings at or above --fail-level, or
+something that could not be ported; 2 usage, configuration, input or internal error;
+130 interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPT = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    pass
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rocm-version", metavar="X.Y|auto",
+                   help="target ROCm version (default: the newest the tables know; auto: read "
+                        "hip/hip_version.h of the installed HIP)")
+    p.add_argument("--offload-arch", metavar="GFX[,GFX...]",
+                   help="AMD targets the rules check against (default gfx942)")
+    p.add_argument("--select", action="append", metavar="CODES",
+                   help="only these rule codes, prefixes or names (comma-separated; repeatable)")
+    p.add_argument("--ignore", action="append", metavar="CODES", help="skip these rules")
+    p.add_argument("--fail-level", choices=("info", "warning", "error"),
+                   help="lowest severity that makes the exit code 1 (default warning)")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
+    p.add_argument("--format", choices=("terminal", "markdown", "json", "sarif", "github", "html"),
+                   help="report format on standard output (default terminal)")
+    p.add_argument("--report", metavar="FILE", action="append", default=[],
+                   help="also write the report to FILE; the format follows the extension "
+                        "(.md .json .sarif .html .txt); repeatable")
+    p.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+                   help="parallel processes (default: the number of cores)")
+    p.add_argument("--extensions", metavar="EXTS",
+                   help="comma-separated source extensions to parse (default: "
+                        ".cu,.cuh,.cpp,.cc,.cxx,.c,.h,.hpp,.hxx,.inl,.cuinl,.hip)")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="skip paths matching GLOB (repeatable)")
+    p.add_argument("--config", metavar="FILE", help="configuration file (default: the nearest "
+                   ".porter.toml or pyproject.toml with [tool.porter])")
+    p.add_argument("--roc", action="store_true",
+                   help="target rocBLAS/rocRAND/rocFFT/rocSPARSE/rocSOLVER instead of the hip* libraries")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only findings and errors")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+    parser = argparse.ArgumentParser(
+        prog="porter", description="Port CUDA C++ to HIP and find what breaks on AMD GPUs.")
+    parser.add_argument("--version", action="version", version=f"porter {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("port", help="write the ported tree (or a diff, or rewrite in place)",
+                       description="Port CUDA sources to HIP. A folder is mirrored to -o DIR; a "
+                                   "single file goes to standard output unless -o FILE.")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("-o", "--output", metavar="PATH", help="output folder (or file for one input file)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--diff", action="store_true", help="print a unified diff, write nothing")
+    mode.add_argument("--in-place", action="store_true",
+                      help="rewrite the inputs atomically; originals kept in .porter-backup/")
+    p.add_argument("--no-backup", action="store_true", help="with --in-place: keep no originals")
+    p.add_argument("--force", action="store_true", help="overwrite an existing output")
+    p.add_argument("--launch-syntax", choices=("keep", "hip"),
+                   help="keep <<<...>>> launches (default) or write hipLaunchKernelGGL(...)")
+    p.add_argument("--rewrite-comments", action="store_true", help="also rewrite names in comments")
+    p.add_argument("--rewrite-strings", action="store_true", help="also rewrite names in string literals")
+    p.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
+    p.add_argument("--no-fix", action="store_true", help="apply no rule fixes, only the API mapping")
+    p.add_argument("--no-include", action="store_true",
+                   help="never add #include <hip/hip_runtime.h>")
+    _common(p)
+
+    c = sub.add_parser("check", help="report findings without writing anything",
+                       description="Run the portability rules and report unconverted and "
+                                   "unsupported CUDA APIs. Writes nothing.")
+    c.add_argument("paths", nargs="*", metavar="PATH", default=["."])
+    _common(c)
+
+    r = sub.add_parser("rule", help="show a rule's documentation (or list them all)")
+    r.add_argument("code", nargs="?", metavar="CODE")
+    r.add_argument("--all", action="store_true", help="list every rule")
+    r.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+
+    m = sub.add_parser("mappings", help="look up a CUDA symbol or print a mapping table")
+    m.add_argument("symbol", nargs="?", metavar="SYMBOL")
+    m.add_argument("--area", metavar="AREA", help="one table (runtime, driver, device, blas, ...)")
+    m.add_argument("--format", choices=("text", "markdown", "csv", "json"), default="text")
+    m.add_argument("--rocm-version", metavar="X.Y")
+
+    v = sub.add_parser("verify", help="compile a ported tree for AMD targets with a real HIP compiler")
+    v.add_argument("paths", nargs="+", metavar="PATH")
+    v.add_argument("--offload-arch", default="gfx942", metavar="GFX[,GFX...]")
+    v.add_argument("-j", "--jobs", type=int, default=0, metavar="N")
+    v.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        if args.command in ("port", "check"):
+            from .commands import run_port_or_check
+            return run_port_or_check(args)
+        if args.command == "rule":
+            from .commands import run_rule
+            return run_rule(args)
+        if args.command == "mappings":
+            from .commands import run_mappings
+            return run_mappings(args)
+        if args.command == "verify":
+            from .commands import run_verify
+            return run_verify(args)
+    except KeyboardInterrupt:
+        print("porter: interrupted; no file was left half-written", file=sys.stderr)
+        return EXIT_INTERRUPT
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: one line, exit 2
+        from .commands import known_error
+        msg = known_error(exc)
+        if msg is None:
+            if os.environ.get("PORTER_DEBUG"):
+                raise
+            msg = f"internal error: {type(exc).__name__}: {exc} (set PORTER_DEBUG=1 for a traceback)"
+        print(f"porter: error: {msg}", file=sys.stderr)
+        return EXIT_ERROR
+    parser.print_help(sys.stderr)
+    return EXIT_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,458 @@
+"""What each CLI verb does: resolve options, run the engine, write outputs and reports."""
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+from .cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
+
+LATEST_ROCM = (7, 2)
+SUPPORTED_ROCM_MIN = (5, 0)
+
+
+def known_error(exc: BaseException) -> str | None:
+    from .config import ConfigError
+    from .discover import InputError
+    if isinstance(exc, (UsageError, InputError, ConfigError)):
+        return str(exc)
+    if isinstance(exc, PermissionError):
+        return f"{exc.filename or ''}: permission denied".lstrip(": ")
+    if isinstance(exc, OSError) and exc.errno == 28:
+        return f"no space left on device{': ' + str(exc.filename) if exc.filename else ''}"
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {exc.strerror}"
+    return None
+
+
+# -- option resolution -----------------------------------------------------------------------
+def parse_rocm_version(text: str | None) -> tuple[int, ...]:
+    if text is None or text == "":
+        return LATEST_ROCM
+    if text == "auto":
+        return detect_rocm_version()
+    m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", text.strip())
+    if not m:
+        raise UsageError(f"--rocm-version: expected X.Y or auto, got {text!r}")
+    v = (int(m.group(1)), int(m.group(2)))
+    if v < SUPPORTED_ROCM_MIN:
+        raise UsageError(f"--rocm-version {text}: porter supports ROCm 5.0 and later")
+    return v
+
+
+def hip_version_header_candidates() -> list[Path]:
+    out = []
+    for env in ("ROCM_PATH", "HIP_PATH"):
+        if os.environ.get(env):
+            out.append(Path(os.environ[env]) / "include/hip/hip_version.h")
+    if os.environ.get("PORTER_ROCM_PREFIX"):
+        out.append(Path(os.environ["PORTER_ROCM_PREFIX"]) / "usr/include/hip/hip_version.h")
+    out += [Path("/opt/rocm/include/hip/hip_version.h"),
+            Path("/opt/porter-rocm/7.2/usr/include/hip/hip_version.h"),
+            Path("/usr/include/hip/hip_version.h")]
+    return out
+
+
+def detect_rocm_version() -> tuple[int, ...]:
+    for p in hip_version_header_candidates():
+        try:
+            text = p.read_text(errors="replace")
+        except OSError:
+            continue
+        ma = re.search(r"#define\s+HIP_VERSION_MAJOR\s+(\d+)", text)
+        mi = re.search(r"#define\s+HIP_VERSION_MINOR\s+(\d+)", text)
+        if ma and mi:
+            return (int(ma.group(1)), int(mi.group(1)))
+    raise UsageError("--rocm-version auto: no installed HIP found (hip/hip_version.h under "
+                     "$ROCM_PATH, /opt/rocm or /usr/include)")
+
+
+def _split(values) -> list[str]:
+    out = []
+    for v in values or []:
+        out += [x.strip() for x in str(v).split(",") if x.strip()]
+    return out
+
+
+class Resolved:
+    """Settings after merging the config file and the command line."""
+
+    def __init__(self, args, command: str):
+        from .config import find_config, load_config
+        from .findings import Severity
+        from .rules.base import RuleOptions, parse_archs
+        from .source import CUDA_EXTS
+        first = Path(args.paths[0]) if getattr(args, "paths", None) else Path(".")
+        cfg_path = Path(args.config) if getattr(args, "config", None) else (
+            find_config(first) if first.exists() else None)
+        if getattr(args, "config", None) and not cfg_path.is_file():
+            raise UsageError(f"--config {args.config}: no such file")
+        cfg = load_config(cfg_path)
+        self.config_path = cfg_path
+
+        def pick(cli, key, default=None):
+            return cli if cli not in (None, [], False) else cfg.get(key, default)
+
+        self.rocm_version = parse_rocm_version(pick(args.rocm_version, "rocm-version"))
+        try:
+            self.targets = parse_archs(pick(args.offload_arch, "offload-arch", "gfx942")
+                                       if not isinstance(cfg.get("offload-arch"), list) or args.offload_arch
+                                       else cfg["offload-arch"])
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        self.rule_options = RuleOptions(self.targets, self.rocm_version)
+        self.select = _split(args.select) or list(cfg.get("select", []))
+        self.ignore = _split(args.ignore) + list(cfg.get("ignore", []))
+        try:
+            self.fail_level = Severity.parse(pick(args.fail_level, "fail-level", "warning"))
+            self.severity = tuple(sorted((k.upper(), str(Severity.parse(v)))
+                                         for k, v in cfg.get("severity", {}).items()))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        exts = _split([args.extensions]) if args.extensions else cfg.get("extensions")
+        self.extensions = frozenset(e if e.startswith(".") else "." + e for e in exts) if exts else CUDA_EXTS
+        self.exclude = tuple(args.exclude) + tuple(cfg.get("exclude", []))
+        self.roc = bool(args.roc or cfg.get("roc", False))
+        self.unsafe_fixes = bool(getattr(args, "unsafe_fixes", False) or cfg.get("unsafe-fixes", False))
+        self.launch_syntax = getattr(args, "launch_syntax", None) or cfg.get("launch-syntax", "keep")
+        if self.launch_syntax not in ("keep", "hip"):
+            raise UsageError(f"launch-syntax must be keep or hip, not {self.launch_syntax!r}")
+        from .rules.registry import all_rules, get, select
+        for code in self.select + self.ignore:
+            if code.upper() != "ALL" and not any(r.code.startswith(code.upper()) or r.name == code
+                                                  for r in all_rules()):
+                raise UsageError(f"unknown rule code or name {code!r} (see `porter rule --all`)")
+        for code, _ in self.severity:
+            if get(code) is None:
+                raise UsageError(f"{cfg_path}: severity override for unknown rule {code}")
+        chosen = select(self.select or None, self.ignore or None)
+        self.rule_codes = None if not (self.select or self.ignore) else tuple(r.code for r in chosen)
+
+    def options_dict(self) -> dict:
+        return {"rocm_version": ".".join(map(str, self.rocm_version)),
+                "offload_arch": [t.arch for t in self.targets], "roc": self.roc}
+
+
+def _engine_options(res: Resolved, args, command: str):
+    from .engine import EngineOptions
+    from .rewrite.cuda import PortOptions
+    port = PortOptions(rocm_version=res.rocm_version, roc=res.roc, launch_syntax=res.launch_syntax,
+                       rewrite_comments=getattr(args, "rewrite_comments", False),
+                       rewrite_strings=getattr(args, "rewrite_strings", False),
+                       add_runtime_include=not getattr(args, "no_include", False))
+    is_port = command == "port"
+    return EngineOptions(port=port, rules=res.rule_options, rule_codes=res.rule_codes,
+                         severity=res.severity, apply_fixes=is_port and not args.no_fix,
+                         unsafe_fixes=res.unsafe_fixes, rewrite=is_port, run_rules=True)
+
+
+# -- port / check ----------------------------------------------------------------------------
+def _is_within(child: Path, parent: Path) -> bool:
+    try:
+        child.relative_to(parent)
+        return True
+    except ValueError:
+        return False
+
+
+def run_port_or_check(args) -> int:
+    from .discover import discover
+    from .engine import Job, filter_declared, run_jobs
+    from .report import RunReport
+    command = args.command
+    res = Resolved(args, command)
+    inputs = [Path(p) for p in args.paths]
+    for p in inputs:
+        if not os.path.lexists(p):
+            raise UsageError(f"{p}: no such file or directory")
+    mode = "check"
+    out_root: Path | None = None
+    if command == "port":
+        if args.diff:
+            mode = "diff"
+        elif args.in_place:
+            mode = "inplace"
+        elif args.output:
+            if len(inputs) != 1:
+                raise UsageError("-o takes exactly one input path (a folder or a file)")
+            mode = "tree" if inputs[0].is_dir() else "file"
+            out_root = Path(args.output)
+        else:
+            if len(inputs) == 1 and not inputs[0].is_dir():
+                mode = "stdout"
+            else:
+                raise UsageError("porting a folder needs -o DIR, --diff or --in-place")
+        if args.no_backup and not args.in_place:
+            raise UsageError("--no-backup only goes with --in-place")
+    if mode in ("tree", "file"):
+        src = inputs[0].resolve()
+        dst = out_root.resolve()
+        if mode == "tree":
+            if dst == src or _is_within(dst, src):
+                raise UsageError(f"output folder {out_root} is inside the input folder {inputs[0]}")
+            if _is_within(src, dst) and args.force:
+                raise UsageError(f"output folder {out_root} contains the input folder {inputs[0]}")
+            if dst.exists() and not args.force:
+                raise UsageError(f"{out_root} exists; use --force to write into it")
+            if dst.exists() and not dst.is_dir():
+                raise UsageError(f"{out_root} exists and is not a folder")
+        else:
+            if dst.is_dir():
+                out_root = dst / inputs[0].name
+                dst = out_root.resolve()
+            if dst == src:
+                raise UsageError("the output file is the input file; use --in-place")
+            if dst.exists() and not args.force:
+                raise UsageError(f"{out_root} exists; use --force to overwrite it")
+
+    discoveries = [discover(p, extensions=res.extensions, exclude=res.exclude) for p in inputs]
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    jobs = []
+    skipped = []
+    for p, d in zip(inputs, discoveries):
+        for rel, why in d.skipped:
+            skipped.append((_display(p, rel, d.root), why))
+        multi = len(inputs) > 1
+        for e in d.entries:
+            if d.root is None:
+                e.rel = str(p)
+            elif multi:
+                e.rel = _display(p, e.rel, d.root)
+            if mode == "check" or mode == "diff":
+                if e.kind in ("cuda",):
+                    jobs.append(Job(e, keep_data=(mode == "diff")))
+            elif mode == "stdout":
+                jobs.append(Job(e, keep_data=True))
+            elif mode == "file":
+                jobs.append(Job(e, out=str(out_root)))
+            elif mode == "tree":
+                jobs.append(Job(e, out=str(out_root / Path(e.path).relative_to(d.root))))
+            elif mode == "inplace":
+                if e.kind != "cuda":
+                    continue
+                base = d.root if d.root is not None else e.path.parent
+                backup = None
+                if not args.no_backup:
+                    rel_path = Path(e.path).relative_to(base) if d.root else Path(e.path.name)
+                    backup = str(base / ".porter-backup" / stamp / rel_path)
+                jobs.append(Job(e, out=str(e.path), backup=backup))
+        if mode == "tree" and d.root is not None:
+            out_root.mkdir(parents=True, exist_ok=True)
+            for rel in d.dirs:
+                (out_root / rel).mkdir(parents=True, exist_ok=True)
+
+    options = _engine_options(res, args, command)
+    workers = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
+    progress = _progress(len(jobs), quiet=args.quiet)
+    try:
+        results = run_jobs(jobs, options, workers, progress=progress.advance if progress else None)
+    finally:
+        if progress:
+            progress.close()
+    filter_declared(results)
+    errors = [(r.rel, r.note) for r in results if r.status == "error"]
+    report = RunReport(command, results, res.options_dict(), skipped, errors)
+
+    fmt = args.format or "terminal"
+    report_stream = sys.stdout
+    if mode == "stdout":
+        for r in results:
+            if r.new_data is not None:
+                sys.stdout.buffer.write(r.new_data)
+            elif r.status != "error":
+                sys.stdout.buffer.write(Path(jobs[0].entry.path).read_bytes())
+        sys.stdout.flush()
+        report_stream = sys.stderr
+    elif mode == "diff":
+        for r in results:
+            if r.new_data is not None and r.new_data != r.old_data:
+                sys.stdout.write(_unified_diff(r.rel, r.old_data, r.new_data))
+        sys.stdout.flush()
+        report_stream = sys.stderr
+    from .report import render
+    text = render(fmt, report, color=(fmt == "terminal" and report_stream.isatty()
+                                      and not os.environ.get("NO_COLOR")))
+    if fmt == "terminal" and args.quiet:
+        text = "\n".join(line for line in text.splitlines()
+                         if re.match(r".+:\d+:\d+: ", line) or ": error: " in line) + "\n"
+        text = text if text.strip() else ""
+    if mode == "tree" and fmt == "terminal" and not args.quiet:
+        text += f"ported tree written to {out_root}\n"
+    if mode == "inplace" and fmt == "terminal" and not args.quiet and not args.no_backup:
+        if any(r.status == "ported" for r in results):
+            text += f"originals kept under .porter-backup/{stamp}/\n"
+    report_stream.write(text)
+    report_stream.flush()
+    for path in args.report:
+        _write_report(Path(path), report)
+    for rel, why in errors:
+        print(f"porter: error: {rel}: {why}", file=sys.stderr)
+    if errors:
+        return EXIT_ERROR
+    if args.exit_zero:
+        return EXIT_OK
+    failing = [f for f in report.open_findings if f.severity >= res.fail_level]
+    return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def _display(input_path: Path, rel: str, root) -> str:
+    if root is None:
+        return str(input_path)
+    return str(Path(input_path) / rel) if str(input_path) != "." else rel
+
+
+def _unified_diff(rel: str, old: bytes, new: bytes) -> str:
+    a = old.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+    b = new.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+    lines = difflib.unified_diff(a, b, f"a/{rel}", f"b/{rel}")
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+_EXT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".json": "json", ".sarif": "sarif",
+                ".html": "html", ".htm": "html", ".txt": "terminal"}
+
+
+def _write_report(path: Path, report) -> None:
+    from .engine import atomic_write
+    from .report import render
+    fmt = _EXT_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise UsageError(f"--report {path}: unknown extension (use .md, .json, .sarif, .html or .txt)")
+    atomic_write(path, render(fmt, report).encode())
+
+
+class _Progress:
+    def __init__(self, total: int):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+        from rich.console import Console
+        self.p = Progress("[progress.description]{task.description}", BarColumn(),
+                          MofNCompleteColumn(), TimeElapsedColumn(),
+                          console=Console(stderr=True), transient=True)
+        self.p.start()
+        self.task = self.p.add_task("porting", total=total)
+
+    def advance(self, n: int) -> None:
+        self.p.advance(self.task, n)
+
+    def close(self) -> None:
+        self.p.stop()
+
+
+def _progress(total: int, quiet: bool):
+    if quiet or total < 50 or not sys.stderr.isatty():
+        return None
+    return _Progress(total)
+
+
+# -- rule ------------------------------------------------------------------------------------
+def run_rule(args) -> int:
+    from .rules.registry import all_rules, get
+    if args.all or not args.code:
+        rules = all_rules()
+        if args.format == "json":
+            import json
+            print(json.dumps([{"code": r.code, "name": r.name, "severity": str(r.severity),
+                               "fix": r.fix, "languages": list(r.languages)} for r in rules], indent=2))
+        elif args.format == "markdown":
+            print("| code | name | severity | fix |\n|---|---|---|---|")
+            for r in rules:
+                print(f"| {r.code} | {r.name} | {r.severity} | {r.fix} |")
+        else:
+            for r in rules:
+                print(f"{r.code:7} {r.name:40} {str(r.severity):8} fix: {r.fix}")
+        return EXIT_OK
+    rule = get(args.code)
+    if rule is None:
+        raise UsageError(f"unknown rule {args.code!r} (see `porter rule --all`)")
+    doc = rule.doc()
+    title, _, body = doc.partition("\n")
+    print(f"{rule.code} {rule.name}: {title}")
+    print(f"severity: {rule.severity}; fix: {rule.fix}; languages: {', '.join(rule.languages)}")
+    print(body.rstrip())
+    return EXIT_OK
+
+
+# -- mappings --------------------------------------------------------------------------------
+def run_mappings(args) -> int:
+    import csv
+    import io
+    import json
+    from .mappings.index import load_index
+    from .mappings.model import COLUMNS
+    idx = load_index()
+    version = parse_rocm_version(args.rocm_version) if args.rocm_version else None
+    if args.symbol:
+        rows = [r for r in idx.all_rows() if r.cuda == args.symbol or r.hip == args.symbol
+                or r.cuda.endswith("::" + args.symbol)]
+        if args.area:
+            rows = [r for r in rows if r.area == args.area]
+        if not rows:
+            print(f"porter: {args.symbol}: not in the mapping tables", file=sys.stderr)
+            return EXIT_FINDINGS
+    else:
+        if args.area and args.area not in idx.areas:
+            raise UsageError(f"unknown area {args.area!r} (areas: {', '.join(sorted(idx.areas))})")
+        rows = list(idx.areas[args.area]) if args.area else list(idx.all_rows())
+    if version is not None:
+        rows = [r for r in rows if r.since <= version or not r.hip]
+    if args.format == "json":
+        print(json.dumps([{**{k: getattr(r, k) for k in COLUMNS}, "area": r.area} for r in rows], indent=2))
+    elif args.format == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(("area",) + COLUMNS)
+        for r in rows:
+            w.writerow((r.area,) + tuple(getattr(r, k) for k in COLUMNS))
+        sys.stdout.write(buf.getvalue())
+    elif args.format == "markdown":
+        title = f"## {args.area}" if args.area else "## porter mapping tables"
+        print(title + "\n")
+        print("| CUDA | HIP | roc | kind | status | ROCm | notes |\n|---|---|---|---|---|---|---|")
+        for r in rows:
+            cell = lambda s: s.replace("|", "\\|")  # noqa: E731
+            print(f"| `{cell(r.cuda)}` | {('`' + cell(r.hip) + '`') if r.hip else ''} | "
+                  f"{('`' + cell(r.roc) + '`') if r.roc else ''} | {r.kind} | {r.status} | "
+                  f"{r.hip_since} | {cell(r.notes)} |")
+    else:
+        for r in rows:
+            hip = r.hip or "(none)"
+            since = f", ROCm {r.hip_since}+" if r.hip_since else ""
+            roc = f", --roc: {r.roc}" if r.roc else ""
+            xf = f", call rewrite: {r.transform}" if r.transform else ""
+            print(f"{r.cuda} -> {hip}  [{r.area}, {r.kind}, {r.status}{since}{roc}{xf}]")
+            if r.notes and args.symbol:
+                print(f"    note: {r.notes}")
+            if args.symbol:
+                print(f"    source: {r.source}")
+    return EXIT_OK
+
+
+# -- verify ----------------------------------------------------------------------------------
+def run_verify(args) -> int:
+    from . import verify
+    archs = [a.strip() for a in args.offload_arch.split(",") if a.strip()]
+    workers = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
+    failed = 0
+    total = 0
+    for p in args.paths:
+        path = Path(p)
+        if not path.exists():
+            raise UsageError(f"{p}: no such file or directory")
+        results = verify.verify_tree(path, archs, jobs=workers, include_dirs=args.include) \
+            if path.is_dir() else [verify.compile_file(path, archs, include_dirs=args.include)]
+        for r in results:
+            total += 1
+            status = "ok" if r.ok else "FAILED"
+            print(f"{r.path}: {status} ({', '.join(archs)}, {r.seconds:.1f}s)")
+            if not r.ok:
+                failed += 1
+                for line in (r.stderr_tail or "").splitlines()[-8:]:
+                    print(f"    {line}")
+    print(f"{total - failed} of {total} translation units compiled for {', '.join(archs)}")
+    return EXIT_FINDINGS if failed else EXIT_OK

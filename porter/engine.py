@@ -1,0 +1,318 @@
+"""One file through the pipeline (read → parse → rewrite → rules → fixes → write), and a
+parallel runner over many."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .discover import Entry
+from .findings import Applicability, Finding, Severity
+from .rewrite.cuda import CudaRewriter, PortOptions, Stats
+from .rewrite.edits import apply
+from .source import SourceFile, is_binary, is_utf8
+
+SUPPRESS = re.compile(rb"porter:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?")
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    port: PortOptions = PortOptions()
+    rules: object = None                     # rules.base.RuleOptions
+    rule_codes: tuple[str, ...] | None = None   # selected rule codes (None: every rule)
+    severity: tuple[tuple[str, str], ...] = ()  # (code, severity) overrides
+    apply_fixes: bool = True                 # port: apply safe fixes
+    unsafe_fixes: bool = False
+    rewrite: bool = True                     # port: apply the mapping edits
+    run_rules: bool = True
+
+
+@dataclass
+class FileResult:
+    rel: str
+    kind: str
+    status: str = "unchanged"       # ported | unchanged | copied | skipped | error
+    note: str = ""
+    findings: list[Finding] = field(default_factory=list)
+    stats: Stats = field(default_factory=Stats)
+    declared: set[str] = field(default_factory=set)
+    new_data: bytes | None = None   # when the caller needs the text (stdout, diff)
+    old_data: bytes | None = None
+    uses_cuda: bool = False
+    fixes_applied: int = 0
+
+
+# -- per-process state ------------------------------------------------------------------------
+_STATE: dict = {}
+
+
+def init_worker(options: EngineOptions, index_folder: str | None) -> None:
+    from .mappings.index import load_index
+    index = load_index(Path(index_folder) if index_folder else None)
+    _STATE["options"] = options
+    _STATE["index"] = index
+    _STATE["rewriter"] = CudaRewriter(index, options.port)
+    rules = []
+    if options.run_rules:
+        from .rules.registry import all_rules
+        codes = set(options.rule_codes) if options.rule_codes is not None else None
+        rules = [r() for r in all_rules()
+                 if not r.emitted_by_engine and "cuda" in r.languages
+                 and (codes is None or r.code in codes)]
+    _STATE["rules"] = rules
+    _STATE["severity"] = {c: Severity.parse(s) for c, s in options.severity}
+
+
+def process_data(rel: str, data: bytes) -> FileResult:
+    """Port/check one CUDA C++ source held in memory. Returns the result with new_data set."""
+    opts: EngineOptions = _STATE["options"]
+    res = FileResult(rel, "cuda", old_data=data)
+    src = SourceFile(rel, data)
+    rw = _STATE["rewriter"].run(src)
+    res.stats = rw.stats
+    res.declared = rw.declared
+    res.uses_cuda = rw.uses_cuda
+    findings = list(rw.findings)
+    tree = rw.tree
+    rules = [r for r in _STATE["rules"] if r.applies(data)]
+    if rules:
+        from .rules.base import RuleContext
+        if tree is None:
+            from .parse.cuda import parse
+            tree = parse(data)
+        ctx = RuleContext(src, tree, opts.rules, _STATE["index"])
+        for rule in rules:
+            for f in rule.check(ctx):
+                findings.append(f)
+    findings = _suppress(src, findings, _STATE["rules"], opts)
+    overrides = _STATE["severity"]
+    if overrides:
+        for f in findings:
+            if f.code in overrides:
+                f.severity = overrides[f.code]
+    edits = rw.edits if opts.rewrite else None
+    if edits is None:
+        from .rewrite.edits import EditSet
+        edits = EditSet()
+    if opts.apply_fixes:
+        for f in findings:
+            fx = f.fix
+            if fx is None:
+                continue
+            if fx.applicability is Applicability.SAFE or (
+                    fx.applicability is Applicability.UNSAFE and opts.unsafe_fixes):
+                if edits.add_group(fx.edits):
+                    f.extra["fixed"] = True
+                    res.fixes_applied += 1
+    findings.sort(key=Finding.sort_key)
+    res.findings = findings
+    new = apply(data, edits.edits) if len(edits) else data
+    res.new_data = new
+    res.status = "ported" if new != data else "unchanged"
+    return res
+
+
+def _suppress(src: SourceFile, findings: list[Finding], rules, opts: EngineOptions) -> list[Finding]:
+    """Drop findings suppressed by `porter: ignore[CODE]` (same line or the line above) and
+    report suppressions that suppress nothing (PT005)."""
+    if b"porter:" not in src.data:
+        return findings
+    marks: dict[int, tuple[int, set[str] | None]] = {}
+    for m in SUPPRESS.finditer(src.data):
+        line, col = src.position(m.start())
+        text = src.line_text(line)
+        # only inside a comment: the marker must follow // or /* on that line
+        before = text[:col - 1]
+        if "//" not in before and "/*" not in before and "#" not in before:
+            continue
+        codes = None
+        if m.group(1) is not None:
+            codes = {c.strip().upper() for c in m.group(1).decode().split(",") if c.strip()}
+        marks[line] = (col, codes)
+    if not marks:
+        return findings
+    used: set[int] = set()
+    kept = []
+    for f in findings:
+        hit = None
+        for line in (f.line, f.line - 1):
+            mk = marks.get(line)
+            if mk is None:
+                continue
+            codes = mk[1]
+            if line == f.line - 1 and not _comment_only_line(src.line_text(line)):
+                continue
+            if codes is None or f.code in codes:
+                hit = line
+                break
+        if hit is None:
+            kept.append(f)
+        else:
+            used.add(hit)
+    selected = opts.rule_codes
+    if selected is None or "PT005" in selected:
+        for line, (col, codes) in sorted(marks.items()):
+            if line not in used:
+                what = ", ".join(sorted(codes)) if codes else "all codes"
+                kept.append(Finding("PT005", Severity.INFO,
+                                    f"suppression comment ({what}) suppresses nothing",
+                                    src.path, line, col))
+    return kept
+
+
+def _comment_only_line(text: str) -> bool:
+    t = text.strip()
+    return t.startswith("//") or t.startswith("/*") or t.startswith("*")
+
+
+# -- files -----------------------------------------------------------------------------------
+def atomic_write(path: Path, data: bytes, mode_from: Path | None = None) -> None:
+    """Write through a temporary file in the same folder and rename: never half-written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".porter-tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        if mode_from is not None:
+            try:
+                shutil.copymode(mode_from, tmp)
+            except OSError:
+                pass
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".porter-tmp", dir=dst.parent)
+    os.close(fd)
+    try:
+        shutil.copy2(src, tmp)
+        os.replace(tmp, dst)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+@dataclass(frozen=True)
+class Job:
+    entry: Entry
+    out: str | None = None          # where to write (tree / file mode)
+    keep_data: bool = False         # return old/new text (stdout, diff)
+    backup: str | None = None       # in-place: where to keep the original
+
+
+def run_job(job: Job) -> FileResult:
+    e = job.entry
+    res = FileResult(e.rel, e.kind)
+    try:
+        if e.kind == "symlink":
+            if job.out:
+                out = Path(job.out)
+                out.parent.mkdir(parents=True, exist_ok=True)
+                if os.path.lexists(out):
+                    os.unlink(out)
+                os.symlink(e.link_target, out)
+            res.status = "copied"
+            res.note = "symbolic link kept as a link"
+            return res
+        data = e.path.read_bytes()
+        if e.kind != "cuda":
+            res.status = "copied"
+            if job.out:
+                atomic_copy(e.path, Path(job.out))
+            return res
+        if is_binary(data):
+            res.status = "copied"
+            res.note = "binary file copied unchanged"
+            if job.out:
+                atomic_copy(e.path, Path(job.out))
+            return res
+        res = process_data(e.rel, data)
+        res.kind = e.kind
+        if not is_utf8(data):
+            res.note = "not UTF-8: ported byte for byte outside the rewritten names"
+        new = res.new_data
+        if job.backup and new != data:
+            atomic_copy(e.path, Path(job.backup))
+        if job.out:
+            if new == data:
+                atomic_copy(e.path, Path(job.out))
+            else:
+                atomic_write(Path(job.out), new, mode_from=e.path)
+        if not job.keep_data:
+            res.new_data = None
+            res.old_data = None
+        return res
+    except PermissionError:
+        res.status = "error"
+        res.note = "permission denied"
+        return res
+    except OSError as exc:
+        res.status = "error"
+        res.note = exc.strerror or str(exc)
+        return res
+
+
+def run_jobs(jobs: list[Job], options: EngineOptions, workers: int, progress=None,
+             index_folder: str | None = None) -> list[FileResult]:
+    """Run jobs in parallel (fork-based processes); results in job order."""
+    n_cuda = sum(1 for j in jobs if j.entry.kind == "cuda")
+    workers = max(1, min(workers, n_cuda))
+    if workers == 1 or len(jobs) < 4:
+        init_worker(options, index_folder)
+        out = []
+        for j in jobs:
+            out.append(run_job(j))
+            if progress:
+                progress(1)
+        return out
+    import multiprocessing as mp
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    # load the index once in the parent so that forked workers share it
+    init_worker(options, index_folder)
+    results: list[FileResult | None] = [None] * len(jobs)
+    chunk = max(1, min(16, len(jobs) // (workers * 8) or 1))
+    with ctx.Pool(workers, initializer=init_worker, initargs=(options, index_folder)) as pool:
+        try:
+            for i, r in pool.imap_unordered(_indexed, list(enumerate(jobs)), chunksize=chunk):
+                results[i] = r
+                if progress:
+                    progress(1)
+        except KeyboardInterrupt:
+            pool.terminate()
+            raise
+    return results  # type: ignore[return-value]
+
+
+def _indexed(item):
+    i, job = item
+    return i, run_job(job)
+
+
+def filter_declared(results: list[FileResult]) -> None:
+    """Drop 'unconverted' findings for names the project declares itself (in any file)."""
+    declared: set[str] = set()
+    for r in results:
+        declared |= r.declared
+    if not declared:
+        return
+    for r in results:
+        kept = []
+        for f in r.findings:
+            if f.code == "PT001" and f.name in declared:
+                r.stats.unconverted -= 1
+                continue
+            kept.append(f)
+        r.findings = kept

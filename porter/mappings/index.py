@@ -1,0 +1,202 @@
+"""Load, validate and look up the mapping tables.
+
+The CSV files are parsed once and cached as a pickle keyed by the files' names, sizes and
+modification times, so that porting one small file does not pay for parsing every table.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import os
+import pickle
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .model import COLUMNS, KINDS, STATUSES, TRANSFORMS, Row, parse_version
+
+CACHE_FORMAT = 1
+
+
+def tables_dir() -> Path:
+    """The mappings/ folder: beside the package in a checkout, inside it when installed."""
+    env = os.environ.get("PORTER_MAPPINGS")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve().parent.parent
+    for cand in (here.parent / "mappings", here / "_tables"):
+        if cand.is_dir():
+            return cand
+    raise FileNotFoundError("porter's mapping tables are missing (mappings/)")
+
+
+class TableError(ValueError):
+    pass
+
+
+def read_table(path: Path) -> list[Row]:
+    area = path.stem
+    rows: list[Row] = []
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        if tuple(reader.fieldnames or ()) != COLUMNS:
+            raise TableError(f"{path.name}: columns must be {','.join(COLUMNS)}")
+        for lineno, rec in enumerate(reader, start=2):
+            try:
+                row = Row(area=area, **{k: (rec[k] or "").strip() for k in COLUMNS})
+            except TypeError as exc:  # pragma: no cover - malformed line
+                raise TableError(f"{path.name}:{lineno}: {exc}") from None
+            rows.append(row)
+    return rows
+
+
+def validate_rows(rows: list[Row], name: str) -> list[str]:
+    """Schema problems of one table (empty list when it is valid)."""
+    problems = []
+    seen = set()
+    prev_key = None
+    for i, r in enumerate(rows, start=2):
+        where = f"{name}:{i}"
+        if not r.cuda:
+            problems.append(f"{where}: empty cuda name")
+        if r.kind not in KINDS:
+            problems.append(f"{where}: unknown kind {r.kind!r}")
+        if r.status not in STATUSES:
+            problems.append(f"{where}: unknown status {r.status!r}")
+        if r.transform not in TRANSFORMS:
+            problems.append(f"{where}: unknown transform {r.transform!r}")
+        if r.status == "unsupported" and r.hip:
+            problems.append(f"{where}: unsupported row has a hip name")
+        if r.status not in ("unsupported", "removed") and not r.hip:
+            problems.append(f"{where}: {r.status} row without a hip name")
+        if r.roc and not r.hip:
+            problems.append(f"{where}: roc name without a hip name")
+        try:
+            since = parse_version(r.hip_since)
+        except ValueError as exc:
+            problems.append(f"{where}: {exc}")
+            since = (0,)
+        key = (r.cuda, since)
+        if key in seen:
+            problems.append(f"{where}: duplicate row for {r.cuda} (hip_since {r.hip_since or '-'})")
+        seen.add(key)
+        if prev_key is not None and key < prev_key:
+            problems.append(f"{where}: rows not sorted ({r.cuda} after {prev_key[0]})")
+        prev_key = key
+        if not r.source:
+            problems.append(f"{where}: no source")
+    return problems
+
+
+@dataclass(eq=False)
+class MappingIndex:
+    """All rows, by CUDA name; the chosen row depends on the target ROCm version."""
+
+    by_name: dict[str, list[Row]] = field(default_factory=dict)   # identifiers
+    headers: dict[str, list[Row]] = field(default_factory=dict)   # include paths
+    header_dirs: list[Row] = field(default_factory=list)          # include-path prefixes
+    qualified: dict[str, list[Row]] = field(default_factory=dict)  # 'a::b' namespace rows
+    areas: dict[str, list[Row]] = field(default_factory=dict)
+    newest: tuple[int, ...] = (0,)
+
+    @classmethod
+    def build(cls, rows_by_area: dict[str, list[Row]]) -> "MappingIndex":
+        idx = cls()
+        for area, rows in sorted(rows_by_area.items()):
+            idx.areas[area] = rows
+            for r in rows:
+                if r.kind == "header":
+                    idx.headers.setdefault(r.cuda, []).append(r)
+                elif r.kind == "header_dir":
+                    idx.header_dirs.append(r)
+                elif r.kind == "namespace" and "::" in r.cuda:
+                    idx.qualified.setdefault(r.cuda, []).append(r)
+                else:
+                    idx.by_name.setdefault(r.cuda, []).append(r)
+                idx.newest = max(idx.newest, r.since)
+        for table in (idx.by_name, idx.headers, idx.qualified):
+            for rows in table.values():
+                rows.sort(key=lambda r: r.since)
+        idx.header_dirs.sort(key=lambda r: (-len(r.cuda), r.since))
+        return idx
+
+    # -- look-ups ---------------------------------------------------------------------------
+    @staticmethod
+    def pick(rows: list[Row] | None, version: tuple[int, ...] | None) -> Row | None:
+        """The row in force for a ROCm version: the newest whose hip_since <= version.
+
+        Returns the oldest row (marked unsupported by the caller) when all are newer, and None
+        when there is no row at all.
+        """
+        if not rows:
+            return None
+        if version is None:
+            return rows[-1]
+        chosen = None
+        for r in rows:
+            if r.since <= version:
+                chosen = r
+        return chosen if chosen is not None else rows[0]
+
+    def lookup(self, name: str, version: tuple[int, ...] | None = None) -> Row | None:
+        return self.pick(self.by_name.get(name), version)
+
+    def lookup_header(self, path: str, version: tuple[int, ...] | None = None) -> tuple[Row, str] | None:
+        """(row, new path) for an include path, exact rows first, then directory prefixes."""
+        row = self.pick(self.headers.get(path), version)
+        if row is not None:
+            return row, row.hip
+        for r in self.header_dirs:
+            if path.startswith(r.cuda) and (version is None or r.since <= version):
+                return r, (r.hip + path[len(r.cuda):]) if r.hip else ""
+        return None
+
+    def all_rows(self):
+        for rows in self.areas.values():
+            yield from rows
+
+
+def _fingerprint(folder: Path) -> tuple[str, list[Path]]:
+    files = sorted(folder.glob("*.csv"))
+    h = hashlib.sha256(f"{CACHE_FORMAT}:{folder}".encode())
+    for f in files:
+        st = f.stat()
+        h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()[:24], files
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "porter"
+
+
+_LOADED: dict[str, MappingIndex] = {}
+
+
+def load_index(folder: Path | None = None, *, use_cache: bool = True) -> MappingIndex:
+    folder = folder or tables_dir()
+    key, files = _fingerprint(folder)
+    if key in _LOADED:
+        return _LOADED[key]
+    cache = _cache_dir() / f"index-{key}.pickle"
+    if use_cache:
+        try:
+            with open(cache, "rb") as fh:
+                idx = pickle.load(fh)
+            _LOADED[key] = idx
+            return idx
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            pass
+    rows = {f.stem: read_table(f) for f in files}
+    idx = MappingIndex.build(rows)
+    if use_cache:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=cache.parent, suffix=".tmp")
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(idx, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, cache)
+        except OSError:
+            pass  # a read-only home only costs speed
+    _LOADED[key] = idx
+    return idx

@@ -1,0 +1,49 @@
+"""One row of a mapping table."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+COLUMNS = ("cuda", "hip", "roc", "kind", "status", "hip_since", "transform", "notes", "source")
+KINDS = frozenset({"function", "device_function", "type", "enum", "macro", "header",
+                   "header_dir", "namespace", "python_attr"})
+STATUSES = frozenset({"supported", "unsupported", "deprecated", "removed", "experimental"})
+TRANSFORMS = frozenset({"", "drop_arg0", "symbol_arg0"})
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """'6.2' -> (6, 2); '' -> (0,) (present in every supported ROCm)."""
+    text = text.strip()
+    if not text:
+        return (0,)
+    try:
+        return tuple(int(p) for p in text.split("."))
+    except ValueError:
+        raise ValueError(f"not a version: {text!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    cuda: str
+    hip: str
+    roc: str
+    kind: str
+    status: str
+    hip_since: str
+    transform: str
+    notes: str
+    source: str
+    area: str
+
+    @property
+    def since(self) -> tuple[int, ...]:
+        return parse_version(self.hip_since)
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.hip)
+
+    def target(self, roc: bool = False) -> str:
+        """The replacement name (rocBLAS & co. with --roc where the row has one)."""
+        if roc and self.roc:
+            return self.roc
+        return self.hip

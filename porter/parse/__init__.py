@@ -1,0 +1,1 @@
+"""Parsers: they build trees and never edit."""

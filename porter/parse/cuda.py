@@ -1,0 +1,75 @@
+"""tree-sitter-cuda parsing (one parser per process)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+# Node types whose text is a comment or a string: never rewritten unless asked.
+COMMENT_TYPES = frozenset({"comment"})
+STRING_TYPES = frozenset({"string_literal", "string_content", "raw_string_literal",
+                          "raw_string_content", "char_literal", "escape_sequence",
+                          "concatenated_string", "system_lib_string", "character"})
+# Opaque text that porter lexes itself.
+OPAQUE_TYPES = frozenset({"preproc_arg", "ERROR"})
+IDENT_TYPES = frozenset({"identifier", "type_identifier", "namespace_identifier",
+                         "field_identifier", "statement_identifier", "primitive_type"})
+
+
+@lru_cache(maxsize=1)
+def language():
+    import tree_sitter
+    import tree_sitter_cuda
+    return tree_sitter.Language(tree_sitter_cuda.language())
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    import tree_sitter
+    return tree_sitter.Parser(language())
+
+
+def parse(data: bytes):
+    return _parser().parse(data)
+
+
+@lru_cache(maxsize=256)
+def query(pattern: str):
+    import tree_sitter
+    return tree_sitter.Query(language(), pattern)
+
+
+def captures(pattern: str, node) -> dict[str, list]:
+    """Run a (cached) query on a node: {capture name: [nodes]} in document order."""
+    import tree_sitter
+    cur = tree_sitter.QueryCursor(query(pattern))
+    found = cur.captures(node)
+    for nodes in found.values():
+        nodes.sort(key=lambda n: n.start_byte)
+    return found
+
+
+def matches(pattern: str, node):
+    import tree_sitter
+    cur = tree_sitter.QueryCursor(query(pattern))
+    return cur.matches(node)
+
+
+def ancestors(node):
+    node = node.parent
+    while node is not None:
+        yield node
+        node = node.parent
+
+
+def error_nodes(root) -> list:
+    """Outermost ERROR (and MISSING) nodes, visiting only subtrees that contain errors."""
+    out = []
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type == "ERROR" or n.is_missing:
+            out.append(n)
+            continue
+        if n.has_error:
+            stack.extend(reversed(n.children))
+    out.sort(key=lambda n: n.start_byte)
+    return out

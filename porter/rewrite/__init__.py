@@ -1,0 +1,1 @@
+"""Rewriters: they turn trees into edits; edits.apply is the single place text changes."""

@@ -1,0 +1,551 @@
+"""CUDA C++ → HIP rewriting from the mapping tables.
+
+Candidates are found by a regular expression over the bytes (built once from the tables), and
+each is decided by its position in the tree-sitter tree: comments and strings are left alone,
+macro bodies and ERROR regions are lexed conservatively, and only whole identifier tokens are
+replaced. This keeps the Python work proportional to the number of CUDA names in a file, not to
+the size of its tree.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ..findings import Edit, Finding, Severity
+from ..mappings.index import MappingIndex
+from ..mappings.model import Row
+from ..parse import cuda as P
+from ..source import SourceFile
+from .edits import EditSet
+
+# Identifiers that look like CUDA API names: reported when neither mapped nor declared by the project.
+CUDA_LOOKING = re.compile(
+    r"(?:cuda[A-Z]\w*|cu[A-Z][a-z]\w*|CU_[A-Z0-9_]+|CUDA_[A-Z0-9_]+|CUDART_[A-Z0-9_]+"
+    r"|(?:cublas|cublasLt|cusparse|cufft|curand|cusolver|cudnn|nvrtc|nvtx|cutensor)[A-Z_]\w*"
+    r"|(?:CUBLAS|CUSPARSE|CUFFT|CURAND|CUSOLVER|CUDNN|NVRTC|CUTENSOR)_\w+|__nv_\w+)$")
+_CUDA_LOOKING_SCAN = (rb"cuda[A-Z]|cu[A-Z][a-z]|CU_|CUDA_|CUDART_|cublas|cusparse|cufft|curand"
+                      rb"|cusolver|cudnn|nvrtc|nvtx|cutensor|CUBLAS_|CUSPARSE_|CUFFT_|CURAND_"
+                      rb"|CUSOLVER_|CUDNN_|NVRTC_|CUTENSOR_|__nv_")
+
+DEVICE_CODE = re.compile(rb"__global__|__device__|__shared__|__constant__|__managed__|<<<"
+                         rb"|\bthreadIdx\b|\bblockIdx\b|\b__syncthreads\b")
+INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include\b", re.M)
+QUALIFIED_SEP = rb"\s*::\s*"
+
+# Parents under which an identifier is being declared, with the field that holds the name.
+_DECL_FIELDS = {
+    "function_declarator": "declarator", "init_declarator": "declarator",
+    "pointer_declarator": "declarator", "reference_declarator": None,
+    "array_declarator": "declarator", "declaration": "declarator",
+    "parameter_declaration": "declarator", "optional_parameter_declaration": "declarator",
+    "field_declaration": "declarator", "type_definition": "declarator",
+    "struct_specifier": "name", "class_specifier": "name", "union_specifier": "name",
+    "enum_specifier": "name", "enumerator": "name", "preproc_def": "name",
+    "preproc_function_def": "name", "alias_declaration": "name",
+    "namespace_definition": "name", "type_parameter_declaration": None,
+    "preproc_params": None, "template_function": None,
+}
+HIP_RUNTIME_INCLUDE = b"#include <hip/hip_runtime.h>\n"
+
+
+@dataclass(frozen=True)
+class PortOptions:
+    rocm_version: tuple[int, ...] = (7, 2)
+    roc: bool = False
+    launch_syntax: str = "keep"           # keep | hip
+    rewrite_comments: bool = False
+    rewrite_strings: bool = False
+    add_runtime_include: bool = True
+
+
+@dataclass
+class Stats:
+    converted: dict[str, int] = field(default_factory=dict)    # area -> references rewritten
+    unsupported: dict[str, int] = field(default_factory=dict)  # area -> references left (no HIP)
+    unconverted: int = 0                                        # CUDA-looking, unknown
+    launches: int = 0
+    includes_added: int = 0
+
+    def add(self, other: "Stats") -> None:
+        for mine, theirs in ((self.converted, other.converted), (self.unsupported, other.unsupported)):
+            for k, v in theirs.items():
+                mine[k] = mine.get(k, 0) + v
+        self.unconverted += other.unconverted
+        self.launches += other.launches
+        self.includes_added += other.includes_added
+
+    def to_dict(self) -> dict:
+        return {"converted": dict(sorted(self.converted.items())),
+                "unsupported": dict(sorted(self.unsupported.items())),
+                "unconverted": self.unconverted, "launches": self.launches,
+                "includes_added": self.includes_added}
+
+
+@dataclass
+class RewriteResult:
+    edits: EditSet
+    findings: list[Finding]
+    stats: Stats
+    declared: set[str]          # CUDA-looking names this file declares
+    tree: object = None
+    uses_cuda: bool = False
+
+
+def _trie_regex(words: list[bytes]) -> bytes:
+    trie: dict = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[None] = True
+
+    def emit(node) -> bytes:
+        alts = []
+        end = None in node
+        for ch in sorted(k for k in node if k is not None):
+            alts.append(re.escape(bytes([ch])) + emit(node[ch]))
+        if not alts:
+            return b""
+        body = alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+        if end:
+            body = b"(?:" + body + b")?"
+        return body
+    return emit(trie)
+
+
+@dataclass
+class Scanner:
+    names: re.Pattern
+    qualified: list[tuple[re.Pattern, str]]
+
+
+@lru_cache(maxsize=4)
+def scanner_for(index: MappingIndex) -> Scanner:
+    prefixes = set()
+    for name, rows in index.by_name.items():
+        if all(r.hip == r.cuda and not r.transform and r.status == "supported" for r in rows):
+            continue  # identity rows: nothing to rewrite or report
+        b = name.encode()
+        prefixes.add(b[:4])
+    pat = rb"(?<![\w$])(?:" + _trie_regex(sorted(prefixes)) + rb"|" + _CUDA_LOOKING_SCAN + rb")[\w]*"
+    quals = []
+    for key in sorted(index.qualified, key=lambda k: -len(k)):
+        parts = [re.escape(p.encode()) for p in key.split("::")]
+        quals.append((re.compile(rb"(?<![\w$])" + QUALIFIED_SEP.join(b"(" + p + b")" for p in parts)
+                                 + rb"(?![\w$])"), key))
+    return Scanner(re.compile(pat), quals)
+
+
+def _lex_code_spans(text: bytes) -> list[tuple[int, int]]:
+    """Spans of comments, strings and char literals inside opaque text (a macro body)."""
+    spans = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i:i + 1]
+        if c == b"/" and text[i + 1:i + 2] == b"/":
+            j = text.find(b"\n", i)
+            j = n if j < 0 else j
+            spans.append((i, j))
+            i = j
+        elif c == b"/" and text[i + 1:i + 2] == b"*":
+            j = text.find(b"*/", i + 2)
+            j = n if j < 0 else j + 2
+            spans.append((i, j))
+            i = j
+        elif c in (b'"', b"'"):
+            j = i + 1
+            while j < n and text[j:j + 1] != c:
+                j += 2 if text[j:j + 1] == b"\\" else 1
+            spans.append((i, min(j + 1, n)))
+            i = j + 1
+        else:
+            i += 1
+    return spans
+
+
+def is_declaration_name(node) -> bool:
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type not in _DECL_FIELDS:
+        return False
+    fld = _DECL_FIELDS[parent.type]
+    if parent.type == "template_function":
+        return False
+    if fld is None:
+        return parent.type in ("reference_declarator", "type_parameter_declaration", "preproc_params")
+    child = parent.child_by_field_name(fld)
+    return child is not None and child.start_byte == node.start_byte and child.end_byte == node.end_byte
+
+
+class CudaRewriter:
+    """Rewrites one file; holds no state between files."""
+
+    def __init__(self, index: MappingIndex, options: PortOptions):
+        self.index = index
+        self.opts = options
+        self.scan = scanner_for(index)
+        v = options.rocm_version
+        self.version_text = ".".join(map(str, v))
+
+    # -- entry point --------------------------------------------------------------------------
+    def run(self, src: SourceFile, tree=None) -> RewriteResult:
+        data = src.data
+        res = RewriteResult(EditSet(), [], Stats(), set())
+        name_hits = list(self.scan.names.finditer(data))
+        qual_hits = [(m, key) for rx, key in self.scan.qualified for m in rx.finditer(data)]
+        include_hits = list(INCLUDE.finditer(data))
+        device_hit = DEVICE_CODE.search(data) is not None
+        if not (name_hits or qual_hits or device_hit or include_hits):
+            return res
+        if tree is None:
+            tree = P.parse(data)
+        res.tree = tree
+        root = tree.root_node
+        self._opaque_cache: dict[int, list[tuple[int, int]]] = {}
+        self.src = src
+        self.res = res
+        cuda_includes, hip_runtime_included = self._includes(data, root, include_hits)
+        for m, key in qual_hits:
+            self._qualified(data, root, m, key)
+        for m in name_hits:
+            self._name(root, m.group().decode("ascii", "replace"), m.start(), m.end())
+        launches = self._launches(data, root)
+        uses_device = launches > 0 or self._has_device_code(data, root)
+        res.uses_cuda = bool(res.stats.converted or res.stats.unsupported or cuda_includes
+                             or uses_device)
+        if (self.opts.add_runtime_include and uses_device and not cuda_includes
+                and not hip_runtime_included):
+            pos = self._include_position(data, root)
+            if res.edits.add_group([Edit(pos, pos, HIP_RUNTIME_INCLUDE)]):
+                res.stats.includes_added += 1
+        if root.has_error:
+            for err in P.error_nodes(root):
+                l1, c1 = src.position(err.start_byte)
+                l2, _ = src.position(max(err.start_byte, err.end_byte - 1))
+                span = f"line {l1}" if l1 == l2 else f"lines {l1}-{l2}"
+                what = "missing token" if err.is_missing else "syntax error"
+                res.findings.append(Finding(
+                    "PT003", Severity.WARNING,
+                    f"{what} at {span}: tree-sitter could not parse this region; only whole "
+                    f"identifiers outside strings and comments were rewritten there",
+                    src.path, l1, c1))
+        return res
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _finding(self, code, sev, msg, start, name="", end=None):
+        line, col = self.src.position(start)
+        self.res.findings.append(Finding(code, sev, msg, self.src.path, line, col, name=name))
+
+    def _context(self, root, start: int, end: int):
+        """('code', node) | ('comment', node) | ('string', node) | ('opaque', node) | ('partial', node)."""
+        node = root.descendant_for_byte_range(start, end)
+        if node is None:
+            return "partial", None
+        t = node.type
+        if t in P.COMMENT_TYPES:
+            return "comment", node
+        if t in P.STRING_TYPES or (node.parent is not None and node.parent.type in P.STRING_TYPES):
+            return "string", node
+        if node.start_byte == start and node.end_byte == end:
+            if t in P.IDENT_TYPES:
+                return "code", node
+            return "partial", node
+        if t in P.OPAQUE_TYPES or (node.start_byte <= start and end <= node.end_byte
+                                   and not node.named_child_count and t not in P.IDENT_TYPES):
+            spans = self._opaque_cache.get(node.start_byte)
+            if spans is None:
+                spans = _lex_code_spans(self.src.data[node.start_byte:node.end_byte])
+                self._opaque_cache[node.start_byte] = spans
+            rel = start - node.start_byte
+            for a, b in spans:
+                if a <= rel < b:
+                    return "string", node
+            if t in P.OPAQUE_TYPES:
+                return "opaque", node
+        return "partial", node
+
+    def _allowed(self, ctx: str) -> bool:
+        if ctx in ("code", "opaque"):
+            return True
+        if ctx == "comment":
+            return self.opts.rewrite_comments
+        if ctx == "string":
+            return self.opts.rewrite_strings
+        return False
+
+    def _pick(self, rows: list[Row]) -> tuple[Row, bool]:
+        """(row, available in the target ROCm)."""
+        row = MappingIndex.pick(rows, self.opts.rocm_version)
+        return row, row.since <= self.opts.rocm_version
+
+    def _unsupported(self, row: Row, available: bool, start: int, name: str):
+        self.res.stats.unsupported[row.area] = self.res.stats.unsupported.get(row.area, 0) + 1
+        if available:
+            why = "has no HIP equivalent"
+        else:
+            why = f"needs ROCm {row.hip_since} or later (target: ROCm {self.version_text})"
+        note = f": {row.notes}" if row.notes else ""
+        self._finding("PT002", Severity.ERROR, f"`{name}` {why}; left unchanged{note}",
+                      start, name=name)
+
+    # -- identifiers ---------------------------------------------------------------------------
+    def _name(self, root, name: str, start: int, end: int) -> None:
+        rows = self.index.by_name.get(name)
+        looks = rows is None and CUDA_LOOKING.match(name) is not None
+        if rows is None and not looks:
+            return
+        ctx, node = self._context(root, start, end)
+        if node is not None and ctx == "code" and is_declaration_name(node):
+            if rows is None:
+                self.res.declared.add(name)
+            if rows is None or node.type == "field_identifier":
+                return
+        if not self._allowed(ctx):
+            return
+        if ctx == "code" and node.type == "field_identifier":
+            return  # a member of a user type (x.cudaStream): not an API reference
+        if rows is None:
+            self.res.stats.unconverted += 1
+            self._finding("PT001", Severity.WARNING,
+                          f"`{name}` looks like a CUDA API name but porter has no mapping for it; "
+                          f"left unchanged", start, name=name)
+            return
+        row, available = self._pick(rows)
+        if row.kind == "namespace":
+            if ctx == "code" and node.type not in ("namespace_identifier", "identifier"):
+                return
+            if ctx == "code" and node.type == "identifier" and (
+                    node.parent is None or node.parent.type not in ("using_declaration",
+                                                                    "namespace_alias_definition")):
+                return
+        if not (available and row.hip):
+            self._unsupported(row, available, start, name)
+            return
+        new = row.target(self.opts.roc)
+        group = [] if new == name else [Edit(start, end, new.encode())]
+        if row.transform and ctx == "code":
+            extra = self._transform(row, node)
+            if extra is None:
+                self._finding("PT002", Severity.ERROR,
+                              f"`{name}` maps to `{new}` only as a direct call ({row.transform}); "
+                              f"left unchanged", start, name=name)
+                self.res.stats.unsupported[row.area] = self.res.stats.unsupported.get(row.area, 0) + 1
+                return
+            group += extra
+        elif row.transform:
+            self._finding("PT002", Severity.ERROR,
+                          f"`{name}` inside a macro body needs a call rewrite ({row.transform}) "
+                          f"that porter does not do in macros; left unchanged", start, name=name)
+            return
+        if group and not self.res.edits.add_group(group):
+            return
+        self.res.stats.converted[row.area] = self.res.stats.converted.get(row.area, 0) + 1
+        if row.status == "deprecated":
+            self._finding("PT004", Severity.INFO,
+                          f"`{name}` becomes `{new}`, which HIP marks deprecated", start, name=name)
+
+    def _call_args(self, node):
+        parent = node.parent
+        if parent is not None and parent.type == "template_function":
+            node, parent = parent, parent.parent
+        if parent is None or parent.type != "call_expression":
+            return None
+        fn = parent.child_by_field_name("function")
+        if fn is None or fn.start_byte != node.start_byte:
+            return None
+        args = parent.child_by_field_name("arguments")
+        if args is None or args.type != "argument_list":
+            return None
+        return [c for c in args.named_children if c.type != "comment"]
+
+    def _transform(self, row: Row, node) -> list[Edit] | None:
+        args = self._call_args(node)
+        if not args:
+            return None
+        data = self.src.data
+        if row.transform == "drop_arg0":
+            a0 = args[0]
+            end = args[1].start_byte if len(args) > 1 else a0.end_byte
+            return [Edit(a0.start_byte, end, b"")]
+        if row.transform == "symbol_arg0":
+            a0 = args[0]
+            text = data[a0.start_byte:a0.end_byte]
+            if text.startswith(b"HIP_SYMBOL"):
+                return []
+            return [Edit(a0.start_byte, a0.start_byte, b"HIP_SYMBOL("),
+                    Edit(a0.end_byte, a0.end_byte, b")")]
+        return None
+
+    # -- qualified names (a::b) ------------------------------------------------------------
+    def _qualified(self, data: bytes, root, m: re.Match, key: str) -> None:
+        ctx, node = self._context(root, m.start(1), m.end(1))
+        if not self._allowed(ctx):
+            return
+        rows = self.index.qualified[key]
+        row, available = self._pick(rows)
+        if not (available and row.hip):
+            self._unsupported(row, available, m.start(), key)
+            return
+        new = row.target(self.opts.roc)
+        old_parts, new_parts = key.split("::"), new.split("::")
+        if len(old_parts) == len(new_parts):
+            group = [Edit(m.start(i + 1), m.end(i + 1), n.encode())
+                     for i, (o, n) in enumerate(zip(old_parts, new_parts)) if o != n]
+        else:
+            group = [Edit(m.start(), m.end(), new.encode())]
+        if self.res.edits.add_group(group):
+            self.res.stats.converted[row.area] = self.res.stats.converted.get(row.area, 0) + 1
+
+    # -- includes -----------------------------------------------------------------------------
+    def _includes(self, data: bytes, root, hits) -> tuple[int, bool]:
+        cuda_includes = 0
+        hip_runtime = False
+        for m in hits:
+            node = root.descendant_for_byte_range(m.end() - 1, m.end())
+            while node is not None and node.type != "preproc_include":
+                node = node.parent
+            if node is None:
+                continue
+            path_node = node.child_by_field_name("path")
+            if path_node is None:
+                continue
+            raw = data[path_node.start_byte:path_node.end_byte]
+            if len(raw) < 2 or raw[:1] not in (b"<", b'"'):
+                continue
+            path = raw[1:-1].decode("utf-8", "replace").strip()
+            if path.startswith("hip/") or path in ("hip_runtime.h",):
+                hip_runtime = hip_runtime or path == "hip/hip_runtime.h"
+                cuda_includes += 1  # already ported: counts as a runtime-providing include
+                continue
+            found = self.index.lookup_header(path, None)
+            if found is None:
+                if re.match(r"(cuda|cu[a-z]+|nvtx|nvrtc|cub/|thrust/system/cuda|cooperative_groups)", path):
+                    self.res.stats.unconverted += 1
+                    self._finding("PT001", Severity.WARNING,
+                                  f"include <{path}> looks like a CUDA header but porter has no "
+                                  f"mapping for it; left unchanged", path_node.start_byte, name=path)
+                continue
+            cuda_includes += 1
+            row_rows = self.index.headers.get(path)
+            if row_rows is not None:
+                row, available = self._pick(row_rows)
+                new = row.target(self.opts.roc)
+            else:
+                row, new = found
+                available = row.since <= self.opts.rocm_version
+                if self.opts.roc and row.roc:
+                    new = row.roc + path[len(row.cuda):]
+            if not (available and new):
+                self._unsupported(row, available, path_node.start_byte, path)
+                continue
+            if self.res.edits.add_group([Edit(path_node.start_byte, path_node.end_byte,
+                                              b"<" + new.encode() + b">")]):
+                self.res.stats.converted[row.area] = self.res.stats.converted.get(row.area, 0) + 1
+            if new == "hip/hip_runtime.h":
+                hip_runtime = True
+        return cuda_includes, hip_runtime
+
+    def _include_position(self, data: bytes, root) -> int:
+        """Where to add `#include <hip/hip_runtime.h>`: before the first top-level include (or the
+        first include inside the header guard), else after the guard / `#pragma once`, else after
+        the leading comments."""
+        after = 0
+        children = root.children
+        i = 0
+        while i < len(children) and children[i].type == "comment":
+            after = _line_end(data, children[i].end_byte)
+            i += 1
+        while i < len(children):
+            c = children[i]
+            if c.type == "preproc_include":
+                return c.start_byte
+            if c.type == "preproc_call" and b"once" in data[c.start_byte:c.end_byte]:
+                after = _line_end(data, c.end_byte)
+                i += 1
+                continue
+            if c.type == "preproc_ifdef" and i == len(children) - 1 or (
+                    c.type == "preproc_ifdef" and all(x.type == "comment" for x in children[i + 1:])):
+                inner = c.named_children
+                for j, g in enumerate(inner):
+                    if g.type == "preproc_def":
+                        pos = _line_end(data, g.end_byte)
+                        for h in inner[j + 1:]:
+                            if h.type == "preproc_include":
+                                return h.start_byte
+                            if h.type != "comment":
+                                break
+                        return pos
+                return after
+            if c.type == "comment":
+                i += 1
+                continue
+            break
+        return after
+
+    # -- kernel launches --------------------------------------------------------------------
+    def _launches(self, data: bytes, root) -> int:
+        count = 0
+        pos = data.find(b"<<<")
+        while pos >= 0:
+            node = root.descendant_for_byte_range(pos, pos + 3)
+            if node is not None and node.type == "<<<" and node.parent is not None \
+                    and node.parent.type == "kernel_call_syntax":
+                count += 1
+                if self.opts.launch_syntax == "hip":
+                    self._hip_launch(data, node.parent)
+            pos = data.find(b"<<<", pos + 3)
+        self.res.stats.launches += count
+        return count
+
+    def _hip_launch(self, data: bytes, kcs) -> None:
+        call = kcs.parent
+        if call is None or call.type != "call_expression":
+            return
+        fn = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        if fn is None or args is None:
+            return
+        cfg = [c for c in kcs.named_children if c.type != "comment"]
+        if len(cfg) < 2 or len(cfg) > 4:
+            return
+        templated = fn.type == "template_function" or (
+            fn.type == "qualified_identifier" and b"<" in data[fn.start_byte:fn.end_byte])
+        close_name = b")" if templated else b""
+        open_name = b"hipLaunchKernelGGL(" + (b"HIP_KERNEL_NAME(" if templated else b"")
+        def is_dim3(n) -> bool:
+            f = n.child_by_field_name("function") if n.type == "call_expression" else None
+            return f is not None and data[f.start_byte:f.end_byte] == b"dim3"
+        g_open, g_close = (b"", b"") if is_dim3(cfg[0]) else (b"dim3(", b")")
+        b_open, b_close = (b"", b"") if is_dim3(cfg[1]) else (b"dim3(", b")")
+        edits = [Edit(fn.start_byte, fn.start_byte, open_name),
+                 Edit(fn.end_byte, cfg[0].start_byte, close_name + b", " + g_open),
+                 Edit(cfg[0].end_byte, cfg[1].start_byte, g_close + b", " + b_open)]
+        arg_nodes = [c for c in args.named_children if c.type != "comment"]
+        tail = b"" if not arg_nodes else b", "
+        if len(cfg) == 2:
+            edits.append(Edit(cfg[1].end_byte, args.start_byte + 1, b_close + b", 0, 0" + tail))
+        elif len(cfg) == 3:
+            edits.append(Edit(cfg[1].end_byte, cfg[2].start_byte, b_close + b", "))
+            edits.append(Edit(cfg[2].end_byte, args.start_byte + 1, b", 0" + tail))
+        else:
+            edits.append(Edit(cfg[1].end_byte, cfg[2].start_byte, b_close + b", "))
+            edits.append(Edit(cfg[3].end_byte, args.start_byte + 1, tail))
+        self.res.edits.add_group(edits)
+
+    def _has_device_code(self, data: bytes, root) -> bool:
+        for m in DEVICE_CODE.finditer(data):
+            if m.group() == b"<<<":
+                continue
+            ctx, _ = self._context(root, m.start(), m.end())
+            if ctx in ("code", "partial", "opaque"):
+                node = root.descendant_for_byte_range(m.start(), m.end())
+                if node is not None and node.type not in P.COMMENT_TYPES | P.STRING_TYPES:
+                    return True
+        return False
+
+
+def _line_end(data: bytes, pos: int) -> int:
+    j = data.find(b"\n", pos)
+    return len(data) if j < 0 else j + 1

@@ -1,0 +1,1 @@
+"""Portability rules. Each module holds one family and registers its rules."""

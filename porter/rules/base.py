@@ -1,0 +1,202 @@
+"""The rule interface: a rule reads one parsed file and yields findings, maybe with a fix.
+
+A rule is a class registered with `@register`. It declares:
+
+- ``code`` (``PT101``) and ``name`` (``warp-mask-32bit``), stable once released;
+- ``severity`` (the default; a rule may lower or raise it per finding, e.g. per target);
+- ``languages`` (``"cuda"`` for CUDA C++/HIP sources, ``"python"`` for Triton);
+- ``fix``: ``"none"``, ``"safe"``, ``"unsafe"`` or ``"display"``: the best applicability it offers;
+- ``triggers``: byte strings; the rule runs only on files containing one of them (cheap pre-filter);
+- a docstring with the headings *What it finds*, *Why it breaks on AMD*, *Example*, *Use instead*,
+  *References* (checked by tests and printed by ``porter rule CODE``).
+
+Rules see the original source (CUDA) and must also accept already-ported HIP spellings, so that
+checking a ported tree finds the same hazards and fixing is idempotent.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from ..findings import Applicability, Edit, Finding, Fix, Severity
+from ..parse import cuda as P
+from ..source import SourceFile
+
+DOC_HEADINGS = ("What it finds", "Why it breaks on AMD", "Example", "Use instead", "References")
+
+
+# -- targets ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Target:
+    arch: str
+    wave: int                 # wavefront width
+    lds: int                  # LDS bytes available to one workgroup
+    family: str               # cdna2 / cdna3 / cdna4 / rdna2 / rdna3 / rdna4 / ...
+    fp8: str                  # "fnuz", "ocp" or "none"
+    capability: tuple[int, int]   # what hipDeviceProp_t.major/minor report
+    images: bool = True       # texture/image instructions available
+
+
+# Sources: AMD GPU specs tables (wave size, LDS per workgroup), HIP hardware implementation docs,
+# LLVM AMDGPU usage (wave64 on gfx9, wave32 default on gfx10+), ../shared/hazards.md target sheet.
+TARGETS: dict[str, Target] = {t.arch: t for t in (
+    Target("gfx906", 64, 64 * 1024, "gcn5", "none", (9, 0)),
+    Target("gfx908", 64, 64 * 1024, "cdna1", "none", (9, 0)),
+    Target("gfx90a", 64, 64 * 1024, "cdna2", "none", (9, 0)),
+    Target("gfx940", 64, 64 * 1024, "cdna3", "fnuz", (9, 4), images=False),
+    Target("gfx941", 64, 64 * 1024, "cdna3", "fnuz", (9, 4), images=False),
+    Target("gfx942", 64, 64 * 1024, "cdna3", "fnuz", (9, 4), images=False),
+    Target("gfx950", 64, 160 * 1024, "cdna4", "ocp", (9, 5)),
+    Target("gfx1030", 32, 64 * 1024, "rdna2", "none", (10, 3)),
+    Target("gfx1100", 32, 64 * 1024, "rdna3", "none", (11, 0)),
+    Target("gfx1101", 32, 64 * 1024, "rdna3", "none", (11, 0)),
+    Target("gfx1102", 32, 64 * 1024, "rdna3", "none", (11, 0)),
+    Target("gfx1151", 32, 64 * 1024, "rdna3.5", "none", (11, 5)),
+    Target("gfx1200", 32, 64 * 1024, "rdna4", "ocp", (12, 0)),
+    Target("gfx1201", 32, 64 * 1024, "rdna4", "ocp", (12, 0)),
+    Target("gfx1250", 32, 64 * 1024, "gfx12.5", "ocp", (12, 5)),
+)}
+DEFAULT_ARCH = "gfx942"
+
+
+def parse_archs(text: str | Iterable[str]) -> tuple[Target, ...]:
+    items = text.split(",") if isinstance(text, str) else list(text)
+    out = []
+    for a in items:
+        a = a.strip()
+        if not a:
+            continue
+        base = a.split(":")[0]          # gfx90a:xnack+ -> gfx90a
+        if base not in TARGETS:
+            raise ValueError(f"unknown --offload-arch {a!r} (known: {', '.join(sorted(TARGETS))})")
+        if TARGETS[base] not in out:
+            out.append(TARGETS[base])
+    if not out:
+        raise ValueError("--offload-arch needs at least one target")
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    targets: tuple[Target, ...] = (TARGETS[DEFAULT_ARCH],)
+    rocm_version: tuple[int, ...] = (7, 2)
+
+    def wave64(self) -> tuple[str, ...]:
+        return tuple(t.arch for t in self.targets if t.wave == 64)
+
+    def wave32(self) -> tuple[str, ...]:
+        return tuple(t.arch for t in self.targets if t.wave == 32)
+
+
+# -- context ---------------------------------------------------------------------------------
+class RuleContext:
+    """What a rule sees of one file. Query results and identifier look-ups are cached."""
+
+    def __init__(self, src: SourceFile, tree, options: RuleOptions, index=None):
+        self.src = src
+        self.data = src.data
+        self.tree = tree
+        self.root = tree.root_node
+        self.options = options
+        self.index = index
+        self._types: dict[tuple[str, ...], list] = {}
+
+    # text and positions
+    def text(self, node) -> str:
+        return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def btext(self, node) -> bytes:
+        return self.data[node.start_byte:node.end_byte]
+
+    # tree access
+    def nodes(self, *types: str) -> list:
+        """All nodes of the given types, in document order (one query per type set)."""
+        key = tuple(sorted(types))
+        if key not in self._types:
+            pattern = "[" + " ".join(f"({t})" for t in key) + "] @n"
+            self._types[key] = P.captures(pattern, self.root).get("n", [])
+        return self._types[key]
+
+    def captures(self, pattern: str, node=None) -> dict[str, list]:
+        return P.captures(pattern, node if node is not None else self.root)
+
+    def matches(self, pattern: str, node=None):
+        return P.matches(pattern, node if node is not None else self.root)
+
+    def identifiers(self, names: Iterable[str] | re.Pattern, kinds=P.IDENT_TYPES) -> list:
+        """Identifier nodes (outside comments and strings) whose text is one of `names` or matches
+        the regular expression `names` (a str pattern matched in full)."""
+        if isinstance(names, re.Pattern):
+            rx = re.compile(rb"(?<![\w$])(?:" + names.pattern.encode() + rb")(?![\w$])")
+        else:
+            names = sorted(set(names), key=len, reverse=True)
+            if not names:
+                return []
+            rx = re.compile(rb"(?<![\w$])(?:" + b"|".join(re.escape(n.encode()) for n in names)
+                            + rb")(?![\w$])")
+        out = []
+        for m in rx.finditer(self.data):
+            node = self.root.descendant_for_byte_range(m.start(), m.end())
+            if node is not None and node.type in kinds and node.start_byte == m.start() \
+                    and node.end_byte == m.end():
+                out.append(node)
+        return out
+
+    def in_comment_or_string(self, start: int, end: int) -> bool:
+        node = self.root.descendant_for_byte_range(start, end)
+        while node is not None:
+            if node.type in P.COMMENT_TYPES or node.type in P.STRING_TYPES:
+                return True
+            node = node.parent
+        return False
+
+    def macro_bodies(self) -> list:
+        """`#define` bodies (preproc_arg nodes): opaque text that rules may lex themselves."""
+        return self.nodes("preproc_arg")
+
+
+# -- rules -----------------------------------------------------------------------------------
+_FIX_KINDS = ("none", "safe", "unsafe", "display")
+
+
+class Rule:
+    code: str = ""
+    name: str = ""
+    severity: Severity = Severity.WARNING
+    languages: tuple[str, ...] = ("cuda",)
+    fix: str = "none"
+    triggers: tuple[bytes, ...] = ()
+    emitted_by_engine: bool = False   # API-mapping codes are produced by the rewriter itself
+
+    def applies(self, data: bytes) -> bool:
+        return not self.triggers or any(t in data for t in self.triggers)
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:  # pragma: no cover - interface
+        return iter(())
+
+    # helpers for subclasses
+    def finding(self, ctx: RuleContext, where, message: str, *, severity: Severity | None = None,
+                fix: Fix | None = None, targets: tuple[str, ...] = ()) -> Finding:
+        """`where` is a node or a (start_byte, end_byte) pair."""
+        if isinstance(where, tuple):
+            start, end = where
+        else:
+            start, end = where.start_byte, where.end_byte
+        line, col = ctx.src.position(start)
+        eline, ecol = ctx.src.position(end)
+        return Finding(self.code, severity or self.severity, message, ctx.src.path, line, col,
+                       eline, ecol, fix=fix, targets=targets)
+
+    @staticmethod
+    def make_fix(edits, applicability: Applicability, description: str) -> Fix:
+        return Fix(tuple(edits), applicability, description)
+
+    @classmethod
+    def doc(cls) -> str:
+        import inspect
+        return inspect.cleandoc(cls.__doc__ or "")
+
+
+__all__ = ["Rule", "RuleContext", "RuleOptions", "Target", "TARGETS", "parse_archs",
+           "Finding", "Fix", "Edit", "Severity", "Applicability", "DOC_HEADINGS"]

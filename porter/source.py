@@ -1,0 +1,58 @@
+"""A source file in memory: bytes, language, and byte offset -> line/column."""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+CUDA_EXTS = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx",
+                       ".inl", ".cuinl", ".hip"})
+
+
+@dataclass
+class SourceFile:
+    path: str                 # display path (relative to the input root when possible)
+    data: bytes
+    _lines: list[int] | None = field(default=None, repr=False)
+
+    @property
+    def line_starts(self) -> list[int]:
+        if self._lines is None:
+            starts = [0]
+            find = self.data.find
+            i = find(b"\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find(b"\n", i + 1)
+            self._lines = starts
+        return self._lines
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a byte offset; the column counts characters."""
+        starts = self.line_starts
+        line = bisect.bisect_right(starts, offset) - 1
+        prefix = self.data[starts[line]:offset]
+        try:
+            col = len(prefix.decode("utf-8")) + 1
+        except UnicodeDecodeError:
+            col = len(prefix) + 1
+        return line + 1, col
+
+    def line_text(self, line: int) -> str:
+        starts = self.line_starts
+        if not 1 <= line <= len(starts):
+            return ""
+        start = starts[line - 1]
+        end = starts[line] - 1 if line < len(starts) else len(self.data)
+        return self.data[start:end].decode("utf-8", "replace").rstrip("\r")
+
+
+def is_binary(data: bytes) -> bool:
+    return b"\0" in data[:8192]
+
+
+def is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
