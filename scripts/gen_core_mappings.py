@@ -1,0 +1,661 @@
+#!/usr/bin/env python3
+"""Propose the core CUDA -> HIP mapping rows from the authoritative headers.
+
+Reads the CUDA toolkit headers (runtime, driver, device functions, fp16/bf16/fp8) and the HIP
+headers of ROCm 7.2 and 6.4 (plus clang's HIP wrapper headers, which declare the device math
+functions), proposes a HIP name for each CUDA name by the HIP naming conventions, and keeps a
+proposal only when the HIP header declares that name with the same kind (and, for functions,
+the same number of parameters). Names without a verified equivalent become `unsupported`.
+
+    python3 scripts/gen_core_mappings.py --out /tmp/proposed      # write proposals
+    python3 scripts/gen_core_mappings.py --out mappings           # after review
+
+The rows are proposals: review the diff before committing (see mappings/README.md).
+Environment: CUDA_INCLUDE, PORTER_ROCM_PREFIX, PORTER_ROCM64_PREFIX, CLANG_HIP_INCLUDE.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import glob
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cuda_names import Declarations, header_files, header_identifiers, scan_headers  # noqa: E402
+
+CUDA_VER = "CUDA 13"
+COLUMNS = ("cuda", "hip", "roc", "kind", "status", "hip_since", "transform", "notes", "source")
+
+CUDA = Path(os.environ.get("CUDA_INCLUDE", "/usr/local/cuda/include"))
+R72 = Path(os.environ.get("PORTER_ROCM_PREFIX", "/opt/porter-rocm/7.2")) / "usr" / "include"
+R64 = Path(os.environ.get("PORTER_ROCM64_PREFIX", "/opt/porter-rocm/6.4")) / "usr" / "include"
+
+
+def clang_hip_headers() -> list[Path]:
+    """clang's HIP wrapper headers (device math functions live there, not in ROCm's include/)."""
+    env = os.environ.get("CLANG_HIP_INCLUDE")
+    dirs = [Path(env)] if env else sorted(
+        (Path(p) for p in glob.glob("/usr/lib/llvm-*/lib/clang/*/include")),
+        key=lambda p: [int(x) for x in re.findall(r"\d+", str(p))])[-1:]
+    out: list[Path] = []
+    for d in dirs:
+        out += sorted(d.glob("__clang_hip_*.h"))
+    return out
+
+
+# -- the HIP side -------------------------------------------------------------------------------
+
+@dataclass
+class Hip:
+    version: str
+    decl: Declarations
+    tokens: set[str]
+
+    def kind(self, name: str) -> str | None:
+        return self.decl.kind_of(name)
+
+
+def load_hip(root: Path, version: str) -> Hip:
+    files = header_files(root / "hip") + clang_hip_headers()
+    decl = scan_headers(files)
+    return Hip(version, decl, header_identifiers(files))
+
+
+def hip_source(h: Hip, name: str) -> str:
+    f = h.decl.origin.get(name, "")
+    if f.startswith("__clang_hip"):
+        return f"{f} clang (HIP device library wrapper)"
+    return f"{f} ROCm {h.version}"
+
+
+# -- proposing ----------------------------------------------------------------------------------
+
+COMPATIBLE = {
+    "function": {"function", "macro"},
+    "type": {"type", "macro"},
+    "enum": {"enum", "macro"},
+    "macro": {"macro", "enum"},
+}
+
+
+def norm_params(params: list[str]) -> str:
+    return " ".join(params)
+
+
+@dataclass
+class Proposal:
+    cuda: str
+    kind: str              # function / type / enum / macro / device_function
+    cuda_file: str
+    hip: str = ""
+    status: str = "unsupported"
+    hip_since: str = ""
+    transform: str = ""
+    notes: str = ""
+    hip_file: str = ""
+
+
+class Matcher:
+    def __init__(self, h72: Hip, h64: Hip, cuda: Declarations):
+        self.h72, self.h64, self.cuda = h72, h64, cuda
+        self.fold: dict[str, list[str]] = {}
+        for n in h72.decl.names():
+            self.fold.setdefault(n.replace("_", "").lower(), []).append(n)
+
+    def accept(self, cuda_name: str, ckind: str, cand: str, why: list[str]) -> bool:
+        hk = self.h72.kind(cand)
+        if hk is None:
+            return False
+        base = "function" if ckind == "device_function" else ckind
+        if hk not in COMPATIBLE[base]:
+            why.append(f"{cand} is a {hk}")
+            return False
+        if base == "function" and hk == "function" and cuda_name in self.cuda.functions:
+            cn = self.cuda.functions[cuda_name]
+            hn = self.h72.decl.functions[cand]
+            if ckind == "function" and hn and not (cn & hn):
+                why.append(f"{cand} takes {sorted(hn)} parameters, {cuda_name} {sorted(cn)}")
+                return False
+        return True
+
+    def find(self, cuda_name: str, ckind: str, cands: list[str], fold: bool = True) -> tuple[str, list[str]]:
+        why: list[str] = []
+        seen = set()
+        for c in cands:
+            if c in seen:
+                continue
+            seen.add(c)
+            if self.accept(cuda_name, ckind, c, why):
+                return c, why
+        if ckind == "type":
+            for c in cands:
+                if c + "_t" not in seen and self.accept(cuda_name, ckind, c + "_t", why):
+                    return c + "_t", why
+        if fold:
+            for c in cands:
+                for alt in self.fold.get(c.replace("_", "").lower(), []):
+                    if alt not in seen and self.accept(cuda_name, ckind, alt, why):
+                        return alt, why
+        return "", why
+
+    def since(self, hip: str) -> str:
+        if hip in self.h64.decl.names() or hip in self.h64.tokens:
+            return ""
+        return "7.2"
+
+
+def camel(words: str) -> str:
+    return "".join(w[:1].upper() + w[1:].lower() for w in words.split("_") if w)
+
+
+# -- CUDA runtime ------------------------------------------------------------------------------
+
+RUNTIME_HEADERS = ["cuda_runtime_api.h", "driver_types.h", "vector_types.h", "vector_functions.h",
+                   "library_types.h", "surface_types.h", "texture_types.h", "channel_descriptor.h",
+                   "cuComplex.h", "cuda_profiler_api.h", "device_types.h", "cuda_runtime.h"]
+SYMBOL_APIS = {"cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbolAsync",
+               "cudaMemcpyFromSymbolAsync", "cudaGetSymbolAddress", "cudaGetSymbolSize"}
+
+# irregular spellings; every target is still checked against the HIP headers
+RUNTIME_OVERRIDES = {
+    "cudaDataType_t": ["hipDataType"],
+    "cudaDataType": ["hipDataType"],
+    "libraryPropertyType": ["hipLibraryPropertyType"],
+    "libraryPropertyType_t": ["hipLibraryPropertyType_t", "hipLibraryPropertyType"],
+    "MAJOR_VERSION": ["HIP_LIBRARY_MAJOR_VERSION"],
+    "MINOR_VERSION": ["HIP_LIBRARY_MINOR_VERSION"],
+    "PATCH_LEVEL": ["HIP_LIBRARY_PATCH_LEVEL"],
+    "cudaDeviceProp": ["hipDeviceProp_t"],
+    "cudaStreamCallback_t": ["hipStreamCallback_t"],
+    "cudaError": ["hipError_t"],
+    "cudaStream_t": ["hipStream_t"],
+    "cudaIpcMemHandle_st": ["hipIpcMemHandle_st"],
+    "cudaDeviceAttr": ["hipDeviceAttribute_t"],
+    "cudaTextureObject_t": ["hipTextureObject_t"],
+    "cudaSurfaceObject_t": ["hipSurfaceObject_t"],
+    "cudaPointerAttributes": ["hipPointerAttribute_t"],
+    "cudaMemAdvise": ["hipMemAdvise_v2"],
+}
+
+
+def runtime_candidates(name: str) -> list[str]:
+    c = list(RUNTIME_OVERRIDES.get(name, []))
+    if name.startswith("cudaDevAttr"):
+        c.append("hipDeviceAttribute" + name[len("cudaDevAttr"):])
+    if name.startswith("cuda"):
+        rest = name[4:]
+        c += ["hip" + rest] + (["hip" + rest + "_t"] if name.endswith("_t") else []) + ["hip" + rest + "_v2"]
+    elif name.startswith("CUDA_"):
+        c += ["HIP_" + name[5:]]
+    elif name.startswith("CUDART_"):
+        c += ["HIP_" + name[7:], "HIPRT_" + name[7:]]
+    elif name.startswith("make_cu"):
+        c.append("make_hip" + name[7:])
+    elif name.startswith("cu") and name[2:3].isupper():   # cuComplex.h
+        c.append("hip" + name[2:])
+    else:
+        c.append(name)   # vector types, make_float4, ...
+    return c
+
+
+# -- CUDA driver --------------------------------------------------------------------------------
+
+DRIVER_OVERRIDES = {
+    "cuMemAlloc": ["hipMalloc"], "cuMemFree": ["hipFree"], "cuMemAllocManaged": ["hipMallocManaged"],
+    "cuMemAllocHost": ["hipMemAllocHost"], "cuMemFreeHost": ["hipHostFree"],
+    "cuMemHostAlloc": ["hipHostAlloc"], "cuMemHostRegister": ["hipHostRegister"],
+    "cuMemHostUnregister": ["hipHostUnregister"],
+    "cuMemHostGetDevicePointer": ["hipHostGetDevicePointer"], "cuMemHostGetFlags": ["hipHostGetFlags"],
+    "cuMemAllocPitch": ["hipMemAllocPitch"],
+    "cuDeviceGetCount": ["hipGetDeviceCount"],
+    "cuLaunchKernel": ["hipModuleLaunchKernel"],
+    "cuLaunchCooperativeKernel": ["hipModuleLaunchCooperativeKernel"],
+    "cuLaunchCooperativeKernelMultiDevice": ["hipModuleLaunchCooperativeKernelMultiDevice"],
+    "cuLaunchHostFunc": ["hipLaunchHostFunc"],
+    "cuOccupancyMaxActiveBlocksPerMultiprocessor": ["hipModuleOccupancyMaxActiveBlocksPerMultiprocessor"],
+    "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags":
+        ["hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags"],
+    "cuOccupancyMaxPotentialBlockSize": ["hipModuleOccupancyMaxPotentialBlockSize"],
+    "cuOccupancyMaxPotentialBlockSizeWithFlags": ["hipModuleOccupancyMaxPotentialBlockSizeWithFlags"],
+    "cuMemcpy2D": ["hipMemcpyParam2D"], "cuMemcpy2DAsync": ["hipMemcpyParam2DAsync"],
+    "cuMemcpy2DUnaligned": ["hipDrvMemcpy2DUnaligned"],
+    "cuMemcpy3D": ["hipDrvMemcpy3D"], "cuMemcpy3DAsync": ["hipDrvMemcpy3DAsync"],
+    "cuPointerGetAttributes": ["hipDrvPointerGetAttributes"],
+    "cuGetErrorString": ["hipDrvGetErrorString"], "cuGetErrorName": ["hipDrvGetErrorName"],
+    "cuStreamCreate": ["hipStreamCreateWithFlags"], "cuEventCreate": ["hipEventCreateWithFlags"],
+    "cuGraphInstantiate": ["hipGraphInstantiateWithFlags"],
+    "cuMemsetD2D8": ["hipMemset2D"],
+    # types
+    "CUresult": ["hipError_t"], "CUdevice": ["hipDevice_t"], "CUdevice_v1": ["hipDevice_t"],
+    "CUcontext": ["hipCtx_t"], "CUmodule": ["hipModule_t"], "CUfunction": ["hipFunction_t"],
+    "CUstream": ["hipStream_t"], "CUevent": ["hipEvent_t"], "CUdeviceptr": ["hipDeviceptr_t"],
+    "CUdeviceptr_v2": ["hipDeviceptr_t"],
+    "CUarray": ["hipArray_t"], "CUmipmappedArray": ["hipMipmappedArray_t"],
+    "CUtexObject": ["hipTextureObject_t"], "CUsurfObject": ["hipSurfaceObject_t"],
+    "CUdevice_attribute": ["hipDeviceAttribute_t"], "CUfunction_attribute": ["hipFunction_attribute"],
+    "CUjit_option": ["hipJitOption"], "CUgraph": ["hipGraph_t"], "CUgraphNode": ["hipGraphNode_t"],
+    "CUgraphExec": ["hipGraphExec_t"], "CUmemoryPool": ["hipMemPool_t"],
+    "CUDA_MEMCPY2D": ["hip_Memcpy2D"], "CUDA_MEMCPY3D": ["HIP_MEMCPY3D"],
+    "CUDA_ARRAY_DESCRIPTOR": ["HIP_ARRAY_DESCRIPTOR"], "CUDA_ARRAY3D_DESCRIPTOR": ["HIP_ARRAY3D_DESCRIPTOR"],
+    "CUstreamCallback": ["hipStreamCallback_t"], "CUhostFn": ["hipHostFn_t"],
+    "CUipcMemHandle": ["hipIpcMemHandle_t"], "CUipcEventHandle": ["hipIpcEventHandle_t"],
+    "CUfunc_cache": ["hipFuncCache_t"], "CUsharedconfig": ["hipSharedMemConfig"],
+    "CUlimit": ["hipLimit_t"], "CUmemorytype": ["hipMemoryType"], "CUuuid": ["hipUUID"],
+    "CUexternalMemory": ["hipExternalMemory_t"], "CUexternalSemaphore": ["hipExternalSemaphore_t"],
+    "CUuserObject": ["hipUserObject_t"], "CUkernel": ["hipKernel_t"], "CUlibrary": ["hipLibrary_t"],
+    "CUlinkState": ["hipLinkState_t"],
+    "CUDA_KERNEL_NODE_PARAMS": ["hipKernelNodeParams"],
+    "CUDA_MEMSET_NODE_PARAMS": ["hipMemsetParams"],
+    "CUDA_HOST_NODE_PARAMS": ["hipHostNodeParams"],
+    "CUDA_RESOURCE_DESC": ["HIP_RESOURCE_DESC"], "CUDA_TEXTURE_DESC": ["HIP_TEXTURE_DESC"],
+    "CUDA_RESOURCE_VIEW_DESC": ["HIP_RESOURCE_VIEW_DESC"],
+    "CUDA_SUCCESS": ["hipSuccess"],
+    "CUgraphMem_attribute": ["hipGraphMemAttributeType"], "CUmemPool_attribute": ["hipMemPoolAttr"],
+    "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS": ["hipExternalSemaphoreSignalNodeParams"],
+    "CUDA_EXT_SEM_WAIT_NODE_PARAMS": ["hipExternalSemaphoreWaitNodeParams"],
+    "CUdevice_P2PAttribute": ["hipDeviceP2PAttr"], "CUmem_advise": ["hipMemoryAdvise"],
+    "CUlaunchConfig": ["HIP_LAUNCH_CONFIG"], "CUDA_LAUNCH_PARAMS": ["hipFunctionLaunchParams"],
+    "CUgraphicsResource": ["hipGraphicsResource_t"], "CUtexref": ["hipTexRef"],
+    "cuMemAdvise": ["hipMemAdvise_v2"], "cuMemPrefetchAsync": ["hipMemPrefetchAsync_v2"],
+}
+
+
+def driver_candidates(name: str, kind: str) -> list[str]:
+    c = list(DRIVER_OVERRIDES.get(name, []))
+    if kind == "function" and name.startswith("cu"):
+        rest = name[2:]
+        c += ["hip" + rest, "hipDrv" + rest, "hip" + rest + "_v2"]
+    elif name.startswith("CUDA_ERROR_"):
+        c += ["hipError" + camel(name[11:])]
+    elif name.startswith("CUDA_"):
+        c += ["HIP_" + name[5:], "hip" + camel(name[5:])]
+    elif name.startswith("CU_"):
+        c += ["HIP_" + name[3:], "hip" + camel(name[3:])]
+    elif name.startswith("CU"):
+        rest = re.sub(r"_(enum|st)$", "", name[2:])
+        c += ["hip" + rest[:1].upper() + rest[1:], "hip" + rest[:1].upper() + rest[1:] + "_t",
+              "HIP" + rest]
+    elif name.startswith("cu"):
+        c += ["hip" + name[2:]]
+    return c
+
+
+# -- device, lowp -------------------------------------------------------------------------------
+
+DEVICE_HEADERS = ["crt/math_functions.h", "crt/device_functions.h", "crt/device_double_functions.h",
+                  "device_atomic_functions.h", "sm_20_atomic_functions.h", "sm_32_atomic_functions.h",
+                  "sm_35_atomic_functions.h", "sm_60_atomic_functions.h", "sm_20_intrinsics.h",
+                  "sm_30_intrinsics.h", "sm_32_intrinsics.h", "sm_35_intrinsics.h",
+                  "sm_61_intrinsics.h", "crt/sm_70_rt.h", "crt/sm_80_rt.h", "crt/sm_90_rt.h",
+                  "crt/sm_100_rt.h"]
+LOWP_HEADERS = ["cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp", "cuda_fp8.h",
+                "cuda_fp8.hpp", "cuda_fp6.h", "cuda_fp6.hpp", "cuda_fp4.h", "cuda_fp4.hpp"]
+SYNC_WARP = ["__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
+             "__ballot_sync", "__any_sync", "__all_sync"]
+
+LOWP_OVERRIDES = {
+    "nv_bfloat16": ["__hip_bfloat16"], "nv_bfloat162": ["__hip_bfloat162"],
+}
+
+
+def lowp_candidates(name: str) -> list[str]:
+    c = list(LOWP_OVERRIDES.get(name, []))
+    if name.startswith("__nv_"):
+        c.append("__hip_" + name[5:])
+    elif name.startswith("__NV_"):
+        c.append("__HIP_" + name[5:])
+    elif name.startswith("CUDART_"):
+        c += ["HIPRT_" + name[7:], "HIP_" + name[7:]]
+    elif name.startswith("nv_"):
+        pass  # nv_bfloat16-style typedefs only through LOWP_OVERRIDES (hip_bfloat16 is another type)
+    else:
+        c.append(name)
+    return c
+
+
+INTERNAL = re.compile(
+    r"^(__.*(_H|_HPP|_DECL|_INLINE|_API|_MACROS?)__?$|__internal|__cuda|__nv_(?!bfloat|fp)|__CUDA|_CUDA|__NV_|"
+    r"__DEF_IF|__CUDACC|__float_simpl|__bfloat_simpl|__half_simpl|.*_v\d+$|.*_ptsz$|.*_ptds$|_Z)")
+
+
+HOST_HELPERS = re.compile(r"^(_[A-Z]|__libcpp|__cmath|__pow_helper|__\w+_BITS$|_[a-z]+sign$)")
+
+
+def is_internal(name: str, decl: Declarations) -> bool:
+    if HOST_HELPERS.match(name):
+        return True
+    if INTERNAL.match(name) and not name.startswith(("__nv_bfloat", "__nv_fp", "__NV_E", "__NV_SAT",
+                                                     "__NV_NOSAT")):
+        return True
+    v = decl.macro_values.get(name, "")
+    if name in decl.macros and name.startswith("__") and v in ("", "1"):
+        return True   # guards and feature flags
+    return False
+
+
+# -- driving ------------------------------------------------------------------------------------
+
+def cuda_decl(files: list[str]) -> Declarations:
+    paths = [CUDA / "crt/host_defines.h"] + [CUDA / f for f in files]
+    return scan_headers([p for p in paths if p.is_file()])
+
+
+def removed_runtime(current: Declarations) -> set[str]:
+    """Runtime functions CUDA lists as removed (generated_cudart_removed_meta.h) and no longer declares."""
+    meta = CUDA / "generated_cudart_removed_meta.h"
+    out = set()
+    if meta.is_file():
+        for m in re.finditer(r"typedef struct (cuda\w+?)_(?:ptsz_|ptds_)?v\d+_params_st", meta.read_text()):
+            name = re.sub(r"_(ptsz|ptds)$", "", m.group(1))
+            if name not in current.names() and not re.search(r"_v\d+$", name):
+                out.add(name)
+    return out
+
+
+# names gone from CUDA 12/13 headers that old code still uses (texture/surface references,
+# thread-era API); kept as `removed` rows so porter can say what they became
+EXTRA_REMOVED_RUNTIME = ["cudaThreadSynchronize", "cudaThreadExit", "textureReference", "surfaceReference",
+                         "cudaTextureType1D", "cudaGetTextureReference"]
+
+
+def build(kinds_from: Declarations, names: set[str]) -> list[tuple[str, str]]:
+    out = []
+    for n in sorted(names):
+        k = kinds_from.kind_of(n)
+        if k:
+            out.append((n, k))
+    return out
+
+
+def propose_table(m: Matcher, names: list[tuple[str, str]], cands, cuda_src) -> list[Proposal]:
+    props = []
+    for name, kind in names:
+        p = Proposal(name, kind, cuda_src(name))
+        hip, why = m.find(name, kind, cands(name, kind))
+        if hip:
+            p.hip, p.status, p.hip_since = hip, "supported", m.since(hip)
+            if hip in m.h72.decl.deprecated:
+                p.status = "deprecated"
+            p.hip_file = hip_source(m.h72, hip)
+        else:
+            p.notes = "no HIP equivalent in ROCm 7.2 headers" + (f" ({'; '.join(why[:2])})" if why else "")
+        props.append(p)
+    return props
+
+
+def row(p: Proposal) -> dict:
+    src = f"{p.cuda_file} {CUDA_VER}"
+    if p.hip_file:
+        src += f"; {p.hip_file}"
+    kind = p.kind
+    return dict(cuda=p.cuda, hip=p.hip, roc="", kind=kind, status=p.status, hip_since=p.hip_since,
+                transform=p.transform, notes=p.notes, source=src)
+
+
+def sort_rows(rows: list[dict]) -> list[dict]:
+    def key(r):
+        v = tuple(int(x) for x in r["hip_since"].split(".")) if r["hip_since"] else (0,)
+        return (r["cuda"], v)
+    return sorted(rows, key=key)
+
+
+def write(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for r in sort_rows(rows):
+            w.writerow(r)
+
+
+# CUDA names whose look-alike HIP name means something else
+DENY = {
+    "CUDA_VERSION": "HIP_VERSION encodes the HIP version, not a CUDA API level",
+    "CUDART_VERSION": "HIP_VERSION encodes the HIP version, not a CUDA runtime version",
+}
+RUNTIME_PREFIX = re.compile(r"^(cuda|CUDA|CUDART_|make_cu|cu[A-Z])")
+VECTOR_FILES = {"vector_types.h", "vector_functions.h", "library_types.h"}
+
+
+def finish(m: Matcher, props: list[Proposal]) -> list[dict]:
+    rows = []
+    for p in props:
+        if p.cuda in DENY:
+            p.hip, p.status, p.hip_since, p.hip_file = "", "unsupported", "", ""
+            p.notes = DENY[p.cuda]
+        rows.append(row(p))
+    return rows
+
+
+def make_tables(h72: Hip, h64: Hip) -> dict[str, list[dict]]:
+    tables: dict[str, list[dict]] = {}
+
+    # runtime
+    rt = cuda_decl(RUNTIME_HEADERS)
+    m = Matcher(h72, h64, rt)
+    names = [(n, k) for n, k in build(rt, rt.names())
+             if not is_internal(n, rt) and not n.startswith("CU") or n.startswith("CUDA")
+             if (RUNTIME_PREFIX.match(n) or rt.origin.get(n) in VECTOR_FILES) and not is_internal(n, rt)]
+    props = propose_table(m, names, lambda n, k: runtime_candidates(n), lambda n: rt.origin[n])
+    for p in props:
+        if p.cuda in SYMBOL_APIS and p.hip:
+            p.transform = "symbol_arg0"
+    removed = sorted(removed_runtime(rt) | {n for n in EXTRA_REMOVED_RUNTIME if n not in rt.names()})
+    for n in removed:
+        p = Proposal(n, "type" if n[0].islower() and not n.startswith("cuda") else "function",
+                     "generated_cudart_removed_meta.h")
+        if n.startswith("cudaTextureType"):
+            p.kind = "macro"
+        hip, why = m.find(n, "function" if p.kind == "function" else p.kind, runtime_candidates(n) + [n])
+        p.status = "removed"
+        if hip:
+            p.hip, p.hip_since, p.hip_file = hip, m.since(hip), hip_source(h72, hip)
+            p.notes = "removed from current CUDA; HIP still declares it"
+        else:
+            p.notes = "removed from current CUDA; no HIP equivalent"
+        props.append(p)
+    tables["runtime"] = finish(m, props)
+    runtime_names = {p.cuda for p in props}
+
+    # driver
+    dr = cuda_decl(["cuda.h"])
+    m = Matcher(h72, h64, dr)
+    names = [(n, k) for n, k in build(dr, dr.names())
+             if re.match(r"^(cu[A-Z]|CU)", n) and not is_internal(n, dr) and n not in runtime_names]
+    props = propose_table(m, names, driver_candidates, lambda n: dr.origin[n])
+    tables["driver"] = finish(m, props)
+
+    # device functions
+    dv = cuda_decl(DEVICE_HEADERS)
+    m = Matcher(h72, h64, dv)
+    names = [(n, "device_function") for n in sorted(dv.functions)
+             if not is_internal(n, dv) and n not in SYNC_WARP]
+    props = propose_table(m, names, lambda n, k: [n], lambda n: dv.origin[n])
+    for n in SYNC_WARP:
+        base = n[:-5]
+        p = Proposal(n, "device_function", dv.origin.get(n, "sm_30_intrinsics.h"))
+        if h72.kind(base) and h64.kind(base):
+            p.hip, p.status, p.transform = base, "supported", "drop_arg0"
+            p.hip_file = hip_source(h72, base)
+            p.notes = (f"before ROCm 7.0 the mask argument is dropped and {base} (whole wavefront) is used; "
+                       "ROCm 6.2-6.4 offer {n} only with HIP_ENABLE_WARP_SYNC_BUILTINS").replace("{n}", n)
+            props.append(p)
+        q = Proposal(n, "device_function", p.cuda_file)
+        if h72.kind(n):
+            q.hip, q.status, q.hip_since, q.hip_file = n, "supported", "7.0", hip_source(h72, n)
+            q.notes = ("HIP's mask is 64-bit (wavefront of 64 lanes on most AMD GPUs): a 32-bit "
+                       "0xffffffff mask covers only lanes 0-31 there")
+            props.append(q)
+    tables["device"] = finish(m, props)
+
+    # low precision
+    lp = cuda_decl(LOWP_HEADERS)
+    m = Matcher(h72, h64, lp)
+    names = [(n, "device_function" if k == "function" else k) for n, k in build(lp, lp.names())
+             if not is_internal(n, lp) and n not in dv.functions and n not in runtime_names
+             and n not in SYNC_WARP]
+    props = propose_table(m, names, lambda n, k: lowp_candidates(n), lambda n: lp.origin[n])
+    tables["lowp"] = finish(m, props)
+    return tables
+
+
+# reviewed: the parameter lists differ only in spelling (templates, extra HIP-only overloads)
+SIGNATURE_OK = {
+    "cudaLaunchKernelEx": "variadic template; same parameters",
+    "cudaLaunchCooperativeKernel": "HIP adds an internal overload; the public form matches",
+    "cuMemPoolExportToShareableHandle": "flags: unsigned long long vs unsigned int (reserved, 0)",
+    "cuMemPoolImportFromShareableHandle": "flags: unsigned long long vs unsigned int (reserved, 0)",
+}
+
+_QUALIFIERS = {"const", "struct", "enum", "union", "volatile", "__restrict__", "__restrict", "restrict",
+               "CUDARTAPI", "CUDAAPI", "__device_builtin__", "typename"}
+
+
+def param_types(tokens: list[str]) -> list[str]:
+    """Parameter types of one declaration, names and default values dropped."""
+    out, depth, cur = [], 0, []
+    for t in tokens + [","]:
+        if t in "([":
+            depth += 1
+        elif t in ")]":
+            depth -= 1
+        if t == "," and depth == 0:
+            if "=" in cur:
+                cur = cur[:cur.index("=")]
+            for mac in ("__dparm", "__dv"):
+                if mac in cur:
+                    cur = cur[:cur.index(mac)]
+            cur = ["unsigned int" if x == "unsigned" and (k + 1 == len(cur) or cur[k + 1] not in ("int", "char", "short", "long"))
+                   else x for k, x in enumerate(cur)]
+            cur = [x for x in cur if x not in _QUALIFIERS]
+            idents = [x for x in cur if re.fullmatch(r"[A-Za-z_]\w*", x)]
+            if len(idents) > 1 and cur and cur[-1] == idents[-1]:
+                cur = cur[:-1]
+            out.append(" ".join(cur))
+            cur = []
+        else:
+            cur.append(t)
+    return [] if out == ["void"] or out == [""] else out
+
+
+_SAME = [(r"\bhipDeviceptr_t\b", "void *"), (r"\bhipDevice_t\b", "int"),
+         (r"\b(cuuint64_t|uint64_t|unsigned long long)\b", "u64"),
+         (r"\b(cuuint32_t|uint32_t|unsigned int|unsigned char|int)\b", "i32"),
+         (r"\bhipGraphicsResource \*", "hipGraphicsResource_t"), (r"\bhipTexRef\b", "textureReference *")]
+
+
+def same_type(t: str) -> str:
+    t = re.sub(r"\s+[A-Za-z_]\w*$", "", t) if re.search(r"[\w*&]\s+[A-Za-z_]\w*$", t) and not re.search(
+        r"\b(int|long|char|short|float|double)$", t) else t
+    for pat, rep in _SAME:
+        t = re.sub(pat, rep, t)
+    return t
+
+
+def review_signatures(tables: dict[str, list[dict]], cuda_decls: dict[str, Declarations], h72: Hip) -> list[str]:
+    """Functions whose parameter types differ after renaming the CUDA types (for the reviewer)."""
+    typemap = {}
+    for rows in tables.values():
+        for r in rows:
+            if r["kind"] in ("type", "enum", "macro") and r["hip"]:
+                typemap[r["cuda"]] = r["hip"]
+    out = []
+    for area in ("runtime", "driver"):
+        decl = cuda_decls[area]
+        for r in tables[area]:
+            if r["kind"] != "function" or not r["hip"] or r["cuda"] not in decl.params:
+                continue
+            hp = h72.decl.params.get(r["hip"], [])
+            if not hp:
+                continue
+            cands = [[" ".join(typemap.get(t, t) for t in p.split()) for p in param_types(c)]
+                     for c in decl.params[r["cuda"]]]
+            hips = [param_types(h) for h in hp]
+            cands = [[same_type(t) for t in c] for c in cands]
+            hips = [[same_type(t) for t in h] for h in hips]
+            if not any(c == h for c in cands for h in hips):
+                out.append((area, r, f"{cands[0]} vs {hips[0]}"))
+    return out
+
+
+# CUDA include -> HIP include (None: no HIP counterpart); every path is checked on disk
+HEADERS = {
+    "cuda_runtime.h": "hip/hip_runtime.h", "cuda_runtime_api.h": "hip/hip_runtime_api.h",
+    "cuda.h": "hip/hip_runtime.h", "cuda_fp16.h": "hip/hip_fp16.h", "cuda_bf16.h": "hip/hip_bf16.h",
+    "cuda_fp8.h": "hip/hip_fp8.h", "cuda_fp6.h": "hip/hip_fp6.h", "cuda_fp4.h": "hip/hip_fp4.h",
+    "cooperative_groups.h": "hip/hip_cooperative_groups.h",
+    "cuComplex.h": "hip/hip_complex.h", "device_launch_parameters.h": "hip/hip_runtime.h",
+    "vector_types.h": "hip/hip_vector_types.h", "vector_functions.h": "hip/hip_vector_types.h",
+    "math_constants.h": "hip/hip_math_constants.h", "cuda_profiler_api.h": "hip/hip_runtime_api.h",
+    "texture_types.h": "hip/texture_types.h", "surface_types.h": "hip/surface_types.h",
+    "library_types.h": "hip/library_types.h", "driver_types.h": "hip/driver_types.h",
+    "channel_descriptor.h": "hip/channel_descriptor.h", "device_functions.h": "hip/device_functions.h",
+    "math_functions.h": "hip/math_functions.h", "cuda_gl_interop.h": "hip/hip_gl_interop.h",
+    "cuda_device_runtime_api.h": "hip/hip_runtime_api.h",
+    "device_atomic_functions.h": "hip/hip_runtime.h", "sm_20_intrinsics.h": "hip/hip_runtime.h",
+    "sm_30_intrinsics.h": "hip/hip_runtime.h", "sm_32_intrinsics.h": "hip/hip_runtime.h",
+    "sm_60_atomic_functions.h": "hip/hip_runtime.h",
+    "cuda_occupancy.h": None, "cuda_pipeline.h": None, "cuda_pipeline_primitives.h": None,
+    "cuda_awbarrier.h": None, "cuda_awbarrier_primitives.h": None, "cudaProfiler.h": None,
+    "cuda_egl_interop.h": None, "cuda_vdpau_interop.h": None, "cudaGL.h": None, "cudaEGL.h": None,
+    "cudaVDPAU.h": None, "cudaTypedefs.h": None, "cuda_stdint.h": None,
+}
+HEADER_NOTES = {
+    "cuda.h": "HIP declares the driver-style API in hip_runtime_api.h, included by hip_runtime.h",
+    "device_launch_parameters.h": "threadIdx/blockIdx/blockDim/gridDim come with hip_runtime.h",
+    "cuda_profiler_api.h": "hipProfilerStart/hipProfilerStop are in hip_runtime_api.h",
+    "cudaProfiler.h": "driver profiler API (cuProfilerStart/Stop): no HIP header",
+    "cuda_pipeline.h": "asynchronous copy pipelines (memcpy_async) have no HIP equivalent",
+    "cuda_awbarrier.h": "arrive/wait barriers have no HIP equivalent",
+    "cuda_fp8.h": "hip_fp8.h: MI300 (gfx942) uses the FNUZ encodings, MI350 (gfx950) the OCP ones",
+}
+
+
+def header_rows(h72: Hip, h64: Hip) -> list[dict]:
+    rows = []
+    for cuda, hip in HEADERS.items():
+        src = f"{cuda} {CUDA_VER}"
+        if not (CUDA / cuda).is_file():
+            continue
+        if hip and (R72 / hip).is_file():
+            since = "" if (R64 / hip).is_file() else "7.2"
+            rows.append(dict(cuda=cuda, hip=hip, roc="", kind="header", status="supported", hip_since=since,
+                             transform="", notes=HEADER_NOTES.get(cuda, ""), source=f"{src}; {hip} ROCm 7.2"))
+        else:
+            rows.append(dict(cuda=cuda, hip="", roc="", kind="header", status="unsupported", hip_since="",
+                             transform="", notes=HEADER_NOTES.get(cuda, "no HIP counterpart in ROCm 7.2"),
+                             source=src))
+    return rows
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, required=True, help="folder for the proposed CSV files")
+    ap.add_argument("--review", action="store_true", help="print signature differences to review")
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    h72, h64 = load_hip(R72, "7.2"), load_hip(R64, "6.4")
+    tables = make_tables(h72, h64)
+    tables["headers"] = header_rows(h72, h64)
+    decls = {"runtime": cuda_decl(RUNTIME_HEADERS), "driver": cuda_decl(["cuda.h"])}
+    for area, r, diff in review_signatures(tables, decls, h72):
+        if r["cuda"] in SIGNATURE_OK:
+            continue
+        if args.review:
+            print("SIGNATURE", area, r["cuda"], "->", r["hip"], diff)
+        r.update(notes=f"{r['hip']} exists but its parameters differ ({diff})", hip="",
+                 status="unsupported", hip_since="", transform="", source=r["source"].split(";")[0])
+    for area, rows in tables.items():
+        write(args.out / f"{area}.csv", rows)
+        counts: dict[str, int] = {}
+        for r in rows:
+            counts[r["status"]] = counts.get(r["status"], 0) + 1
+        print(f"{area}.csv: {len(rows)} rows {counts}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
