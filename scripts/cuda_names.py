@@ -330,7 +330,7 @@ def _walk(toks: list[str], fname: str, decl: Declarations, fmacros: set[str]) ->
                     and not name.startswith("__attribute") and prev not in ("::", ".", "->", "=", "operator")
                     and (prev in ("*", "&", ">") or (_IDENT.fullmatch(prev) and prev not in ("return", "typedef", "new")))
                     and "typedef" not in toks[stmt_start:i]
-                    and "=" not in toks[stmt_start:i]):
+                    and not _assigns(toks, stmt_start, i)):
                 decl.functions.setdefault(name, set()).add(_param_count(toks[i + 1:end]))
                 decl.params.setdefault(name, []).append(toks[i + 1:end])
                 if any("DEPRECATED" in x or x == "deprecated" for x in toks[stmt_start:i]):
@@ -339,6 +339,19 @@ def _walk(toks: list[str], fname: str, decl: Declarations, fmacros: set[str]) ->
             i = end + 1
             continue
         i += 1
+
+
+def _assigns(toks: list[str], start: int, end: int) -> bool:
+    """True when the statement so far has an '=' outside parentheses (an initializer)."""
+    depth = 0
+    for t in toks[start:end]:
+        if t in "([":
+            depth += 1
+        elif t in ")]":
+            depth -= 1
+        elif t == "=" and depth == 0:
+            return True
+    return False
 
 
 def _is_qualified_namespace(toks: list[str], i: int) -> bool:

@@ -489,6 +489,9 @@ def make_tables(h72: Hip, h64: Hip) -> dict[str, list[dict]]:
             q.notes = ("HIP's mask is 64-bit (wavefront of 64 lanes on most AMD GPUs): a 32-bit "
                        "0xffffffff mask covers only lanes 0-31 there")
             props.append(q)
+    for p in props:
+        if p.cuda == "__syncwarp" and p.hip:
+            p.hip_since = "7.0"   # declared by default from ROCm 7.0 (absent from 6.4 headers)
     tables["device"] = finish(m, props)
 
     # low precision
@@ -498,6 +501,11 @@ def make_tables(h72: Hip, h64: Hip) -> dict[str, list[dict]]:
              if not is_internal(n, lp) and n not in dv.functions and n not in runtime_names
              and n not in SYNC_WARP]
     props = propose_table(m, names, lambda n, k: lowp_candidates(n), lambda n: lp.origin[n])
+    for p in props:
+        if "fp8" in p.cuda or p.cuda in ("__NV_E4M3", "__NV_E5M2"):
+            extra = ("HIP has OCP fp8 types (used natively by MI350/gfx950) and _fnuz variants "
+                     "(MI300/gfx942 hardware format): check the encoding the target GPU uses")
+            p.notes = f"{p.notes}; {extra}" if p.notes else extra
     tables["lowp"] = finish(m, props)
     return tables
 
