@@ -1,0 +1,190 @@
+"""porter.verify: compile checks with the real HIP compiler (clang-22 + the ROCm prefixes made
+by scripts/setup-rocm.sh). The compiler tests skip locally and fail in CI when it is missing."""
+from __future__ import annotations
+
+import types
+from pathlib import Path
+
+import pytest
+
+from porter import verify
+
+ARCHS = ["gfx942", "gfx90a"]
+
+KERNEL_OK = r"""
+#include <hip/hip_runtime.h>
+
+__global__ void scale(float* __restrict__ y, const float* __restrict__ x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i];
+}
+
+__device__ float wave_sum(float v) {
+  for (int offset = warpSize / 2; offset > 0; offset /= 2)
+    v += __shfl_down_sync(0xffffffffffffffffull, v, offset);
+  return v;
+}
+
+__global__ void sum(const float* x, float* out) {
+  float v = wave_sum(x[threadIdx.x]);
+  if (threadIdx.x % warpSize == 0) atomicAdd(out, v);
+}
+
+int launch(float* y, const float* x, int n, hipStream_t s) {
+  hipLaunchKernelGGL(scale, dim3((n + 255) / 256), dim3(256), 0, s, y, x, 2.0f, n);
+  return hipGetLastError() == hipSuccess ? 0 : 1;
+}
+"""
+
+KERNEL_PTX = r"""
+#include <hip/hip_runtime.h>
+
+__global__ void lane_ids(unsigned* out) {
+  unsigned lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  out[threadIdx.x] = lane;
+}
+"""
+
+KERNEL_MASK32 = r"""
+#include <hip/hip_runtime.h>
+
+__global__ void reduce(const float* x, float* out) {
+  float v = x[threadIdx.x];
+  for (int offset = 16; offset > 0; offset /= 2)
+    v += __shfl_down_sync(0xffffffff, v, offset);
+  if (threadIdx.x == 0) *out = v;
+}
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+    return p
+
+
+@pytest.fixture(scope="module")
+def tc72(rocm72, hip_clang) -> verify.Toolchain:
+    return verify.discover(rocm72)
+
+
+@pytest.fixture(scope="module")
+def tc64(rocm64, hip_clang) -> verify.Toolchain:
+    return verify.discover(rocm64)
+
+
+# --- no compiler needed ----------------------------------------------------------------------
+
+def test_parse_archs():
+    assert verify.parse_archs("gfx942,gfx90a") == ["gfx942", "gfx90a"]
+    assert verify.parse_archs(["gfx942", "gfx942,gfx1100"]) == ["gfx942", "gfx1100"]
+    assert verify.parse_archs(None) == list(verify.DEFAULT_ARCHS)
+    assert verify.parse_archs("gfx90a:xnack+") == ["gfx90a:xnack+"]
+    with pytest.raises(ValueError):
+        verify.parse_archs("sm_90")
+
+
+def test_translation_units_skip_headers_and_build_dirs(tmp_path):
+    for name in ["a.hip", "src/b.cu", "src/c.cpp", "src/d.cc", "inc/e.cuh", "inc/f.h", "g.c",
+                 ".git/h.cpp", "build/CMakeCache.txt", "build/i.cpp", "README.md"]:
+        write(tmp_path, name, "")
+    got = [p.relative_to(tmp_path).as_posix() for p in verify.translation_units(tmp_path)]
+    assert got == ["a.hip", "src/b.cu", "src/c.cpp", "src/d.cc"]
+
+
+def test_missing_toolchain_is_one_clear_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("PORTER_ROCM_PREFIX", str(tmp_path / "nowhere"))
+    with pytest.raises(verify.ToolchainNotFound) as exc:
+        verify.discover()
+    msg = str(exc.value)
+    assert "\n" not in msg and "setup-rocm.sh" in msg and "nowhere" in msg
+    src = write(tmp_path, "k.hip", KERNEL_OK)
+    args = types.SimpleNamespace(path=str(src), offload_arch="gfx942", jobs=1)
+    assert verify.main_verify(args) == 2
+
+
+def test_main_verify_bad_arguments(tmp_path, capsys):
+    assert verify.main_verify(types.SimpleNamespace(path=str(tmp_path / "missing"))) == 2
+    assert verify.main_verify(types.SimpleNamespace(path=str(tmp_path), offload_arch="sm_90")) == 2
+    assert "sm_90" in capsys.readouterr().err
+
+
+def test_setup_prefix_layout(rocm72, rocm64):
+    """What scripts/setup-rocm.sh promises: headers of the right version and device bitcode."""
+    for usr, want in ((rocm72, (7, 2)), (rocm64, (6, 4))):
+        assert verify.hip_version(usr)[:2] == want
+        assert list(usr.glob("lib/llvm-*/lib/clang/*/amdgcn/bitcode/ocml.bc"))
+        for lib in ("hipblas", "rocblas", "hipcub", "rocprim", "thrust", "hipfft", "hiprand",
+                    "hipsparse", "hipsolver", "rccl", "miopen"):
+            assert (usr / "include" / lib).is_dir(), f"{lib} headers missing from {usr}"
+
+
+# --- with the compiler -----------------------------------------------------------------------
+
+def test_compile_ok_for_two_targets(tmp_path, tc72):
+    src = write(tmp_path, "ok.hip", KERNEL_OK)
+    res = verify.compile_file(src, ARCHS, tc72)
+    assert res.ok, res.stderr_tail
+    assert res.returncode == 0 and res.path == src and res.seconds > 0
+    assert "--offload-arch=gfx942" in res.command and "--offload-arch=gfx90a" in res.command
+    assert "-c" in res.command  # object emission: -fsyntax-only would let inline PTX through
+
+
+def test_inline_ptx_fails(tmp_path, tc72):
+    src = write(tmp_path, "ptx.hip", KERNEL_PTX)
+    res = verify.compile_file(src, ["gfx942"], tc72)
+    assert not res.ok and res.returncode != 0
+    assert "invalid instruction" in res.first_error
+    assert res.location == f"{src}:6:16"
+
+
+def test_32bit_warp_mask_fails_on_rocm72(tmp_path, tc72):
+    src = write(tmp_path, "mask.hip", KERNEL_MASK32)
+    res = verify.compile_file(src, ["gfx942"], tc72)
+    assert not res.ok
+    assert "64-bit" in res.stderr_tail
+    assert res.location == f"{src}:7:10"  # the call in the project, not the ROCm header
+
+
+def test_rocm64_wave_size_per_target(tmp_path, tc64):
+    """HIP 6.4 headers need HIP_ENABLE_WARP_SYNC_BUILTINS and a per-target wavefront size with
+    clang-22; gfx1100 (wave32) and gfx942 (wave64) in one compile."""
+    assert tc64.version[:2] == (6, 4)
+    assert tc64.warp_sync_opt_in and tc64.needs_wave_define
+    flags = tc64.arch_flags(["gfx942", "gfx1100"])
+    assert flags[flags.index("-Xarch_gfx1100") + 1] == "-D__AMDGCN_WAVEFRONT_SIZE=32"
+    src = write(tmp_path, "ok.hip", KERNEL_OK)
+    res = verify.compile_file(src, ["gfx942", "gfx1100"], tc64)
+    assert res.ok, res.stderr_tail
+
+
+def test_verify_tree(tmp_path, tc72):
+    write(tmp_path, "include/proj/util.hpp",
+          "#pragma once\n#include <hip/hip_runtime.h>\n"
+          "__device__ inline float twice(float x) { return 2.0f * x; }\n")
+    write(tmp_path, "src/kernels.hip",
+          '#include "proj/util.hpp"\n#include "local.hpp"\n'
+          "__global__ void k(float* p) { p[threadIdx.x] = twice(p[threadIdx.x]) + kLocal; }\n")
+    write(tmp_path, "src/local.hpp", "#pragma once\nconstexpr float kLocal = 1.0f;\n")
+    write(tmp_path, "src/host.cpp",
+          "#include <hip/hip_runtime.h>\n"
+          "int alloc(float** p) { return hipMalloc(p, 64) == hipSuccess ? 0 : 1; }\n")
+    write(tmp_path, "src/bad.cu", KERNEL_PTX)
+    results = verify.verify_tree(tmp_path, ["gfx942"], jobs=2, rocm=tc72)
+    assert [r.path.name for r in results] == ["bad.cu", "host.cpp", "kernels.hip"]
+    by_name = {r.path.name: r for r in results}
+    assert by_name["kernels.hip"].ok, by_name["kernels.hip"].stderr_tail
+    assert by_name["host.cpp"].ok, by_name["host.cpp"].stderr_tail
+    assert not by_name["bad.cu"].ok
+
+
+def test_main_verify_reports(tmp_path, tc72, capsys, monkeypatch):
+    monkeypatch.setenv("PORTER_ROCM_PREFIX", str(tc72.rocm))
+    write(tmp_path, "good.hip", KERNEL_OK)
+    assert verify.main_verify(types.SimpleNamespace(path=str(tmp_path), offload_arch="gfx942")) == 0
+    write(tmp_path, "bad.hip", KERNEL_PTX)
+    assert verify.main_verify(types.SimpleNamespace(path=str(tmp_path), offload_arch="gfx942")) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  bad.hip" in out and "ok    good.hip" in out and "1 compiled, 1 failed" in out
