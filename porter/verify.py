@@ -407,15 +407,18 @@ def verify_tree(
     jobs: int | None = None,
     rocm: Toolchain | str | os.PathLike[str] | None = None,
     extra_flags: Sequence[str] = (),
+    *,
+    include_dirs: Sequence[str | os.PathLike[str]] = (),
 ) -> list[CompileResult]:
     """Compile every translation unit of a ported tree for *offload_archs*, *jobs* at a time
-    (default: the number of CPUs). Include paths: the tree root, its ``include/`` folder when
-    there is one, and each unit's own folder. Results come back in path order."""
+    (default: the number of CPUs). Include paths: each unit's own folder, the tree root, its
+    ``include/`` folder when there is one, then *include_dirs*. Results come back in path order."""
     tc = _toolchain(rocm)
     root = Path(root)
     base = root if root.is_dir() else root.parent
     units = translation_units(root)
     common = [base] + ([base / "include"] if (base / "include").is_dir() else [])
+    common += [Path(d) for d in include_dirs]
 
     def one(tu: Path) -> CompileResult:
         incs = [tu.parent] + [d for d in common if d != tu.parent]
@@ -430,23 +433,32 @@ def verify_tree(
 # CLI entry (argument parsing lives in porter/cli.py)
 
 
+def _with_path(args, path) -> object:
+    import copy
+    one = copy.copy(args)
+    one.path, one.paths = path, None
+    return one
+
+
 def main_verify(args) -> int:
     """Run ``porter verify`` from parsed arguments and print a per-file report.
 
-    Reads these attributes when present: ``path`` (or ``dir``/``paths``: the ported tree or a
-    file), ``offload_arch`` (``"gfx942,gfx90a"`` or a list), ``jobs``, ``rocm`` (a prefix),
+    Reads these attributes when present: ``path`` (or ``dir``, or ``paths``: ported trees or
+    files), ``include`` (extra -I folders), ``offload_arch`` (``"gfx942,gfx90a"`` or a list), ``jobs``, ``rocm`` (a prefix),
     ``extra_flags`` (list), ``quiet`` (only failures), ``verbose`` (all of each
     failure's compiler output). Exit codes: 0 all compiled, 1 some unit
     failed, 2 no toolchain or bad arguments."""
     out, err = sys.stdout, sys.stderr
-    target = getattr(args, "path", None) or getattr(args, "dir", None)
-    if target is None:
-        paths = getattr(args, "paths", None) or []
-        target = paths[0] if paths else None
-    if target is None:
+    targets = [getattr(args, "path", None) or getattr(args, "dir", None)]
+    if targets[0] is None:
+        targets = list(getattr(args, "paths", None) or [])
+    if not targets:
         print("porter verify: no path given", file=err)
         return 2
-    target = Path(target)
+    if len(targets) > 1:
+        codes = [main_verify(_with_path(args, t)) for t in targets]
+        return max(codes)
+    target = Path(targets[0])
     if not target.exists():
         print(f"porter verify: {target} does not exist", file=err)
         return 2
@@ -464,8 +476,9 @@ def main_verify(args) -> int:
     verbose = bool(getattr(args, "verbose", False))
     if not quiet:
         print(f"compiling {len(units)} file(s) for {', '.join(archs)} with {tc.describe()}", file=out)
-    results = verify_tree(target, archs, getattr(args, "jobs", None), tc,
-                          list(getattr(args, "extra_flags", None) or ()))
+    results = verify_tree(target, archs, getattr(args, "jobs", None) or None, tc,
+                          list(getattr(args, "extra_flags", None) or ()),
+                          include_dirs=list(getattr(args, "include", None) or ()))
     base = target if target.is_dir() else target.parent
     failed = [r for r in results if not r.ok]
     for r in results:
