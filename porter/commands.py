@@ -222,7 +222,7 @@ def run_port_or_check(args) -> int:
             elif multi:
                 e.rel = _display(p, e.rel, d.root)
             if mode == "check" or mode == "diff":
-                if e.kind in ("cuda",):
+                if e.kind in ("cuda", "build"):
                     jobs.append(Job(e, keep_data=(mode == "diff")))
             elif mode == "stdout":
                 jobs.append(Job(e, keep_data=True))

@@ -10,6 +10,8 @@ from .source import CUDA_EXTS
 
 ALWAYS_SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".porter-backup", "__pycache__"})
 PYTHON_EXTS = frozenset({".py"})
+BUILD_NAMES = frozenset({"cmakelists.txt", "makefile", "gnumakefile"})
+BUILD_EXTS = frozenset({".cmake", ".mk"})
 
 
 class InputError(Exception):
@@ -20,7 +22,7 @@ class InputError(Exception):
 class Entry:
     path: Path            # absolute path of the file
     rel: str              # path relative to the input root (posix), or the file name
-    kind: str             # "cuda" | "python" | "other" | "symlink"
+    kind: str             # "cuda" | "build" | "python" | "other" | "symlink"
     link_target: str = ""  # for symlinks kept as links
 
 
@@ -34,6 +36,8 @@ class Discovery:
 
 def classify(name: str, extensions: frozenset[str]) -> str:
     ext = os.path.splitext(name)[1].lower()
+    if name.lower() in BUILD_NAMES or ext in BUILD_EXTS:
+        return "build"
     if ext in extensions:
         return "cuda"
     if ext in PYTHON_EXTS:

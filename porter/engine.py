@@ -60,10 +60,43 @@ def init_worker(options: EngineOptions, index_folder: str | None) -> None:
         from .rules.registry import all_rules
         codes = set(options.rule_codes) if options.rule_codes is not None else None
         rules = [r() for r in all_rules()
-                 if not r.emitted_by_engine and "cuda" in r.languages
-                 and (codes is None or r.code in codes)]
-    _STATE["rules"] = rules
+                 if not r.emitted_by_engine and (codes is None or r.code in codes)]
+    _STATE["rules"] = [r for r in rules if "cuda" in r.languages]
+    _STATE["build_rules"] = [r for r in rules if "build" in r.languages]
     _STATE["severity"] = {c: Severity.parse(s) for c, s in options.severity}
+
+
+def process_one(rel: str, data: bytes, options: EngineOptions, kind: str = "cuda") -> FileResult:
+    """Port/check one file held in memory (tests, editors, the review workflow)."""
+    if _STATE.get("options") is not options:
+        init_worker(options, None)
+    return process_build(rel, data) if kind == "build" else process_data(rel, data)
+
+
+def process_build(rel: str, data: bytes) -> FileResult:
+    """Run the build-file rules (CMake, Makefiles) on one file; build files are not rewritten."""
+    opts: EngineOptions = _STATE["options"]
+    res = FileResult(rel, "build", old_data=data, new_data=data)
+    rules = [r for r in _STATE["build_rules"] if r.applies(data)]
+    if not rules:
+        return res
+    from .rules.base import RuleContext
+    src = SourceFile(rel, data)
+    ctx = RuleContext(src, None, opts.rules, _STATE["index"])
+    findings = [f for rule in rules for f in rule.check(ctx)]
+    findings = _suppress(src, findings, rules, opts)
+    _override(findings)
+    findings.sort(key=Finding.sort_key)
+    res.findings = findings
+    return res
+
+
+def _override(findings: list[Finding]) -> None:
+    overrides = _STATE["severity"]
+    if overrides:
+        for f in findings:
+            if f.code in overrides:
+                f.severity = overrides[f.code]
 
 
 def process_data(rel: str, data: bytes) -> FileResult:
@@ -88,11 +121,7 @@ def process_data(rel: str, data: bytes) -> FileResult:
             for f in rule.check(ctx):
                 findings.append(f)
     findings = _suppress(src, findings, _STATE["rules"], opts)
-    overrides = _STATE["severity"]
-    if overrides:
-        for f in findings:
-            if f.code in overrides:
-                f.severity = overrides[f.code]
+    _override(findings)
     edits = rw.edits if opts.rewrite else None
     if edits is None:
         from .rewrite.edits import EditSet
@@ -228,6 +257,13 @@ def run_job(job: Job) -> FileResult:
             res.note = "symbolic link kept as a link"
             return res
         data = e.path.read_bytes()
+        if e.kind == "build":
+            res = process_build(e.rel, data)
+            res.status = "copied"
+            res.new_data = res.old_data = None
+            if job.out:
+                atomic_copy(e.path, Path(job.out))
+            return res
         if e.kind != "cuda":
             res.status = "copied"
             if job.out:
@@ -302,7 +338,8 @@ def _indexed(item):
 
 
 def filter_declared(results: list[FileResult]) -> None:
-    """Drop 'unconverted' findings for names the project declares itself (in any file)."""
+    """Drop unconverted/unsupported findings for names the project declares itself (in any file):
+    a project's own `cudaGaugeField` or `umin` is not a CUDA API reference."""
     declared: set[str] = set()
     for r in results:
         declared |= r.declared
@@ -313,6 +350,8 @@ def filter_declared(results: list[FileResult]) -> None:
         for f in r.findings:
             if f.code == "PT001" and f.name in declared:
                 r.stats.unconverted -= 1
+                continue
+            if f.code == "PT002" and f.name in declared:
                 continue
             kept.append(f)
         r.findings = kept

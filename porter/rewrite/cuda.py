@@ -87,7 +87,7 @@ class RewriteResult:
     edits: EditSet
     findings: list[Finding]
     stats: Stats
-    declared: set[str]          # CUDA-looking names this file declares
+    declared: set[str]          # CUDA-looking or table names this file declares
     tree: object = None
     uses_cuda: bool = False
 
@@ -298,8 +298,7 @@ class CudaRewriter:
             return
         ctx, node = self._context(root, start, end)
         if node is not None and ctx == "code" and is_declaration_name(node):
-            if rows is None:
-                self.res.declared.add(name)
+            self.res.declared.add(name)
             if rows is None or node.type == "field_identifier":
                 return
         if not self._allowed(ctx):

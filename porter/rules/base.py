@@ -96,8 +96,8 @@ class RuleContext:
     def __init__(self, src: SourceFile, tree, options: RuleOptions, index=None):
         self.src = src
         self.data = src.data
-        self.tree = tree
-        self.root = tree.root_node
+        self.tree = tree                      # None for build files (CMake, Makefiles)
+        self.root = tree.root_node if tree is not None else None
         self.options = options
         self.index = index
         self._types: dict[tuple[str, ...], list] = {}
