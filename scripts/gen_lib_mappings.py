@@ -94,44 +94,34 @@ def _split_top(text: str, sep: str = ",") -> list[str]:
 
 def _chunks(code: str):
     """Top-level declarations: text up to ';' at brace depth 0, or a function body."""
-    chunk: list[str] = []
     depth = 0
-    transparent: list[int] = []  # depths of 'extern "C" {' / 'namespace x {'
-    i, n = 0, len(code)
-    while i < n:
-        ch = code[i]
+    start = 0      # start of the current chunk
+    for m in re.finditer(r"[{};]", code):
+        ch, i = m.group(0), m.start()
         if ch == "{":
-            head = "".join(chunk).strip()
-            if depth == 0 and re.search(r'(^|[;)\s])(extern\s*""|namespace(\s+[\w:]+)?)$', head):
-                transparent.append(depth)
-                chunk = []
-                i += 1
-                continue
-            depth += 1
-            chunk.append(ch)
-        elif ch == "}":
             if depth == 0:
-                if transparent:
-                    transparent.pop()
-                chunk = []
-                i += 1
+                head = code[start:i].strip()
+                if re.search(r'(^|[;)\s])(extern\s*""|namespace(\s+[\w:]+)?)$', head):
+                    start = i + 1   # 'extern "C" {' / 'namespace x {': transparent
+                    continue
+            depth += 1
+        elif ch == "}":
+            if depth == 0:      # closes a transparent block
+                start = i + 1
                 continue
             depth -= 1
-            chunk.append(ch)
             if depth == 0:
-                text = "".join(chunk)
+                text = code[start:i + 1]
                 head = text.split("{", 1)[0]
-                if ")" in head and not re.match(r"\s*(typedef|enum|struct|union|class)\b", head) and "=" not in head:
+                if ")" in head and not re.match(r"\s*(typedef|enum|struct|union|class)\b", head) \
+                        and "=" not in head:
                     yield text  # a function definition
-                    chunk = []
-        elif ch == ";" and depth == 0:
-            yield "".join(chunk)
-            chunk = []
-        else:
-            chunk.append(ch)
-        i += 1
-    if "".join(chunk).strip():
-        yield "".join(chunk)
+                    start = i + 1
+        elif depth == 0:        # ';'
+            yield code[start:i]
+            start = i + 1
+    if code[start:].strip():
+        yield code[start:]
 
 
 def _norm_type(param: str) -> str:
@@ -169,6 +159,10 @@ def parse_text(text: str, decls: Declarations | None = None) -> Declarations:
         if not fn_like and _IDENT.fullmatch(value or ""):
             d.aliases[name] = value
     code = re.sub(r"^[ \t]*#.*$", " ", code, flags=re.M)
+    # types declared through a helper macro (hipRAND's device state types)
+    for m in re.finditer(r"\bDEFINE_HIPRAND_STATE\s*\(\s*(\w+)", code):
+        d.add(m.group(1), "type")
+        d.add(m.group(1) + "_t", "type")
     code = re.sub(r"\btemplate\s*<[^;{]*?>\s*", " ", code)
     for chunk in _chunks(code):
         _parse_chunk(chunk.strip(), d)
@@ -421,6 +415,7 @@ HIP_EXTRA = {
     "LIB_FORMAT_CUFFT": "HIPLIB_FORMAT_HIPFFT", "LIB_FORMAT_UNDEFINED": "HIPLIB_FORMAT_UNDEFINED",
     "libFormat": "hiplibFormat_t", "libFormat_t": "hiplibFormat_t",
     "MAX_CUDA_DESCRIPTOR_GPUS": "MAX_HIP_DESCRIPTOR_GPUS",
+    "cublasGetStatusString": "hipblasStatusToString",
     "cudaLibXtCopyType": "hipfftXtCopyType", "cudaXtCopyType_t": "hipfftXtCopyType_t",
     "LIB_XT_COPY_HOST_TO_DEVICE": "HIPFFT_COPY_HOST_TO_DEVICE",
     "LIB_XT_COPY_DEVICE_TO_HOST": "HIPFFT_COPY_DEVICE_TO_HOST",
@@ -547,7 +542,8 @@ ROC_TYPES = {
     },
 }
 ROC_FUNCS = {  # host functions whose rocX name does not follow the snake-case rule
-    "blas": {"cublasCreate_v2": "rocblas_create_handle", "cublasDestroy_v2": "rocblas_destroy_handle"},
+    "blas": {"cublasCreate_v2": "rocblas_create_handle", "cublasDestroy_v2": "rocblas_destroy_handle",
+             "cublasCreate": "rocblas_create_handle", "cublasDestroy": "rocblas_destroy_handle"},
     "sparse": {"cusparseCreate": "rocsparse_create_handle", "cusparseDestroy": "rocsparse_destroy_handle"},
     "rand": {"curandCreateGenerator": "rocrand_create_generator",
              "curandDestroyGenerator": "rocrand_destroy_generator",
