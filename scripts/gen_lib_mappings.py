@@ -2,7 +2,7 @@
 
 CUDA side: the headers inside NVIDIA's PyPI wheels (nvidia-cublas, nvidia-curand, nvidia-cufft,
 nvidia-cusparse, nvidia-cusolver; fetch them once with `pip download --no-deps -d /tmp/dl NAME`)
-and the CUDA toolkit's library_types.h. HIP side: the unpacked ROCm 7.2 and 6.4 include folders.
+(library_types.h names such as CUDA_R_16F live in runtime.csv). HIP side: the unpacked ROCm 7.2 and 6.4 include folders.
 
     python scripts/gen_lib_mappings.py --wheels /tmp/dl
 
@@ -325,7 +325,7 @@ SOURCES = {
                                      "cusolverRf.h", "cusolverMg.h",
                                      "cusolverSp_LOWLEVEL_PREVIEW.h"]),
 }
-AREA_LISTS = {"blas": ["cublas", "library_types"], "blaslt": ["cublasLt"], "rand": ["curand"],
+AREA_LISTS = {"blas": ["cublas"], "blaslt": ["cublasLt"], "rand": ["curand"],
               "fft": ["cufft"], "sparse": ["cusparse"], "solver": ["cusolver"]}
 # names that decorate declarations or guard headers: not API
 _NOT_API = re.compile(r"(API|WINAPI|_DEPRECATED\w*|DEPRECATED_\w*|_EXPORT|_H_?|_INCLUDED|"
@@ -350,14 +350,15 @@ def _wheel_headers(wheel_dir: Path, wheel: str, names):
     return f"{wheel.replace('_', '-')} {version}", texts
 
 
-def extract_cuda(wheel_dir: Path, cuda_include: Path):
+def extract_cuda(wheel_dir: Path):
     """CUDA names per list: {list: (source, {name: (kind, header)}, aliases)}."""
     out = {}
     for lst, (wheel, hdrs) in SOURCES.items():
         src, texts = _wheel_headers(wheel_dir, wheel, hdrs)
         pfx = re.compile(_PFX[lst])
         names, aliases = {}, {}
-        for hname, text in sorted(texts.items()):
+        # the legacy cublas.h last: a name it shares with cublas_v2.h is the handle-based one
+        for hname, text in sorted(texts.items(), key=lambda kv: (kv[0] == "cublas.h", kv[0])):
             d = parse_text(text)
             aliases.update(d.aliases)
             for n, k in d.kinds.items():
@@ -365,12 +366,6 @@ def extract_cuda(wheel_dir: Path, cuda_include: Path):
                 if keep and not _NOT_API.search(n) and n not in names:
                     names[n] = (k, hname)
         out[lst] = (src, names, aliases)
-    lt = cuda_include / "library_types.h"
-    d = parse_files([lt])
-    ver = re.search(r"#define\s+CUDA_VERSION\s+(\d+)", (cuda_include / "cuda.h").read_text())
-    v = int(ver.group(1)) if ver else 0
-    names = {n: (k, "library_types.h") for n, k in d.kinds.items() if not _NOT_API.search(n)}
-    out["library_types"] = (f"CUDA toolkit {v // 1000}.{v % 1000 // 10} headers", names, {})
     return out
 
 
@@ -406,10 +401,6 @@ _SWAPS = {
 }
 # names that do not follow the prefix convention (each checked against the headers like the rest)
 HIP_EXTRA = {
-    "cudaDataType": "hipDataType", "cudaDataType_t": "hipDataType",
-    "libraryPropertyType": "hipLibraryPropertyType", "libraryPropertyType_t": "hipLibraryPropertyType",
-    "MAJOR_VERSION": "HIP_LIBRARY_MAJOR_VERSION", "MINOR_VERSION": "HIP_LIBRARY_MINOR_VERSION",
-    "PATCH_LEVEL": "HIP_LIBRARY_PATCH_LEVEL",
     "cudaXtDesc": "hipXtDesc", "cudaXtDesc_t": "hipXtDesc_t", "cudaLibXtDesc": "hipLibXtDesc",
     "cudaLibXtDesc_t": "hipLibXtDesc_t",
     "LIB_FORMAT_CUFFT": "HIPLIB_FORMAT_HIPFFT", "LIB_FORMAT_UNDEFINED": "HIPLIB_FORMAT_UNDEFINED",
@@ -436,8 +427,6 @@ NOTES_UNSUPPORTED = {
 def hip_candidate(area: str, name: str) -> str | None:
     if name in HIP_EXTRA:
         return HIP_EXTRA[name]
-    if area == "blas" and name.startswith("CUDA_"):
-        return "HIP_" + name[5:]          # cudaDataType values (library_types.h)
     base = name
     if area == "blas":
         # cuBLAS's '_v2' entry points are the plain hipBLAS names
@@ -717,7 +706,6 @@ HEADER_ROWS = [
     ("cusolver_common.h", "hipsolver/hipsolver.h", "", ""),
     ("cusparse.h", "hipsparse/hipsparse.h", "rocsparse/rocsparse.h", ""),
     ("cusparse_v2.h", "hipsparse/hipsparse.h", "rocsparse/rocsparse.h", ""),
-    ("library_types.h", "hip/library_types.h", "", ""),
 ]
 
 
@@ -751,12 +739,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--wheels", type=Path, default=Path("/tmp/dl"),
                     help="folder with the nvidia-cublas/curand/cufft/cusparse/cusolver wheels")
-    ap.add_argument("--cuda-include", type=Path, default=Path("/usr/local/cuda/include"))
     ap.add_argument("--rocm72", type=Path, default=Path("/opt/porter-rocm/7.2/usr"))
     ap.add_argument("--rocm64", type=Path, default=Path("/opt/porter-rocm/6.4/usr"))
     ap.add_argument("--only-lists", action="store_true", help="only write the CUDA name lists")
     args = ap.parse_args(argv)
-    cuda = extract_cuda(args.wheels, args.cuda_include)
+    cuda = extract_cuda(args.wheels)
     write_name_lists(cuda)
     if args.only_lists:
         return 0
