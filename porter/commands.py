@@ -436,23 +436,4 @@ def run_mappings(args) -> int:
 # -- verify ----------------------------------------------------------------------------------
 def run_verify(args) -> int:
     from . import verify
-    archs = [a.strip() for a in args.offload_arch.split(",") if a.strip()]
-    workers = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
-    failed = 0
-    total = 0
-    for p in args.paths:
-        path = Path(p)
-        if not path.exists():
-            raise UsageError(f"{p}: no such file or directory")
-        results = verify.verify_tree(path, archs, jobs=workers, include_dirs=args.include) \
-            if path.is_dir() else [verify.compile_file(path, archs, include_dirs=args.include)]
-        for r in results:
-            total += 1
-            status = "ok" if r.ok else "FAILED"
-            print(f"{r.path}: {status} ({', '.join(archs)}, {r.seconds:.1f}s)")
-            if not r.ok:
-                failed += 1
-                for line in (r.stderr_tail or "").splitlines()[-8:]:
-                    print(f"    {line}")
-    print(f"{total - failed} of {total} translation units compiled for {', '.join(archs)}")
-    return EXIT_FINDINGS if failed else EXIT_OK
+    return verify.main_verify(args)

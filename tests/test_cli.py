@@ -1,0 +1,313 @@
+"""The command line on real trees: outputs, exit codes, bad input, atomic writes."""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from porter.cli import main
+
+KERNEL = b"""#include <cuda_runtime.h>
+__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }
+int main() { float* d; cudaMalloc(&d, 4); k<<<1, 1>>>(d); cudaFree(d); return 0; }
+"""
+PLAIN = b"int add(int a, int b) { return a + b; }\n"
+
+
+def make_tree(root: Path) -> Path:
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "k.cu").write_bytes(KERNEL)
+    (root / "src" / "plain.cpp").write_bytes(PLAIN)
+    (root / "README.md").write_text("# demo\n")
+    (root / "data.bin").write_bytes(bytes(range(256)))
+    return root
+
+
+def run_cli(*args: str):
+    """Run porter in a subprocess (exit code, stdout, stderr)."""
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", *args], capture_output=True)
+    return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+
+
+def test_port_tree_mirrors_input(tmp_path):
+    src = make_tree(tmp_path / "in")
+    out = tmp_path / "out"
+    rc, stdout, _ = run_cli("port", str(src), "-o", str(out))
+    assert rc == 0, stdout
+    assert (out / "README.md").read_text() == "# demo\n"
+    assert (out / "data.bin").read_bytes() == bytes(range(256))
+    assert (out / "src" / "plain.cpp").read_bytes() == PLAIN
+    ported = (out / "src" / "k.cu").read_text()
+    assert "hipMalloc(&d, 4)" in ported and "hipFree(d)" in ported
+    assert "#include <hip/hip_runtime.h>" in ported
+    assert "1 ported" in stdout and "ported tree written to" in stdout
+
+
+def test_single_file_to_stdout_and_file(tmp_path):
+    f = tmp_path / "k.cu"
+    f.write_bytes(KERNEL)
+    rc, stdout, stderr = run_cli("port", str(f))
+    assert rc == 0
+    assert "hipMalloc" in stdout and "ported" not in stdout.splitlines()[-1]
+    out = tmp_path / "k.hip"
+    rc, _, _ = run_cli("port", str(f), "-o", str(out))
+    assert rc == 0 and out.read_text() == stdout
+
+
+def test_diff_writes_nothing(tmp_path):
+    src = make_tree(tmp_path / "in")
+    before = (src / "src" / "k.cu").read_bytes()
+    rc, stdout, _ = run_cli("port", str(src), "--diff")
+    assert rc == 0
+    assert "--- a/src/k.cu" in stdout and "+int main() { float* d; hipMalloc(&d, 4);" in stdout
+    assert (src / "src" / "k.cu").read_bytes() == before
+
+
+def test_in_place_keeps_backup(tmp_path):
+    src = make_tree(tmp_path / "in")
+    rc, stdout, _ = run_cli("port", str(src), "--in-place")
+    assert rc == 0
+    assert b"hipMalloc" in (src / "src" / "k.cu").read_bytes()
+    backups = list((src / ".porter-backup").rglob("k.cu"))
+    assert len(backups) == 1 and backups[0].read_bytes() == KERNEL
+    # unchanged files are not backed up; porting again changes nothing
+    assert not list((src / ".porter-backup").rglob("plain.cpp"))
+    ported = (src / "src" / "k.cu").read_bytes()
+    rc, _, _ = run_cli("port", str(src), "--in-place", "--no-backup")
+    assert rc == 0 and (src / "src" / "k.cu").read_bytes() == ported
+
+
+def test_in_place_no_backup(tmp_path):
+    src = make_tree(tmp_path / "in")
+    rc, _, _ = run_cli("port", str(src), "--in-place", "--no-backup")
+    assert rc == 0 and not (src / ".porter-backup").exists()
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["port", "does/not/exist", "-o", "x"], "no such file or directory"),
+    (["port", "{src}", "-o", "{src}/sub"], "inside the input folder"),
+    (["port", "{src}"], "needs -o DIR, --diff or --in-place"),
+    (["port", "{src}", "-o", "{out}", "--rocm-version", "seven"], "--rocm-version"),
+    (["port", "{src}", "-o", "{out}", "--offload-arch", "sm_90"], "unknown --offload-arch"),
+    (["check", "{src}", "--select", "PT9999X"], "unknown rule code"),
+    (["rule", "PT0000"], "unknown rule"),
+])
+def test_usage_errors_are_one_line_exit_2(tmp_path, args, needle):
+    src = make_tree(tmp_path / "in")
+    args = [a.format(src=src, out=tmp_path / "out") for a in args]
+    rc, stdout, stderr = run_cli(*args)
+    assert rc == 2
+    assert needle in stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
+
+
+def test_existing_output_needs_force(tmp_path):
+    src = make_tree(tmp_path / "in")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    rc, _, stderr = run_cli("port", str(src), "-o", str(out))
+    assert rc == 2 and "--force" in stderr and "Traceback" not in stderr
+    rc, _, _ = run_cli("port", str(src), "-o", str(out), "--force")
+    assert rc == 0 and (out / "keep.txt").read_text() == "mine" and (out / "src" / "k.cu").exists()
+
+
+def test_non_utf8_source_is_ported_byte_exactly(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    data = b"// caf\xe9\n#include <cuda_runtime.h>\nvoid f(float* d) { cudaFree(d); /* \xb5 */ }\n"
+    (src / "latin1.cu").write_bytes(data)
+    rc, _, _ = run_cli("port", str(src), "-o", str(tmp_path / "out"))
+    assert rc == 0
+    assert (tmp_path / "out" / "latin1.cu").read_bytes() == data.replace(
+        b"cuda_runtime.h", b"hip/hip_runtime.h").replace(b"cudaFree", b"hipFree")
+
+
+def test_binary_file_with_source_extension_is_copied(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    blob = b"\x7fELF\x00\x01cudaMalloc\x00" * 10
+    (src / "weird.cu").write_bytes(blob)
+    out = tmp_path / "out"
+    rc, stdout, _ = run_cli("port", str(src), "-o", str(out), "--format", "json")
+    assert rc == 0
+    assert (out / "weird.cu").read_bytes() == blob
+    files = json.loads(stdout)["files"]
+    assert files[0]["note"] == "binary file copied unchanged"
+
+
+def test_symlinks_loops_and_outside_links_are_not_followed(tmp_path):
+    src = make_tree(tmp_path / "in")
+    outside = tmp_path / "outside.cu"
+    outside.write_bytes(KERNEL)
+    os.symlink(outside, src / "src" / "outside_link.cu")
+    os.symlink(src / "src", src / "src" / "loop")          # folder link: not followed
+    os.symlink("k.cu", src / "src" / "alias.cu")           # file link inside: kept as a link
+    os.symlink("nowhere.cu", src / "src" / "dangling.cu")
+    out = tmp_path / "out"
+    rc, stdout, _ = run_cli("port", str(src), "-o", str(out))
+    assert rc == 0, stdout
+    assert "pointing outside the tree" in stdout and "dangling" in stdout
+    assert not (out / "src" / "outside_link.cu").exists()
+    assert (out / "src" / "alias.cu").is_symlink() and os.readlink(out / "src" / "alias.cu") == "k.cu"
+    assert not (out / "src" / "loop").exists()
+
+
+def test_unreadable_file_is_reported_exit_2(tmp_path, monkeypatch, capsys):
+    src = make_tree(tmp_path / "in")
+    real = Path.read_bytes
+
+    def deny(self):
+        if self.name == "k.cu":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+    monkeypatch.setattr(Path, "read_bytes", deny)
+    rc = main(["port", str(src), "-o", str(tmp_path / "out"), "-j", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "permission denied" in err and "Traceback" not in err
+    assert (tmp_path / "out" / "src" / "plain.cpp").exists()   # the rest is still ported
+
+
+def test_interrupt_leaves_no_partial_files(tmp_path, monkeypatch, capsys):
+    src = tmp_path / "in"
+    src.mkdir()
+    for i in range(6):
+        (src / f"k{i}.cu").write_bytes(KERNEL)
+    from porter import engine
+    real = engine.process_data
+    calls = {"n": 0}
+
+    def interrupt(rel, data):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(rel, data)
+    monkeypatch.setattr(engine, "process_data", interrupt)
+    out = tmp_path / "out"
+    rc = main(["port", str(src), "-o", str(out), "-j", "1"])
+    assert rc == 130
+    assert "interrupted" in capsys.readouterr().err
+    for p in out.rglob("*"):
+        assert ".porter-tmp" not in p.name
+        assert p.read_bytes() == KERNEL.replace(b"cuda_runtime.h", b"hip/hip_runtime.h") \
+            .replace(b"cudaMalloc", b"hipMalloc").replace(b"cudaFree", b"hipFree")
+
+
+def test_full_disk_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
+    src = make_tree(tmp_path / "in")
+    from porter import engine
+
+    def full(path, data, mode_from=None):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+    monkeypatch.setattr(engine, "atomic_write", full)
+    rc = main(["port", str(src), "-o", str(tmp_path / "out"), "-j", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "No space left on device" in err and "Traceback" not in err
+
+
+def test_parallel_and_serial_runs_agree(tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    for i in range(12):
+        (src / f"k{i}.cu").write_bytes(KERNEL.replace(b"k(", f"k{i}(".encode()))
+    rc1, out1, _ = run_cli("port", str(src), "-o", str(tmp_path / "a"), "-j", "1", "--format", "json")
+    rc2, out2, _ = run_cli("port", str(src), "-o", str(tmp_path / "b"), "-j", "2", "--format", "json")
+    assert rc1 == rc2 == 0
+    assert json.loads(out1)["findings"] == json.loads(out2)["findings"]
+    for p in (tmp_path / "a").iterdir():
+        assert p.read_bytes() == (tmp_path / "b" / p.name).read_bytes()
+
+
+def test_check_exit_codes_and_formats(tmp_path):
+    f = tmp_path / "k.cu"
+    f.write_bytes(b"#include <cuda_runtime.h>\nvoid f() { cudaNotARealApi(1); }\n")
+    rc, stdout, _ = run_cli("check", str(f))
+    assert rc == 1 and "[PT001]" in stdout
+    rc, _, _ = run_cli("check", str(f), "--exit-zero")
+    assert rc == 0
+    rc, _, _ = run_cli("check", str(f), "--fail-level", "error")
+    assert rc == 0
+    rc, stdout, _ = run_cli("check", str(f), "--format", "sarif")
+    sarif = json.loads(stdout)
+    assert sarif["version"] == "2.1.0" and sarif["runs"][0]["results"][0]["ruleId"] == "PT001"
+    rc, stdout, _ = run_cli("check", str(f), "--format", "github")
+    assert stdout.startswith("::warning file=")
+
+
+def test_inline_suppression_and_unused_suppression(tmp_path):
+    f = tmp_path / "k.cu"
+    f.write_bytes(b"void f() {\n  cudaNotARealApi(1);  // porter: ignore[PT001]\n"
+                  b"  // porter: ignore[PT001]\n  cudaOtherFake(2);\n"
+                  b"  int x = 1;  // porter: ignore[PT002]\n}\n")
+    rc, stdout, _ = run_cli("check", str(f), "--fail-level", "warning")
+    assert "[PT001]" not in stdout
+    assert "[PT005]" in stdout and ":5:" in stdout
+
+
+def test_config_file_overrides(tmp_path):
+    src = tmp_path / "proj"
+    src.mkdir()
+    (src / "k.cu").write_bytes(b"void f() { cudaNotARealApi(1); }\n")
+    (src / ".porter.toml").write_text('[tool.porter]\nseverity = { PT001 = "info" }\n')
+    rc, stdout, _ = run_cli("check", str(src))
+    assert rc == 0 and "info: `cudaNotARealApi`" in stdout
+    (src / ".porter.toml").write_text('[tool.porter]\nbogus = 1\n')
+    rc, _, stderr = run_cli("check", str(src))
+    assert rc == 2 and "unknown setting" in stderr
+
+
+def test_report_files(tmp_path):
+    src = make_tree(tmp_path / "in")
+    out = tmp_path / "out"
+    rep = tmp_path / "rep"
+    rc, _, _ = run_cli("port", str(src), "-o", str(out), "--report", str(rep) + ".md",
+                       "--report", str(rep) + ".json", "--report", str(rep) + ".html",
+                       "--report", str(rep) + ".sarif")
+    assert rc == 0
+    assert (tmp_path / "rep.md").read_text().startswith("# porter compatibility report")
+    assert json.loads((tmp_path / "rep.json").read_text())["schema"] == "porter-report/1"
+    assert "<html" in (tmp_path / "rep.html").read_text()
+    assert json.loads((tmp_path / "rep.sarif").read_text())["version"] == "2.1.0"
+
+
+def test_rule_and_mappings_commands():
+    rc, stdout, _ = run_cli("rule", "PT001")
+    assert rc == 0 and "## What it finds" in stdout
+    rc, stdout, _ = run_cli("rule", "--all")
+    assert rc == 0 and "PT002" in stdout
+    rc, stdout, _ = run_cli("mappings", "cudaMalloc")
+    assert rc == 0 and "cudaMalloc -> hipMalloc" in stdout and "source:" in stdout
+    rc, stdout, _ = run_cli("mappings", "--area", "runtime", "--format", "markdown")
+    assert rc == 0 and "| `cudaMalloc` | `hipMalloc` |" in stdout
+
+
+def test_version_dependent_rewrite(tmp_path):
+    f = tmp_path / "w.cu"
+    f.write_bytes(b"__device__ float r(float v, int d) { return __shfl_down_sync(0xffffffffffffffffULL, v, d); }\n")
+    _, old, _ = run_cli("port", str(f), "--rocm-version", "6.1")
+    _, new, _ = run_cli("port", str(f), "--rocm-version", "7.0")
+    assert "__shfl_down(v, d)" in old
+    assert "__shfl_down_sync(0xffffffffffffffffULL, v, d)" in new
+
+
+def test_launch_syntax_hip(tmp_path):
+    f = tmp_path / "l.cu"
+    f.write_bytes(b"template <class T> __global__ void k(T* p, int n);\n"
+                  b"void h(float* p, int n, cudaStream_t s) { k<float><<<n / 64, 64, 0, s>>>(p, n); k<float><<<1, 1>>>(p, n); }\n")
+    rc, stdout, _ = run_cli("port", str(f), "--launch-syntax", "hip")
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float>), dim3(n / 64), dim3(64), 0, s, p, n);" in stdout
+    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float>), dim3(1), dim3(1), 0, 0, p, n);" in stdout
+
+
+def test_comments_and_strings_untouched_unless_asked(tmp_path):
+    f = tmp_path / "c.cu"
+    f.write_bytes(b'#include <cuda_runtime.h>\n// cudaMalloc here\nconst char* s = "cudaFree";\n')
+    _, out, _ = run_cli("port", str(f))
+    assert "// cudaMalloc here" in out and '"cudaFree"' in out
+    _, out, _ = run_cli("port", str(f), "--rewrite-comments", "--rewrite-strings")
+    assert "// hipMalloc here" in out and '"hipFree"' in out
