@@ -397,7 +397,7 @@ _SWAPS = {
     "fft": [("cufft", "hipfft"), ("CUFFT_", "HIPFFT_"), ("cudaLibXt", "hipLibXt"),
             ("cudaXt", "hipXt")],
     "sparse": [("cusparse", "hipsparse"), ("CUSPARSE_", "HIPSPARSE_")],
-    "solver": [("cusolver", "hipsolver"), ("CUSOLVER_", "HIPSOLVER_")],
+    "solver": [("cusolver", "hipsolver"), ("CUSOLVER", "HIPSOLVER")],
 }
 # names that do not follow the prefix convention (each checked against the headers like the rest)
 HIP_EXTRA = {
@@ -407,6 +407,12 @@ HIP_EXTRA = {
     "libFormat": "hiplibFormat_t", "libFormat_t": "hiplibFormat_t",
     "MAX_CUDA_DESCRIPTOR_GPUS": "MAX_HIP_DESCRIPTOR_GPUS",
     "cublasGetStatusString": "hipblasStatusToString",
+    # synonyms in the CUDA headers (same value as the name they stand for)
+    "CUBLAS_GEMM_DFALT": "HIPBLAS_GEMM_DEFAULT", "CUBLAS_OP_HERMITAN": "HIPBLAS_OP_C",
+    "cublasDataType_t": "hipDataType", "cublasStatus": "hipblasStatus_t",
+    "CUFFT_INVERSE": "HIPFFT_BACKWARD",
+    "CUSPARSE_SPGEMM_CSR_ALG_DETERMINITIC": "HIPSPARSE_SPGEMM_CSR_ALG_DETERMINISTIC",
+    "CUSPARSE_SPGEMM_CSR_ALG_NONDETERMINITIC": "HIPSPARSE_SPGEMM_CSR_ALG_NONDETERMINISTIC",
     "cudaLibXtCopyType": "hipfftXtCopyType", "cudaXtCopyType_t": "hipfftXtCopyType_t",
     "LIB_XT_COPY_HOST_TO_DEVICE": "HIPFFT_COPY_HOST_TO_DEVICE",
     "LIB_XT_COPY_DEVICE_TO_HOST": "HIPFFT_COPY_DEVICE_TO_HOST",
@@ -450,6 +456,7 @@ ROC_TYPES = {
         "cublasAtomicsMode_t": "rocblas_atomics_mode", "cublasStatus_t": "rocblas_status",
         "CUBLAS_OP_N": "rocblas_operation_none", "CUBLAS_OP_T": "rocblas_operation_transpose",
         "CUBLAS_OP_C": "rocblas_operation_conjugate_transpose",
+        "CUBLAS_OP_HERMITAN": "rocblas_operation_conjugate_transpose",
         "CUBLAS_FILL_MODE_UPPER": "rocblas_fill_upper", "CUBLAS_FILL_MODE_LOWER": "rocblas_fill_lower",
         "CUBLAS_FILL_MODE_FULL": "rocblas_fill_full",
         "CUBLAS_DIAG_NON_UNIT": "rocblas_diagonal_non_unit", "CUBLAS_DIAG_UNIT": "rocblas_diagonal_unit",
