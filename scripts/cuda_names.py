@@ -410,8 +410,43 @@ def _enum_values(body: list[str]) -> list[str]:
     return out
 
 
-def scan_headers(paths: Iterable[Path], attr_macros: set[str] | None = None) -> Declarations:
-    """Declarations of several headers; function-like macros of all of them are known first."""
+_INTERNAL_IF = re.compile(r"^[ \t]*#[ \t]*if[ \t]+defined\(?[ \t]*__CUDA_API_VERSION_INTERNAL\b[^|\n]*$")
+
+
+def drop_internal_blocks(text: str) -> str:
+    """Blank the ``#if defined(__CUDA_API_VERSION_INTERNAL)`` blocks of CUDA headers.
+
+    cuda.h and cuda_runtime_api.h re-declare there the superseded forms of renamed functions
+    (``cuMemPrefetchAsync(ptr, n, CUdevice, stream)`` next to the CUDA 13 form taking a
+    CUmemLocation) for the driver's own build; user code only sees the current form."""
+    lines = text.split("\n")
+    out, depth = [], 0
+    for line in lines:
+        if depth == 0 and _INTERNAL_IF.match(line):
+            depth = 1
+            out.append("")
+            continue
+        if depth:
+            m = _DIRECTIVE.match(line)
+            if m:
+                d = m.group(1)
+                if d.startswith("if"):
+                    depth += 1
+                elif d == "endif":
+                    depth -= 1
+                elif d in ("else", "elif") and depth == 1:
+                    depth = 0   # the #else side is what users compile
+            out.append("")
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def scan_headers(paths: Iterable[Path], attr_macros: set[str] | None = None,
+                 drop_internal: bool = False) -> Declarations:
+    """Declarations of several headers; function-like macros of all of them are known first.
+
+    drop_internal: ignore CUDA's ``__CUDA_API_VERSION_INTERNAL`` blocks (superseded signatures)."""
     paths = list(paths)
     texts = []
     pre = Declarations()
@@ -420,6 +455,8 @@ def scan_headers(paths: Iterable[Path], attr_macros: set[str] | None = None) -> 
             text = p.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
+        if drop_internal:
+            text = drop_internal_blocks(text)
         texts.append((p, text))
         for m in _DEFINE.finditer(strip_comments(text)):
             if m.group(2):

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cuda_names import Declarations, header_files, header_identifiers, scan_headers  # noqa: E402
+from cuda_names import KEYWORDS, Declarations, header_files, header_identifiers, scan_headers  # noqa: E402
 
 CUDA_VER = "CUDA 13"
 COLUMNS = ("cuda", "hip", "roc", "kind", "status", "hip_since", "transform", "notes", "source")
@@ -325,7 +325,34 @@ INTERNAL = re.compile(
 HOST_HELPERS = re.compile(r"^(_[A-Z]|__libcpp|__cmath|__pow_helper|__\w+_BITS$|_[a-z]+sign$)")
 
 
+# Names the header scan picks up that are not user-facing CUDA APIs: C/C++ words the light parser
+# mistakes for enumerators or types, HIP's own built-in names, helper macros of cuda_fp16/bf16.hpp,
+# C-library internals CUDA re-declares for device code, and implementation helpers.
+NOT_API = frozenset("""
+    assert hi lo rounding warpSize threadIdx blockIdx blockDim gridDim IF_DEVICE_OR_CUDACC
+    __finitel __isinfl __isnanl __signbitl __isfinited __isfinitef __isinfd __isnand __signbitd
+    __u128AtomicCAS __u128AtomicCAS_block __u128AtomicCAS_system
+    __u128AtomicExch __u128AtomicExch_block __u128AtomicExch_system
+    any all ballot
+""".split())
+# C/C++ keywords and fundamental types (a row for one of them would flag every file)
+CXX_WORDS = KEYWORDS | frozenset("""
+    wchar_t char8_t char16_t char32_t size_t ptrdiff_t nullptr_t concept requires co_await
+    co_return co_yield thread_local static_cast dynamic_cast const_cast reinterpret_cast
+    _Bool _Complex restrict
+""".split())
+# helper macros of the fp16/bf16 headers (__BINARY_OP_HALF_MACRO, __HALF_TO_US, __SPEC_CASE, ...):
+# all-caps with leading underscores, unlike the user-facing CUDART_* constants and __NV_* enumerators
+LOWP_HELPER_MACRO = re.compile(r"^_+[A-Z][A-Z0-9_]*$")
+
+
+def not_api(name: str) -> bool:
+    return name in NOT_API or name in CXX_WORDS or name.endswith("_internal")
+
+
 def is_internal(name: str, decl: Declarations) -> bool:
+    if not_api(name):
+        return True
     if HOST_HELPERS.match(name):
         return True
     if INTERNAL.match(name) and not name.startswith(("__nv_bfloat", "__nv_fp", "__NV_E", "__NV_SAT",
@@ -337,11 +364,25 @@ def is_internal(name: str, decl: Declarations) -> bool:
     return False
 
 
+# execution-space and launch attributes of crt/host_defines.h that user code writes; the rest of
+# that header (__inline__, __restrict__, __location__, __tile__, ...) is compiler plumbing
+ATTRIBUTES = frozenset("""
+    __global__ __device__ __host__ __shared__ __constant__ __managed__ __forceinline__ __noinline__
+    __launch_bounds__ __align__ __cluster_dims__ __grid_constant__ __maxnreg__
+""".split())
+
+# directed-rounding arithmetic (__fadd_rd, __dmul_ru, __fsqrt_rz, ...): clang's HIP header declares
+# them only under OCML_BASIC_ROUNDED_OPERATIONS, so a default HIP compile does not see them
+ROUNDED = re.compile(r"^__(fadd|fsub|fmul|fdiv|fmaf|frcp|fsqrt|dadd|dsub|dmul|ddiv|fma|drcp|dsqrt)_r[duz]$")
+ROUNDED_NOTE = ("HIP declares it (__clang_hip_math.h) only when compiled with "
+                "-DOCML_BASIC_ROUNDED_OPERATIONS; without it only the _rn form exists")
+
+
 # -- driving ------------------------------------------------------------------------------------
 
 def cuda_decl(files: list[str]) -> Declarations:
     paths = [CUDA / "crt/host_defines.h"] + [CUDA / f for f in files]
-    return scan_headers([p for p in paths if p.is_file()])
+    return scan_headers([p for p in paths if p.is_file()], drop_internal=True)
 
 
 def removed_runtime(current: Declarations) -> set[str]:
@@ -358,8 +399,16 @@ def removed_runtime(current: Declarations) -> set[str]:
 
 # names gone from CUDA 12/13 headers that old code still uses (texture/surface references,
 # thread-era API); kept as `removed` rows so porter can say what they became
-EXTRA_REMOVED_RUNTIME = ["cudaThreadSynchronize", "cudaThreadExit", "textureReference", "surfaceReference",
-                         "cudaTextureType1D", "cudaGetTextureReference"]
+EXTRA_REMOVED_RUNTIME = ["cudaThreadSynchronize", "cudaThreadExit", "cudaThreadGetLimit", "cudaThreadSetLimit",
+                         "cudaThreadGetCacheConfig", "cudaThreadSetCacheConfig", "textureReference",
+                         "surfaceReference", "cudaTextureType1D", "cudaGetTextureReference"]
+# the CUDA 4.0 thread-era functions were renamed cudaDevice* with the same parameters and meaning
+# (CUDA 12 removed the old names); their HIP targets are the cudaDevice* equivalents
+REMOVED_EQUIVALENT = {
+    "cudaThreadSynchronize": "hipDeviceSynchronize", "cudaThreadExit": "hipDeviceReset",
+    "cudaThreadGetLimit": "hipDeviceGetLimit", "cudaThreadSetLimit": "hipDeviceSetLimit",
+    "cudaThreadGetCacheConfig": "hipDeviceGetCacheConfig", "cudaThreadSetCacheConfig": "hipDeviceSetCacheConfig",
+}
 
 
 def build(kinds_from: Declarations, names: set[str]) -> list[tuple[str, str]]:
@@ -449,9 +498,14 @@ def make_tables(h72: Hip, h64: Hip) -> dict[str, list[dict]]:
                      "generated_cudart_removed_meta.h")
         if n.startswith("cudaTextureType"):
             p.kind = "macro"
-        hip, why = m.find(n, "function" if p.kind == "function" else p.kind, runtime_candidates(n) + [n])
+        hip, why = m.find(n, "function" if p.kind == "function" else p.kind,
+                          [REMOVED_EQUIVALENT[n]] if n in REMOVED_EQUIVALENT else runtime_candidates(n) + [n])
         p.status = "removed"
-        if hip:
+        if hip and n in REMOVED_EQUIVALENT:
+            p.hip, p.hip_since, p.hip_file = hip, m.since(hip), hip_source(h72, hip)
+            p.notes = (f"removed from current CUDA (use cudaDevice{n[len('cudaThread'):]}); "
+                       f"{hip} has the same parameters and meaning")
+        elif hip:
             p.hip, p.hip_since, p.hip_file = hip, m.since(hip), hip_source(h72, hip)
             p.notes = "removed from current CUDA; HIP still declares it"
         else:
@@ -473,7 +527,12 @@ def make_tables(h72: Hip, h64: Hip) -> dict[str, list[dict]]:
     m = Matcher(h72, h64, dv)
     names = [(n, "device_function") for n in sorted(dv.functions)
              if not is_internal(n, dv) and n not in SYNC_WARP]
+    names += [(n, "macro") for n in sorted(ATTRIBUTES) if n in dv.names()]
     props = propose_table(m, names, lambda n, k: [n], lambda n: dv.origin[n])
+    for p in props:
+        if ROUNDED.match(p.cuda) and p.hip:
+            p.hip, p.status, p.hip_since, p.hip_file = "", "unsupported", "", ""
+            p.notes = ROUNDED_NOTE
     for n in SYNC_WARP:
         base = n[:-5]
         p = Proposal(n, "device_function", dv.origin.get(n, "sm_30_intrinsics.h"))
@@ -499,7 +558,8 @@ def make_tables(h72: Hip, h64: Hip) -> dict[str, list[dict]]:
     m = Matcher(h72, h64, lp)
     names = [(n, "device_function" if k == "function" else k) for n, k in build(lp, lp.names())
              if not is_internal(n, lp) and n not in dv.functions and n not in runtime_names
-             and n not in SYNC_WARP]
+             and n not in SYNC_WARP and lp.origin.get(n) != "host_defines.h"
+             and not (k == "macro" and LOWP_HELPER_MACRO.match(n) and not n.startswith("__NV_"))]
     props = propose_table(m, names, lambda n, k: lowp_candidates(n), lambda n: lp.origin[n])
     for p in props:
         if "fp8" in p.cuda or p.cuda in ("__NV_E4M3", "__NV_E5M2"):
