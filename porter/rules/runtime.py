@@ -1,0 +1,448 @@
+"""PT80x: runtime, driver, RTC, binaries and language features (hazards.md section I)."""
+from __future__ import annotations
+
+import re
+
+from ..findings import Applicability, Edit, Severity
+from ..parse import cuda as P
+from .base import Rule
+from .registry import register
+from .textures import calls
+
+_ARCH_OPT = re.compile(r"(?:^|\s)(-arch[= ]|--gpu-architecture[= ]|-gencode\s*arch=)"
+                       r"\s*(?:sm|compute|lto)_\w*")
+_NV_ONLY_OPT = re.compile(r"(?:^|\s)(-default-device|--extensible-whole-program|-ewp|"
+                          r"--dopt|-dlto|--dlink-time-opt)\b")
+
+
+def _string_content(ctx, lit) -> str:
+    return "".join(ctx.text(c) for c in lit.named_children if c.type == "string_content")
+
+
+@register
+class NvrtcOptions(Rule):
+    """NVRTC compile options that hipRTC does not understand.
+
+    ## What it finds
+    In files that use NVRTC or hipRTC (`nvrtcCompileProgram`, `hiprtcCompileProgram`), string
+    literals holding NVIDIA architecture options (`-arch=sm_80`, `--gpu-architecture=compute_90`,
+    `-arch=compute_` built up at run time) and NVRTC-only options (`-default-device`,
+    `-dlto`, `--extensible-whole-program`).
+
+    ## Why it breaks on AMD
+    porter maps the NVRTC API names to hipRTC, but not the option strings. hipRTC compiles to
+    AMDGPU code objects, never PTX: the architecture option is
+    `--gpu-architecture=gfx942[:sramecc+:xnack-]` (needed when no GPU is present; by default
+    the current device's arch is used), and NVIDIA `sm_`/`compute_` names are rejected, so the
+    compilation fails at run time. `-default-device` has no hipRTC meaning (device code is the
+    default).
+
+    ## Example
+    ```cpp
+    const char* opts[] = {"--gpu-architecture=compute_80", "-default-device"};
+    nvrtcCompileProgram(prog, 2, opts);
+    ```
+
+    ## Use instead
+    Build the option list per vendor: on AMD pass `--gpu-architecture=` with the device's
+    `gcnArchName` (from `hipGetDeviceProperties`) or omit it; drop `-default-device`.
+
+    ## References
+    - HIP RTC programming guide (`hip_rtc.md`: options, `hiprtcGetCode`, target-ID syntax)
+    - hipify_torch `cuda_to_hip_mappings.py` (`nvrtc.h` -> `hip/hiprtc.h`)
+    """
+    code = "PT801"
+    name = "nvrtc-options"
+    severity = Severity.ERROR
+    triggers = (b"nvrtc", b"hiprtc")
+
+    def check(self, ctx):
+        if not re.search(rb"(nvrtc|hiprtc)(CompileProgram|CreateProgram)", ctx.data):
+            return
+        for lit in ctx.nodes("string_literal"):
+            s = _string_content(ctx, lit)
+            if len(s) > 200:
+                continue
+            m = _ARCH_OPT.search(s) or _NV_ONLY_OPT.search(s)
+            if not m:
+                continue
+            yield self.finding(ctx, lit, f"NVRTC option `{s.strip()}` is not understood by "
+                               f"hipRTC: pass `--gpu-architecture=<gfx arch>` (or nothing) on AMD "
+                               f"and drop NVIDIA-only options")
+
+
+_LOAD_FILE = ("cuModuleLoad", "hipModuleLoad")
+_LOAD_EX = ("cuModuleLoadDataEx", "hipModuleLoadDataEx")
+_JIT_INPUT = ("CU_JIT_INPUT_PTX", "CU_JIT_INPUT_CUBIN", "CU_JIT_INPUT_FATBINARY",
+              "hipJitInputPtx", "hipJitInputCubin", "hipJitInputFatBinary",
+              "HIPRTC_JIT_INPUT_PTX", "HIPRTC_JIT_INPUT_CUBIN", "HIPRTC_JIT_INPUT_FATBINARY")
+_NV_BIN = re.compile(r"\.(ptx|cubin|fatbin)\s*$")
+_PTX_TEXT = re.compile(r"^\s*(//[^\n]*\n\s*)*\.version\s+\d+\.\d+\s*(\\n|\n)?\s*\.target\s+sm_")
+
+
+@register
+class ModuleBinaryFormat(Rule):
+    """Loading PTX, cubin or fatbin modules, or JIT-linking PTX.
+
+    ## What it finds
+    `cuModuleLoad("*.ptx|*.cubin|*.fatbin")` (and `hipModuleLoad`), `cuModuleLoadDataEx` with
+    JIT options, `cuLinkAddData`/`cuLinkAddFile` with `CU_JIT_INPUT_PTX`/`CUBIN`/`FATBINARY`,
+    and string literals holding PTX (`.version N.N` followed by `.target sm_XX`).
+
+    ## Why it breaks on AMD
+    AMD GPUs load only AMDGPU code objects (`.hsaco`/`.co`, or hipRTC output); there is no PTX
+    JIT, so a `.ptx`/`.cubin` file or an embedded PTX string fails to load at run time.
+    `hipModuleLoadDataEx` does not implement the CUDA JIT options, and the hipRTC linker accepts
+    only LLVM bitcode inputs, not PTX.
+
+    ## Example
+    ```cpp
+    cuModuleLoad(&mod, "kernels.ptx");
+    ```
+
+    ## Use instead
+    Build the kernels with `hipcc --genco --offload-arch=gfx942,...` into a `.co` file and load
+    that, or compile the CUDA C++ source at run time with hipRTC.
+
+    ## References
+    - HIP driver API porting guide, hipModule API and Compilation Options
+    - HIP kernel language reference, Kernel Compilation (`--genco`)
+    - HIP RTC programming guide (linker inputs)
+    """
+    code = "PT802"
+    name = "module-binary-format"
+    severity = Severity.ERROR
+    triggers = (b"ModuleLoad", b"JIT_INPUT", b"JitInput", b".version", b".ptx", b".cubin",
+                b".fatbin")
+
+    def check(self, ctx):
+        for name, ident, call, args in calls(ctx, _LOAD_FILE):
+            if len(args) >= 2 and args[1].type == "string_literal":
+                s = _string_content(ctx, args[1])
+                m = _NV_BIN.search(s)
+                if m:
+                    yield self.finding(ctx, args[1], f"`{name}` of the NVIDIA binary \"{s}\" "
+                                       f"cannot load on AMD: build a `.co` code object with "
+                                       f"`hipcc --genco --offload-arch=...` and load that")
+        for name, ident, call, args in calls(ctx, _LOAD_EX):
+            if len(args) >= 3 and ctx.text(args[2]).strip() not in ("0", "0u", "0U"):
+                yield self.finding(ctx, ident, f"`{name}` with JIT options: AMD has no PTX JIT "
+                                   f"and HIP does not implement these options; load a code "
+                                   f"object built for the target", severity=Severity.WARNING)
+        for ident in ctx.identifiers(_JIT_INPUT, kinds=frozenset({"identifier"})):
+            yield self.finding(ctx, ident, f"`{ctx.text(ident)}`: AMD has no PTX/cubin JIT "
+                               f"linking (the hipRTC linker takes LLVM bitcode): link bitcode "
+                               f"from hipRTC (`-fgpu-rdc`) or prebuilt code objects instead")
+        for lit in ctx.nodes("string_literal", "raw_string_literal", "concatenated_string"):
+            if lit.parent is not None and lit.parent.type == "concatenated_string":
+                continue
+            text = ctx.text(lit)
+            if ".version" not in text or ".target" not in text:
+                continue
+            s = "".join(ctx.text(c) for c in P.captures(
+                "[(string_content) (raw_string_content)] @s", lit).get("s", []))
+            if _PTX_TEXT.search(s):
+                yield self.finding(ctx, lit, "embedded PTX cannot run on AMD GPUs: embed the "
+                                   "CUDA C++ source and compile it with hipRTC, or ship a code "
+                                   "object")
+
+
+_SYMBOL_ARG = {"cudaMemcpyToSymbol": 0, "cudaMemcpyToSymbolAsync": 0,
+               "cudaMemcpyFromSymbol": 1, "cudaMemcpyFromSymbolAsync": 1,
+               "cudaGetSymbolAddress": 1, "cudaGetSymbolSize": 1,
+               "hipMemcpyToSymbol": 0, "hipMemcpyToSymbolAsync": 0,
+               "hipMemcpyFromSymbol": 1, "hipMemcpyFromSymbolAsync": 1,
+               "hipGetSymbolAddress": 1, "hipGetSymbolSize": 1}
+
+
+@register
+class MemcpySymbolByName(Rule):
+    """Device symbol named by a string (`cudaMemcpyToSymbol("name", ...)`).
+
+    ## What it finds
+    Calls of `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol` (and `Async`), `cudaGetSymbolAddress`
+    and `cudaGetSymbolSize` (and the `hip*` names), whose symbol argument is a string literal,
+    also when wrapped in `HIP_SYMBOL(...)`.
+
+    ## Why it breaks on AMD
+    Symbols by name were removed in CUDA 5.0 and HIP never had them: HIP's template overload
+    takes the address of the string literal itself, which is not a registered device variable,
+    and the call fails at run time with `hipErrorInvalidSymbol`. (Bare symbols are fine: ROCm
+    7.2 defines `HIP_SYMBOL(X)` as `X` and has the same `const T&` overloads as CUDA; porter
+    wraps them anyway for older HIP versions.)
+
+    ## Example
+    ```cpp
+    cudaMemcpyToSymbol("d_coeffs", h_coeffs, sizeof(h_coeffs));
+    ```
+
+    ## Use instead
+    Pass the variable itself: `hipMemcpyToSymbol(HIP_SYMBOL(d_coeffs), h_coeffs, ...)`.
+
+    ## References
+    - HIP porting guide, memcpyToSymbol
+    - ROCm 7.2 `hip/hip_runtime_api.h` (`const T& symbol` overloads) and
+      `hip/amd_detail/amd_hip_runtime.h` (`HIP_SYMBOL`)
+    - HIPIFY `hipify-perl` `transformHostFunctions`
+    """
+    code = "PT803"
+    name = "memcpy-symbol-by-name"
+    severity = Severity.ERROR
+    triggers = (b"Symbol",)
+
+    def check(self, ctx):
+        for name, ident, call, args in calls(ctx, tuple(_SYMBOL_ARG)):
+            i = _SYMBOL_ARG[name]
+            if len(args) <= i:
+                continue
+            a = args[i]
+            if a.type == "call_expression" and ctx.text(a).startswith("HIP_SYMBOL"):
+                inner = a.child_by_field_name("arguments")
+                a = inner.named_children[0] if inner is not None and inner.named_children else a
+            if a.type in ("string_literal", "concatenated_string"):
+                yield self.finding(ctx, a, f"`{name}` with the symbol name {ctx.text(a)} as a "
+                                   f"string: HIP (like CUDA since 5.0) needs the variable itself; "
+                                   f"pass the `__device__`/`__constant__` variable")
+
+
+_FUNC_ARG = {"cudaFuncSetAttribute": 0, "cudaFuncGetAttributes": 1, "cudaLaunchKernel": 0,
+             "cudaFuncSetCacheConfig": 0, "cudaFuncSetSharedMemConfig": 0,
+             "hipFuncSetAttribute": 0, "hipFuncGetAttributes": 1, "hipLaunchKernel": 0,
+             "hipFuncSetCacheConfig": 0, "hipFuncSetSharedMemConfig": 0}
+
+
+def _declared_functions(ctx) -> set[str]:
+    names = set()
+    for fd in ctx.nodes("function_declarator"):
+        d = fd.child_by_field_name("declarator")
+        if d is None:
+            continue
+        if d.type == "qualified_identifier":
+            n = d.child_by_field_name("name")
+            d = n if n is not None else d
+        if d.type in ("identifier", "field_identifier"):
+            names.add(ctx.text(d))
+    return names
+
+
+@register
+class FuncPtrCasts(Rule):
+    """Kernel passed to `hipFuncSetAttribute` & co. without a cast to `const void*`.
+
+    ## What it finds
+    Calls of `cudaFuncSetAttribute(kernel, ...)`, `cudaFuncGetAttributes(&attr, kernel)`,
+    `cudaLaunchKernel(kernel, ...)`, `cudaFuncSetCacheConfig(kernel, ...)`,
+    `cudaFuncSetSharedMemConfig(kernel, ...)` (and the `hip*` names) whose kernel argument is a
+    function of this file (`kernel`, `&kernel`, `kernel<T, 128>`) rather than a `const void*`.
+
+    ## Why it breaks on AMD
+    CUDA declares template overloads taking `T*` for these functions; ROCm 7.2 declares them
+    only with a `const void*` parameter, and C++ does not convert a function pointer to
+    `const void*` implicitly, so the call does not compile. HIPIFY inserts the cast (since ROCm
+    6.2); porter's rename does not.
+
+    ## Example
+    ```cpp
+    cudaFuncSetAttribute(gemm_kernel<128>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    ```
+
+    ## Use instead
+    `hipFuncSetAttribute(reinterpret_cast<const void*>(gemm_kernel<128>), ...)` (the safe fix:
+    exactly the conversion CUDA's template overload performs).
+
+    ## References
+    - HIPIFY `CHANGELOG.md` 6.2.0 and `hipify-perl` `transformHostFunctions`
+    - ROCm 7.2 `hip/hip_runtime_api.h` (`hipFuncSetAttribute(const void* func, ...)`)
+    """
+    code = "PT804"
+    name = "func-ptr-casts"
+    severity = Severity.ERROR
+    fix = "safe"
+    triggers = (b"FuncSetAttribute", b"FuncGetAttributes", b"LaunchKernel", b"FuncSetCacheConfig",
+                b"FuncSetSharedMemConfig")
+
+    def check(self, ctx):
+        found = calls(ctx, tuple(_FUNC_ARG))
+        if not found:
+            return
+        funcs = _declared_functions(ctx)
+        for name, ident, call, args in found:
+            i = _FUNC_ARG[name]
+            if len(args) <= i:
+                continue
+            a = args[i]
+            target = a
+            if a.type == "pointer_expression" and ctx.text(a).startswith("&"):
+                target = a.child_by_field_name("argument")
+            if target is None:
+                continue
+            if target.type == "template_function":
+                n = target.child_by_field_name("name")
+            elif target.type == "qualified_identifier":
+                n = target.child_by_field_name("name")
+                if n is not None and n.type == "template_function":
+                    n = n.child_by_field_name("name")
+            else:
+                n = target
+            if n is None or n.type != "identifier" or ctx.text(n) not in funcs:
+                continue
+            fx = self.make_fix([Edit(a.start_byte, a.start_byte, b"reinterpret_cast<const void*>("),
+                                Edit(a.end_byte, a.end_byte, b")")], Applicability.SAFE,
+                               "cast the kernel to `const void*`")
+            yield self.finding(ctx, a, f"`{name}` takes `const void*` in HIP (no template "
+                               f"overload): pass `reinterpret_cast<const void*>({ctx.text(a)})`",
+                               fix=fx)
+
+
+@register
+class ConstantInTemplate(Rule):
+    """`__constant__` variable declared inside a template.
+
+    ## What it finds
+    `__constant__` variables that are variable templates (`template <class T> __constant__ T
+    c[16];`) or static members of class templates.
+
+    ## Why it breaks on AMD
+    The HIP kernel-language reference states that `__constant__` variables in templates "can
+    lead to undefined behavior" (HIP issue #3201): each instantiation needs its own device
+    symbol, and host-side `hipMemcpyToSymbol` may not reach the one the kernel reads.
+
+    ## Example
+    ```cpp
+    template <typename T> struct Filter { static __constant__ T taps[32]; };
+    ```
+
+    ## Use instead
+    Declare the `__constant__` arrays at namespace scope (one per type needed), or pass the
+    data as a kernel argument (up to 4 KiB) or through a global-memory pointer.
+
+    ## References
+    - HIP kernel language reference, `__constant__`
+    - HIP issue #3201
+    """
+    code = "PT805"
+    name = "constant-in-template"
+    severity = Severity.WARNING
+    triggers = (b"__constant__",)
+
+    def check(self, ctx):
+        if b"template" not in ctx.data:
+            return
+        for q in ctx.nodes("type_qualifier", "storage_class_specifier"):
+            if ctx.text(q) != "__constant__":
+                continue
+            decl = q.parent
+            for a in P.ancestors(q):
+                if a.type in ("function_definition", "compound_statement"):
+                    break
+                if a.type == "template_declaration":
+                    names = [ctx.text(n) for n in P.captures(
+                        "[(identifier) (field_identifier)] @n", decl).get("n", [])[:1]]
+                    what = f"`{names[0]}`" if names else "this variable"
+                    yield self.finding(ctx, decl, f"`__constant__` {what} is declared inside a "
+                                       f"template, which HIP documents as undefined behaviour: "
+                                       f"move it to namespace scope")
+                    break
+
+
+@register
+class PerThreadDefaultStream(Rule):
+    """`CUDA_API_PER_THREAD_DEFAULT_STREAM` defined in source.
+
+    ## What it finds
+    `#define CUDA_API_PER_THREAD_DEFAULT_STREAM` (the in-source way to get nvcc's
+    `--default-stream per-thread`).
+
+    ## Why it breaks on AMD
+    HIP ignores the CUDA macro: the default (null) stream stays the legacy one, which
+    synchronises with every other blocking stream, so work that overlapped on NVIDIA is
+    serialised (and code relying on per-thread ordering changes behaviour). HIP's equivalents
+    are the `HIP_API_PER_THREAD_DEFAULT_STREAM` macro (defined before including HIP headers) or
+    `-fgpu-default-stream=per-thread` for every translation unit.
+
+    ## Example
+    ```cpp
+    #define CUDA_API_PER_THREAD_DEFAULT_STREAM
+    #include <cuda_runtime.h>
+    ```
+
+    ## Use instead
+    `#define HIP_API_PER_THREAD_DEFAULT_STREAM` (the safe fix renames the macro), or the
+    compiler flag `-fgpu-default-stream=per-thread`; explicit `hipStreamPerThread` handles work
+    without either.
+
+    ## References
+    - HIP FAQ and programming manual (per-thread default stream)
+    - ROCm 7.2 `hip/amd_detail/amd_hip_runtime_pt_api.h` (`HIP_API_PER_THREAD_DEFAULT_STREAM`)
+    """
+    code = "PT806"
+    name = "per-thread-default-stream"
+    severity = Severity.WARNING
+    fix = "safe"
+    triggers = (b"CUDA_API_PER_THREAD_DEFAULT_STREAM",)
+
+    def check(self, ctx):
+        for d in ctx.nodes("preproc_def"):
+            n = d.child_by_field_name("name")
+            if n is None or ctx.text(n) != "CUDA_API_PER_THREAD_DEFAULT_STREAM":
+                continue
+            fx = self.make_fix([Edit(n.start_byte, n.end_byte, b"HIP_API_PER_THREAD_DEFAULT_STREAM")],
+                               Applicability.SAFE, "use HIP's per-thread default stream macro")
+            yield self.finding(ctx, n, "HIP ignores `CUDA_API_PER_THREAD_DEFAULT_STREAM`: define "
+                               "`HIP_API_PER_THREAD_DEFAULT_STREAM` (or compile with "
+                               "`-fgpu-default-stream=per-thread`)", fix=fx)
+
+
+_CTX = ("cuCtxCreate", "cuCtxCreate_v2", "cuCtxPushCurrent", "cuCtxPopCurrent", "cuCtxSetCurrent",
+        "cuCtxDestroy", "cuDevicePrimaryCtxRetain", "hipCtxCreate", "hipCtxPushCurrent",
+        "hipCtxPopCurrent", "hipCtxSetCurrent", "hipCtxDestroy", "hipDevicePrimaryCtxRetain")
+_RUNTIME = ("cudaMalloc", "cudaMemcpy", "cudaMemcpyAsync", "cudaFree", "cudaStreamCreate",
+            "cudaDeviceSynchronize", "cudaSetDevice", "cudaLaunchKernel", "cudaMallocManaged",
+            "hipMalloc", "hipMemcpy", "hipMemcpyAsync", "hipFree", "hipStreamCreate",
+            "hipDeviceSynchronize", "hipSetDevice", "hipLaunchKernel", "hipMallocManaged")
+
+
+@register
+class DriverContextMixing(Rule):
+    """Driver context API mixed with the runtime API.
+
+    ## What it finds
+    Files that call the driver context API (`cuCtxCreate`, `cuCtxPushCurrent`,
+    `cuCtxPopCurrent`, `cuCtxSetCurrent`, `cuDevicePrimaryCtxRetain`, or the `hipCtx*` names)
+    and also runtime API calls (`cudaMalloc`, `cudaMemcpy`, `cudaSetDevice`, kernel launches).
+    Reported once per file, at the first context call.
+
+    ## Why it breaks on AMD
+    HIP-Clang pushes the device's primary context whenever the context stack is empty, and the
+    `hipCtx*` API is deprecated. Code that creates its own contexts and then uses runtime calls
+    can end up operating on a different context than on NVIDIA (allocations and modules not
+    visible where expected).
+
+    ## Example
+    ```cpp
+    cuCtxCreate(&ctx, 0, dev);
+    cudaMalloc(&p, bytes);
+    ```
+
+    ## Use instead
+    Use the runtime API (`hipSetDevice`) for device selection and drop explicit contexts.
+
+    ## References
+    - HIP driver API porting guide, Additional Information (context stack behaviour)
+    """
+    code = "PT807"
+    name = "driver-context-mixing"
+    severity = Severity.INFO
+    triggers = (b"CtxCreate", b"CtxPushCurrent", b"CtxPopCurrent", b"CtxSetCurrent",
+                b"PrimaryCtxRetain")
+
+    def check(self, ctx):
+        ctxs = calls(ctx, _CTX)
+        if not ctxs:
+            return
+        if not calls(ctx, _RUNTIME) and not ctx.nodes("kernel_call_syntax"):
+            return
+        name, ident, _, _ = ctxs[0]
+        yield self.finding(ctx, ident, f"`{name}` mixes explicit driver contexts with runtime "
+                           f"API calls in this file; HIP pushes the primary context on an empty "
+                           f"stack, so prefer the runtime API (hipSetDevice) throughout")
