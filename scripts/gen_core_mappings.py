@@ -55,14 +55,50 @@ class Hip:
     decl: Declarations
     tokens: set[str]
 
+    tags: dict | None = None   # struct/union/enum tag -> "struct" | "enum"
+
     def kind(self, name: str) -> str | None:
         return self.decl.kind_of(name)
+
+
+_TAG = re.compile(r"\b(struct|union|enum)\s+(?:class\s+)?([A-Za-z_]\w*)")
 
 
 def load_hip(root: Path, version: str) -> Hip:
     files = header_files(root / "hip") + clang_hip_headers()
     decl = scan_headers(files)
-    return Hip(version, decl, header_identifiers(files))
+    h = Hip(version, decl, header_identifiers(files))
+    h.tags = {}
+    for f in files:
+        for m in _TAG.finditer(f.read_text(encoding="utf-8", errors="replace")):
+            h.tags.setdefault(m.group(2), "enum" if m.group(1) == "enum" else "struct")
+    return h
+
+
+# struct/enum tags (CUstream_st, CUaddress_mode_enum): user code writes them after `struct`/`enum`
+# (`struct CUstream_st *s`), so the HIP name must be a tag of the same sort too (ihipStream_t),
+# never a typedef (hipStream_t), or `struct hipStream_t` fails to compile
+TAG_NAME = re.compile(r"^(CU|cuda)(\w+?)_(st|enum)$")
+
+
+def tag_target(h: Hip, name: str, proposed: str = "") -> str:
+    m = TAG_NAME.match(name)
+    core, suffix = m.group(2), m.group(3)
+    core = re.sub(r"_v\d+$", "", core)
+    want = "enum" if suffix == "enum" else "struct"
+    if proposed and h.tags.get(proposed) == want:
+        return proposed   # the HIP typedef shares its tag's name (typedef enum hipX {...} hipX)
+    cands = ["hip" + core + "_" + suffix, "HIP" + core + "_" + suffix, "HIP_" + core + "_" + suffix,
+             "ihip" + core + "_t", "ihip" + core, "hip" + core + "_t", "hip" + core, "hip" + core + "_e"]
+    fold = lambda x: x.replace("_", "").lower()  # noqa: E731
+    folded = {}
+    for t, k in h.tags.items():
+        if k == want:
+            folded.setdefault(fold(t), t)
+    for c in cands:
+        if fold(c) in folded:
+            return folded[fold(c)]
+    return ""
 
 
 def hip_source(h: Hip, name: str) -> str:
@@ -472,6 +508,16 @@ VECTOR_FILES = {"vector_types.h", "vector_functions.h", "library_types.h"}
 def finish(m: Matcher, props: list[Proposal]) -> list[dict]:
     rows = []
     for p in props:
+        if p.kind == "type" and TAG_NAME.match(p.cuda) and p.status != "removed":
+            hip = tag_target(m.h72, p.cuda, p.hip)
+            if hip:
+                p.hip, p.status, p.hip_file = hip, "supported", hip_source(m.h72, hip)
+                p.hip_since = "" if hip in m.h64.tags else "7.2"
+                p.notes = "struct/enum tag: maps to the HIP tag of the same sort"
+            else:
+                p.hip, p.status, p.hip_since, p.hip_file = "", "unsupported", "", ""
+                p.notes = ("struct/enum tag with no HIP tag of that name; use the CUDA typedef "
+                           "(porter maps it) instead of the tag")
         if p.cuda in DENY:
             p.hip, p.status, p.hip_since, p.hip_file = "", "unsupported", "", ""
             p.notes = DENY[p.cuda]
