@@ -1,0 +1,361 @@
+"""PT90x: build files (hazards.md section K). CMakeLists.txt, *.cmake, Makefiles, *.mk."""
+from __future__ import annotations
+
+import re
+
+from ..findings import Severity
+from .base import Rule
+from .registry import register
+
+
+def _is_make(ctx) -> bool:
+    name = ctx.src.path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name.startswith(("makefile", "gnumakefile")) or name.endswith(".mk")
+
+
+def code_text(ctx) -> bytes:
+    """The file with `#` comments (and CMake `#[[...]]` bracket comments) blanked out, keeping
+    offsets; `#` inside double quotes is kept."""
+    cached = getattr(ctx, "_porter_build_code", None)
+    if cached is not None:
+        return cached
+    data = bytearray(ctx.data)
+    i, n, in_str = 0, len(data), False
+    make = _is_make(ctx)
+    while i < n:
+        c = data[i]
+        if c == 0x22 and not make:           # "
+            in_str = not in_str
+        elif c == 0x5C and in_str:           # backslash escape in a CMake string
+            i += 2
+            continue
+        elif c == 0x0A and make:
+            in_str = False
+        elif c == 0x23 and not in_str:       # '#'
+            if make and i > 0 and data[i - 1] == 0x5C:
+                i += 1
+                continue
+            m = re.match(rb"#\[(=*)\[", bytes(data[i:i + 16])) if not make else None
+            if m:
+                close = b"]" + m.group(1) + b"]"
+                j = bytes(data).find(close, i)
+                j = n if j < 0 else j + len(close)
+            else:
+                j = bytes(data).find(b"\n", i)
+                j = n if j < 0 else j
+            for k in range(i, j):
+                if data[k] != 0x0A:
+                    data[k] = 0x20
+            i = j
+            continue
+        i += 1
+    out = bytes(data)
+    try:
+        ctx._porter_build_code = out
+    except AttributeError:
+        pass
+    return out
+
+
+_HIP_LANG = re.compile(rb"enable_language\s*\(\s*HIP\b|\bLANGUAGES\b[^)]*\bHIP\b|"
+                       rb"project\s*\([^)]*\bHIP\b|find_package\s*\(\s*hip\b|"
+                       rb"CMAKE_HIP_ARCHITECTURES|hip::device|hip::host|\bhipcc\b|"
+                       rb"HIP_PLATFORM|__HIP_PLATFORM", re.I)
+
+
+def hip_enabled(code: bytes) -> bool:
+    return _HIP_LANG.search(code) is not None
+
+
+_CMAKE_CUDA = [
+    (re.compile(rb"\bproject\s*\([^)]*\bCUDA\b[^)]*\)", re.I),
+     "`project(... CUDA)` enables only the CUDA language: add a HIP branch with "
+     "`enable_language(HIP)` (CMake 3.21+)"),
+    (re.compile(rb"\benable_language\s*\(\s*CUDA\b[^)]*\)", re.I),
+     "`enable_language(CUDA)`: an AMD build needs `enable_language(HIP)` (CMake 3.21+)"),
+    (re.compile(rb"\bCMAKE_CUDA_ARCHITECTURES\b"),
+     "`CMAKE_CUDA_ARCHITECTURES` has no effect on AMD: set `CMAKE_HIP_ARCHITECTURES` "
+     "(e.g. gfx90a;gfx942;gfx950)"),
+    (re.compile(rb"(?<![\w$])CUDA_ARCHITECTURES\b"),
+     "the `CUDA_ARCHITECTURES` property has no effect on AMD: set `HIP_ARCHITECTURES`"),
+    (re.compile(rb"\bfind_package\s*\(\s*(CUDA|CUDAToolkit)\b[^)]*\)", re.I),
+     "`find_package({0})` finds no ROCm: use `find_package(hip CONFIG)` and the hip* library "
+     "packages (hipblas, hipfft, ...)"),
+    (re.compile(rb"(?<![\w:])CUDA::(\w+)"),
+     "CMake target `CUDA::{0}` does not exist on ROCm: link `hip::host`/`hip::device` or the "
+     "matching `roc::`/`hip::` library target"),
+    (re.compile(rb"\bLANGUAGE\s+CUDA\b"),
+     "`LANGUAGE CUDA` source property: an AMD build needs `LANGUAGE HIP`"),
+    (re.compile(rb"\bcuda_add_(library|executable)\s*\(", re.I),
+     "`cuda_add_{0}` (FindCUDA, removed in CMake 3.27) has no HIP counterpart: use "
+     "`add_{0}` with HIP-language sources"),
+]
+
+
+@register
+class CmakeCudaLanguage(Rule):
+    """CMake project built only as CUDA.
+
+    ## What it finds
+    In CMake files without any HIP branch (`enable_language(HIP)`, `find_package(hip)`,
+    `CMAKE_HIP_ARCHITECTURES`): `project(... LANGUAGES CUDA)`, `enable_language(CUDA)`,
+    `CMAKE_CUDA_ARCHITECTURES`, the `CUDA_ARCHITECTURES` property,
+    `find_package(CUDA|CUDAToolkit)`, `CUDA::cudart`/`CUDA::cublas` targets,
+    `set_source_files_properties(... LANGUAGE CUDA)`, `cuda_add_library`/`cuda_add_executable`.
+    Text in `#` comments is ignored.
+
+    ## Why it breaks on AMD
+    None of these configure a HIP build: CMake's CUDA language needs nvcc, `CUDA::` targets
+    come from the CUDA toolkit, and the architecture lists are NVIDIA SM numbers. An AMD build
+    needs `enable_language(HIP)` (CMake 3.21 or later), `CMAKE_HIP_ARCHITECTURES`,
+    `find_package(hip CONFIG)` with `hip::device`/`hip::host`, and `find_package(hipblas)` etc.
+    Using hipcc as the C++ compiler is the legacy route. HIPIFY does not touch build files.
+
+    ## Example
+    ```cmake
+    project(solver LANGUAGES CXX CUDA)
+    set(CMAKE_CUDA_ARCHITECTURES 80 90)
+    target_link_libraries(solver PRIVATE CUDA::cublas)
+    ```
+
+    ## Use instead
+    ```cmake
+    project(solver LANGUAGES CXX HIP)
+    set(CMAKE_HIP_ARCHITECTURES gfx90a;gfx942;gfx950)
+    find_package(hipblas CONFIG REQUIRED)
+    target_link_libraries(solver PRIVATE roc::hipblas)
+    ```
+
+    ## References
+    - ROCm documentation, Using CMake (cmake-packages) and the HIPCC migration notes
+    - llama.cpp `ggml/src/ggml-hip/CMakeLists.txt` (a maintained HIP branch)
+    - HIPIFY issue #1132 (build files are not converted)
+    """
+    code = "PT901"
+    name = "cmake-cuda-language"
+    severity = Severity.ERROR
+    languages = ("build",)
+    triggers = (b"CUDA", b"cuda_add_")
+
+    def check(self, ctx):
+        if _is_make(ctx):
+            return
+        code = code_text(ctx)
+        if hip_enabled(code):
+            return
+        for rx, msg in _CMAKE_CUDA:
+            for m in rx.finditer(code):
+                arg = m.group(1).decode() if m.groups() else ""
+                yield self.finding(ctx, (m.start(), m.end()), msg.format(arg))
+
+
+_NVCC_FLAGS = [
+    (re.compile(rb"(?<![\w-])(?:-arch|--gpu-architecture)[= ]\s*(?:sm|compute)_\w+"),
+     "`{0}` is an NVIDIA architecture: use `--offload-arch=gfx942` (one per target)"),
+    (re.compile(rb"(?<![\w-])-gencode[= ]\s*\"?arch=compute_\w+,\s*code=\[?\"?\w+[\w,\]]*"),
+     "`{0}` is an NVIDIA architecture: use `--offload-arch=<gfx>` per target"),
+    (re.compile(rb"(?<![\w-])-?-use_fast_math\b"),
+     "`{0}` is nvcc-only: hipcc has no exact equivalent (consider `-ffast-math` or "
+     "`-fgpu-flush-denormals-to-zero` after checking accuracy)"),
+    (re.compile(rb"(?<![\w-])-Xptxas\b(?:[= ]\s*\S+)?"),
+     "`{0}` passes options to ptxas, which AMD builds do not run: remove it"),
+    (re.compile(rb"(?<![\w-])--?expt-relaxed-constexpr\b"),
+     "`{0}` is nvcc-only: HIP-Clang allows constexpr host functions in device code without it; "
+     "remove it"),
+    (re.compile(rb"(?<![\w-])--?(?:expt-)?extended-lambda\b"),
+     "`{0}` is nvcc-only: HIP-Clang accepts `__device__` lambdas without it; remove it"),
+    (re.compile(rb"(?<![\w-])(?:-rdc|--relocatable-device-code)[= ]\s*true\b"),
+     "`{0}`: HIP's relocatable device code flag is `-fgpu-rdc`"),
+    (re.compile(rb"(?<![\w-])--?maxrregcount[= ]\s*\d+"),
+     "`{0}` has no AMD equivalent (register limits come from `__launch_bounds__`); remove it"),
+    (re.compile(rb"(?<![\w-])--default-stream[= ]\s*per-thread\b"),
+     "`{0}`: HIP's flag is `-fgpu-default-stream=per-thread` (for every translation unit)"),
+    (re.compile(rb"(?<![\w-])--?fmad[= ]\s*false\b"),
+     "`{0}`: HIP-Clang contracts by default (`-ffp-contract=fast-honor-pragmas`); use "
+     "`-ffp-contract=off`"),
+    (re.compile(rb"(?<![\w-])-lineinfo\b"),
+     "`{0}` is nvcc-only: use `-gline-tables-only` with hipcc"),
+    (re.compile(rb"\bTORCH_CUDA_ARCH_LIST\b"),
+     "`{0}` selects NVIDIA archs for torch extensions: ROCm builds read `PYTORCH_ROCM_ARCH`"),
+]
+_CUDA_ONLY_LINE = re.compile(rb"CUDA|NVCC|nvcc|\.cu\b")
+
+
+@register
+class NvccFlags(Rule):
+    """nvcc-only compiler flags in a build file.
+
+    ## What it finds
+    `-arch=sm_XX`, `-gencode arch=compute_XX,code=sm_XX`, `--use_fast_math`, `-Xptxas`,
+    `--expt-relaxed-constexpr`, `--expt-extended-lambda`, `-rdc=true`, `-maxrregcount`,
+    `--default-stream per-thread`, `-fmad=false`, `-lineinfo` and `TORCH_CUDA_ARCH_LIST` in
+    CMake files and Makefiles (outside comments). In files that already have a HIP branch,
+    flags on lines that are clearly CUDA-only (`CMAKE_CUDA_FLAGS`, `NVCC_FLAGS`,
+    `COMPILE_LANGUAGE:CUDA`) are not reported.
+
+    ## Why it breaks on AMD
+    hipcc/HIP-Clang rejects or ignores these: NVIDIA architecture names mean nothing to the
+    AMDGPU backend (`--offload-arch=gfx942` instead), `-rdc=true` is `-fgpu-rdc`,
+    `--default-stream per-thread` is `-fgpu-default-stream=per-thread`, and there is no
+    register cap flag. Fast-math and relaxed-constexpr have no exact equivalents.
+
+    ## Example
+    ```make
+    NVCCFLAGS = -O3 -arch=sm_80 --use_fast_math -Xptxas -v
+    ```
+
+    ## Use instead
+    ```make
+    HIPFLAGS = -O3 --offload-arch=gfx90a --offload-arch=gfx942
+    ```
+
+    ## References
+    - HIP porting guide, Compiler options supported on AMD platforms
+    - HIP FAQ and kernel language reference
+    """
+    code = "PT902"
+    name = "nvcc-flags"
+    severity = Severity.WARNING
+    languages = ("build",)
+    triggers = (b"sm_", b"compute_", b"fast_math", b"Xptxas", b"expt-", b"extended-lambda",
+                b"rdc", b"relocatable-device-code", b"maxrregcount", b"default-stream",
+                b"fmad", b"lineinfo", b"TORCH_CUDA_ARCH_LIST")
+
+    def check(self, ctx):
+        code = code_text(ctx)
+        hip = hip_enabled(code)
+        for rx, msg in _NVCC_FLAGS:
+            for m in rx.finditer(code):
+                if hip:
+                    ls = code.rfind(b"\n", 0, m.start()) + 1
+                    le = code.find(b"\n", m.end())
+                    if _CUDA_ONLY_LINE.search(code[ls:le if le >= 0 else len(code)]):
+                        continue
+                flag = m.group(0).decode("utf-8", "replace").strip()
+                yield self.finding(ctx, (m.start(), m.end()), msg.format(flag))
+
+
+_ARCH_LIST = re.compile(
+    rb"(?:\b(?:CMAKE_HIP_ARCHITECTURES|HIP_ARCHITECTURES|AMDGPU_TARGETS|GPU_TARGETS|"
+    rb"PYTORCH_ROCM_ARCH|GPU_ARCHS?|OFFLOAD_ARCH)\b[^\n]*)|(?:--offload-arch[= ]\s*\S+)|"
+    rb"(?:--amdgpu-target[= ]\s*\S+)")
+_GFX = re.compile(rb"gfx[0-9a-f]{3,4}")
+
+
+@register
+class OffloadArchCoverage(Rule):
+    """HIP architecture list that misses a selected target.
+
+    ## What it finds
+    Architecture lists in build files (`CMAKE_HIP_ARCHITECTURES`, `HIP_ARCHITECTURES`,
+    `AMDGPU_TARGETS`, `GPU_TARGETS`, `PYTORCH_ROCM_ARCH`, `--offload-arch=` flags) that name
+    gfx targets but not every `--offload-arch` porter was asked to check for. For flags, all
+    `--offload-arch` options on the same line count as one list.
+
+    ## Why it breaks on AMD
+    A fat binary holds code objects only for the listed architectures. On a GPU whose arch is
+    missing, the program starts but the first kernel launch fails with
+    `hipErrorNoBinaryForGpu`/"shared object initialization failed". MI300 (gfx942) and MI350
+    (gfx950) need their own entries; gfx90a code does not run on them.
+
+    ## Example
+    ```cmake
+    set(CMAKE_HIP_ARCHITECTURES gfx90a)    # deployed on MI300X (gfx942) too
+    ```
+
+    ## Use instead
+    List every deployed target: `set(CMAKE_HIP_ARCHITECTURES gfx90a;gfx942;gfx950)`, with
+    `:xnack+` target IDs where the code depends on XNACK (managed memory page faults).
+
+    ## References
+    - HIP FAQ (missing code object: shared object initialization failed)
+    - HIP RTC programming guide (target-ID syntax `gfx942:sramecc+:xnack-`)
+    """
+    code = "PT903"
+    name = "offload-arch-coverage"
+    severity = Severity.WARNING
+    languages = ("build",)
+    triggers = (b"gfx",)
+
+    def check(self, ctx):
+        code = code_text(ctx)
+        wanted = [t.arch for t in ctx.options.targets]
+        done_lines: set[int] = set()
+        for m in _ARCH_LIST.finditer(code):
+            ls = code.rfind(b"\n", 0, m.start()) + 1
+            if m.group(0).startswith(b"--"):
+                if ls in done_lines:
+                    continue
+                done_lines.add(ls)
+                le = code.find(b"\n", m.end())
+                line = code[ls:le if le >= 0 else len(code)]
+                listed = {g.decode() for f in re.findall(rb"--(?:offload-arch|amdgpu-target)"
+                                                         rb"[= ]\s*(\S+)", line)
+                          for g in _GFX.findall(f)}
+            else:
+                listed = {g.decode() for g in _GFX.findall(m.group(0))}
+            if not listed:
+                continue
+            missing = tuple(a for a in wanted if a not in listed)
+            if missing:
+                yield self.finding(ctx, (m.start(), m.end()),
+                                   f"architecture list ({', '.join(sorted(listed))}) has no code "
+                                   f"object for {', '.join(missing)}: launches there fail with "
+                                   f"hipErrorNoBinaryForGpu; add them", targets=missing)
+
+
+_CU_SOURCE = re.compile(rb"(?<![\w./-])([\w./${}-]+\.cuh?)(?![\w])")
+_SRC_CMD = re.compile(rb"\b(add_library|add_executable|target_sources|hip_add_library|"
+                      rb"hip_add_executable)\s*\(([^)]*)\)", re.I)
+
+
+@register
+class CuFileExtensions(Rule):
+    """`.cu` sources in a HIP CMake build without `LANGUAGE HIP`.
+
+    ## What it finds
+    In CMake files that enable HIP but not CUDA, `.cu` files listed in `add_library`,
+    `add_executable` or `target_sources` when the file never sets `LANGUAGE HIP` on sources.
+
+    ## Why it breaks on AMD
+    CMake assigns languages by extension: `.cu` is CUDA, and the HIP language claims only
+    `.hip`. Without `set_source_files_properties(x.cu PROPERTIES LANGUAGE HIP)` the file is
+    compiled as CUDA (needs nvcc) or, with CUDA not enabled, not compiled at all. torch's
+    hipify renames `.cu` to `.hip`; the HIP guide suggests `.hip` for new ports and accepts
+    keeping `.cu` for quick ports when the language is set.
+
+    ## Example
+    ```cmake
+    enable_language(HIP)
+    add_library(kernels kernels.cu)
+    ```
+
+    ## Use instead
+    `set_source_files_properties(kernels.cu PROPERTIES LANGUAGE HIP)`, or rename the sources to
+    `.hip`.
+
+    ## References
+    - HIP porting guide, Choosing HIP File Extensions
+    - hipify_torch `get_hip_file_path` (`.cu` -> `.hip`)
+    - CMake `CMAKE_HIP_SOURCE_FILE_EXTENSIONS` (`hip`)
+    """
+    code = "PT904"
+    name = "cu-file-extensions"
+    severity = Severity.WARNING
+    languages = ("build",)
+    triggers = (b".cu",)
+
+    def check(self, ctx):
+        if _is_make(ctx):
+            return
+        code = code_text(ctx)
+        if not hip_enabled(code) or re.search(rb"\bLANGUAGE\s+HIP\b", code) or \
+                re.search(rb"enable_language\s*\(\s*CUDA|\bLANGUAGES\b[^)]*\bCUDA\b", code, re.I):
+            return
+        for m in _SRC_CMD.finditer(code):
+            for s in _CU_SOURCE.finditer(m.group(2)):
+                start = m.start(2) + s.start(1)
+                yield self.finding(ctx, (start, start + len(s.group(1))),
+                                   f"`{s.group(1).decode()}` is compiled as CUDA by CMake (HIP "
+                                   f"takes only `.hip`): set `LANGUAGE HIP` on it with "
+                                   f"set_source_files_properties, or rename it to `.hip`")
