@@ -188,3 +188,54 @@ def test_main_verify_reports(tmp_path, tc72, capsys, monkeypatch):
     assert verify.main_verify(types.SimpleNamespace(path=str(tmp_path), offload_arch="gfx942")) == 1
     out = capsys.readouterr().out
     assert "FAIL  bad.hip" in out and "ok    good.hip" in out and "1 compiled, 1 failed" in out
+
+
+# --- end to end: port the example project, then compile it ---------------------------------
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "cuda-project"
+
+#: Compile failures of the ported example that porter does not handle yet, each with the text
+#: that identifies it in the compiler output. Any other failure fails the test; when these are
+#: gone the test passes. Remove an entry once porter handles it.
+KNOWN_GAPS = {
+    "cudaMallocHost(T**, n) ported to hipMallocHost, which takes void** only": "call to 'hipMallocHost'",
+}
+
+
+def port_tree(src: Path, dst: Path, *extra: str) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(src), "-o", str(dst),
+                           "--force", "-q", *extra], capture_output=True, text=True)
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]  # 1: findings were reported
+
+
+def check_compiles(results: list[verify.CompileResult]) -> None:
+    assert results, "no translation unit in the ported tree"
+    gaps, unknown = set(), []
+    for r in results:
+        if r.ok:
+            continue
+        hits = [name for name, needle in KNOWN_GAPS.items() if needle in r.stderr_tail]
+        if hits:
+            gaps.update(hits)
+        else:
+            unknown.append(f"{r.path.name}: {r.first_error} [{r.location}]\n{r.stderr_tail}")
+    assert not unknown, "\n\n".join(unknown)
+    if gaps:
+        pytest.xfail("known porting gaps: " + "; ".join(sorted(gaps)))
+
+
+def test_ported_example_compiles_rocm72(tmp_path, tc72):
+    out = tmp_path / "gpukit-hip"
+    port_tree(EXAMPLE, out)
+    units = [p.relative_to(out).as_posix() for p in verify.translation_units(out)]
+    assert len(units) == 4, units
+    check_compiles(verify.verify_tree(out, ARCHS, jobs=2, rocm=tc72))
+
+
+def test_ported_example_compiles_rocm64(tmp_path, tc64):
+    out = tmp_path / "gpukit-hip"
+    port_tree(EXAMPLE, out, "--rocm-version", "6.4")
+    check_compiles(verify.verify_tree(out, ["gfx942"], jobs=2, rocm=tc64))
