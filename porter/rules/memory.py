@@ -1017,7 +1017,7 @@ class GridSize2p32(Rule):
 
 
 # -- PT407 ------------------------------------------------------------------------------------
-_MAXRREG_BUILD = re.compile(rb"(?<![\w-])(?:-Xptxas[ =]+)?--?maxrregcount(?:[ =]+\S+)?")
+_MAXRREG_BUILD = re.compile(rb"(?<![\w-])(?:-Xptxas[ =]+)?--?maxrregcount(?:[ =]+[\w${}]+)?")
 _MAXNREG = re.compile(rb"\b__maxnreg__\s*\(")
 
 
