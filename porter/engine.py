@@ -45,6 +45,27 @@ class FileResult:
     fixes_applied: int = 0
 
 
+class TriggerIndex:
+    """Which rules a file triggers. Triggers are substrings; those that look like identifiers are
+    looked for in the file's distinct identifiers only (joined, far smaller than the file)."""
+
+    _IDENTLIKE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+    def __init__(self, rules) -> None:
+        self.rules = list(rules)
+        trig = sorted({t for r in self.rules for t in r.triggers})
+        self.ident_triggers = [t for t in trig if self._IDENTLIKE.fullmatch(t)]
+        self.text_triggers = [t for t in trig if not self._IDENTLIKE.fullmatch(t)]
+
+    def rules_for(self, data: bytes, idents=None) -> list:
+        if idents is None:
+            idents = set(self._IDENTLIKE.findall(data))
+        joined = b"\n".join(idents)
+        present = {t for t in self.ident_triggers if t in joined}
+        present.update(t for t in self.text_triggers if t in data)
+        return [r for r in self.rules if not r.triggers or any(t in present for t in r.triggers)]
+
+
 # -- per-process state ------------------------------------------------------------------------
 _STATE: dict = {}
 
@@ -63,6 +84,7 @@ def init_worker(options: EngineOptions, index_folder: str | None) -> None:
                  if not r.emitted_by_engine and (codes is None or r.code in codes)]
     _STATE["rules"] = [r for r in rules if "cuda" in r.languages]
     _STATE["build_rules"] = [r for r in rules if "build" in r.languages]
+    _STATE["triggers"] = TriggerIndex(_STATE["rules"])
     _STATE["severity"] = {c: Severity.parse(s) for c, s in options.severity}
 
 
@@ -110,7 +132,7 @@ def process_data(rel: str, data: bytes) -> FileResult:
     res.uses_cuda = rw.uses_cuda
     findings = list(rw.findings)
     tree = rw.tree
-    rules = [r for r in _STATE["rules"] if r.applies(data)]
+    rules = _STATE["triggers"].rules_for(data, rw.idents or None)
     if rules:
         from .rules.base import RuleContext
         if tree is None:

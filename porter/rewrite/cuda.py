@@ -24,13 +24,7 @@ CUDA_LOOKING = re.compile(
     r"(?:cuda[A-Z]\w*|cu[A-Z][a-z]\w*|CU_[A-Z0-9_]+|CUDA_[A-Z0-9_]+|CUDART_[A-Z0-9_]+"
     r"|(?:cublas|cublasLt|cusparse|cufft|curand|cusolver|cudnn|nvrtc|nvtx|cutensor)[A-Z_]\w*"
     r"|(?:CUBLAS|CUSPARSE|CUFFT|CURAND|CUSOLVER|CUDNN|NVRTC|CUTENSOR)_\w+|__nv_\w+)$")
-_CUDA_LOOKING_SCAN = (rb"cuda[A-Z]|cu[A-Z][a-z]|CU_|CUDA_|CUDART_|cublas|cusparse|cufft|curand"
-                      rb"|cusolver|cudnn|nvrtc|nvtx|cutensor|CUBLAS_|CUSPARSE_|CUFFT_|CURAND_"
-                      rb"|CUSOLVER_|CUDNN_|NVRTC_|CUTENSOR_|__nv_")
-
-DEVICE_CODE = re.compile(rb"__global__|__device__|__shared__|__constant__|__managed__|<<<"
-                         rb"|\bthreadIdx\b|\bblockIdx\b|\b__syncthreads\b")
-INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include\b", re.M)
+_CUDA_HEADER = re.compile(r"(cuda|cu[a-z]+|nvtx|nvrtc|cub/|thrust/system/cuda|cooperative_groups)")
 QUALIFIED_SEP = rb"\s*::\s*"
 
 # Parents under which an identifier is being declared, with the field that holds the name.
@@ -90,51 +84,52 @@ class RewriteResult:
     declared: set[str]          # CUDA-looking or table names this file declares
     tree: object = None
     uses_cuda: bool = False
-
-
-def _trie_regex(words: list[bytes]) -> bytes:
-    trie: dict = {}
-    for w in words:
-        node = trie
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[None] = True
-
-    def emit(node) -> bytes:
-        alts = []
-        end = None in node
-        for ch in sorted(k for k in node if k is not None):
-            alts.append(re.escape(bytes([ch])) + emit(node[ch]))
-        if not alts:
-            return b""
-        body = alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
-        if end:
-            body = b"(?:" + body + b")?"
-        return body
-    return emit(trie)
+    idents: set = field(default_factory=set)   # every identifier token of the file (rule triggers)
 
 
 @dataclass
 class Scanner:
-    names: re.Pattern
-    qualified: list[tuple[re.Pattern, str]]
+    relevant: frozenset[bytes]                       # table names worth looking at
+    qualified: dict[bytes, list[tuple[re.Pattern, str]]]  # first component -> (regex, key)
 
 
 @lru_cache(maxsize=4)
 def scanner_for(index: MappingIndex) -> Scanner:
-    prefixes = set()
+    relevant = set()
     for name, rows in index.by_name.items():
         if all(r.hip == r.cuda and not r.transform and r.status == "supported" for r in rows):
             continue  # identity rows: nothing to rewrite or report
-        b = name.encode()
-        prefixes.add(b[:4])
-    pat = rb"(?<![\w$])(?:" + _trie_regex(sorted(prefixes)) + rb"|" + _CUDA_LOOKING_SCAN + rb")[\w]*"
-    quals = []
+        relevant.add(name.encode())
+    quals: dict[bytes, list[tuple[re.Pattern, str]]] = {}
     for key in sorted(index.qualified, key=lambda k: -len(k)):
         parts = [re.escape(p.encode()) for p in key.split("::")]
-        quals.append((re.compile(rb"(?<![\w$])" + QUALIFIED_SEP.join(b"(" + p + b")" for p in parts)
-                                 + rb"(?![\w$])"), key))
-    return Scanner(re.compile(pat), quals)
+        rx = re.compile(QUALIFIED_SEP.join(b"(" + p + b")" for p in parts) + rb"(?![\w$])")
+        quals.setdefault(key.split("::")[0].encode(), []).append((rx, key))
+    return Scanner(frozenset(relevant), quals)
+
+
+_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_CUDA_LOOKING_B = re.compile(CUDA_LOOKING.pattern.encode())
+_LOOKING_PREFIXES = frozenset({b"cu", b"CU", b"nv", b"NV", b"__"})
+_INCLUDE_LINE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*([<\"][^>\"\n]*[>\"])", re.M)
+_DEVICE_WORDS = (b"__global__", b"__device__", b"__shared__", b"__constant__", b"__managed__",
+                 b"threadIdx", b"blockIdx", b"__syncthreads")
+_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+
+
+def identifiers(data: bytes) -> set[bytes]:
+    """Every distinct identifier-like token of a file (one C-speed pass)."""
+    return set(_IDENT.findall(data))
+
+
+def find_word(data: bytes, word: bytes):
+    """Offsets of `word` as a whole identifier token."""
+    n = len(word)
+    pos = data.find(word)
+    while pos >= 0:
+        if (pos == 0 or data[pos - 1] not in _WORD) and (pos + n >= len(data) or data[pos + n] not in _WORD):
+            yield pos
+        pos = data.find(word, pos + n)
 
 
 def _lex_code_spans(text: bytes) -> list[tuple[int, int]]:
@@ -193,10 +188,21 @@ class CudaRewriter:
     def run(self, src: SourceFile, tree=None) -> RewriteResult:
         data = src.data
         res = RewriteResult(EditSet(), [], Stats(), set())
-        name_hits = list(self.scan.names.finditer(data))
-        qual_hits = [(m, key) for rx, key in self.scan.qualified for m in rx.finditer(data)]
-        include_hits = list(INCLUDE.finditer(data))
-        device_hit = DEVICE_CODE.search(data) is not None
+        idents = identifiers(data)
+        res.idents = idents
+        scan = self.scan
+        names = idents & scan.relevant
+        names |= {n for n in idents - names if n[:2] in _LOOKING_PREFIXES and _CUDA_LOOKING_B.match(n)}
+        name_hits = sorted((pos, n) for n in names for pos in find_word(data, n))
+        qual_hits = []
+        for first, keys in scan.qualified.items():
+            if first in idents:
+                for rx, key in keys:
+                    for m in rx.finditer(data):
+                        if m.start() == 0 or data[m.start() - 1] not in _WORD:
+                            qual_hits.append((m, key))
+        include_hits = [m for m in _INCLUDE_LINE.finditer(data) if self._relevant_include(m.group(1))]
+        device_hit = any(w in idents for w in _DEVICE_WORDS) or b"<<<" in data
         if not (name_hits or qual_hits or device_hit or include_hits):
             return res
         if tree is None:
@@ -209,8 +215,8 @@ class CudaRewriter:
         cuda_includes, hip_runtime_included = self._includes(data, root, include_hits)
         for m, key in qual_hits:
             self._qualified(data, root, m, key)
-        for m in name_hits:
-            self._name(root, m.group().decode("ascii", "replace"), m.start(), m.end())
+        for pos, n in name_hits:
+            self._name(root, n.decode("ascii", "replace"), pos, pos + len(n))
         launches = self._launches(data, root)
         uses_device = launches > 0 or self._has_device_code(data, root)
         res.uses_cuda = bool(res.stats.converted or res.stats.unsupported or cuda_includes
@@ -402,7 +408,7 @@ class CudaRewriter:
         cuda_includes = 0
         hip_runtime = False
         for m in hits:
-            node = root.descendant_for_byte_range(m.end() - 1, m.end())
+            node = root.descendant_for_byte_range(m.start(1), m.end(1))
             while node is not None and node.type != "preproc_include":
                 node = node.parent
             if node is None:
@@ -420,7 +426,7 @@ class CudaRewriter:
                 continue
             found = self.index.lookup_header(path, None)
             if found is None:
-                if re.match(r"(cuda|cu[a-z]+|nvtx|nvrtc|cub/|thrust/system/cuda|cooperative_groups)", path):
+                if _CUDA_HEADER.match(path):
                     self.res.stats.unconverted += 1
                     self._finding("PT001", Severity.WARNING,
                                   f"include <{path}> looks like a CUDA header but porter has no "
@@ -533,14 +539,16 @@ class CudaRewriter:
             edits.append(Edit(cfg[3].end_byte, args.start_byte + 1, tail))
         self.res.edits.add_group(edits)
 
+    def _relevant_include(self, raw: bytes) -> bool:
+        path = raw[1:-1].decode("utf-8", "replace").strip()
+        return (path.startswith("hip/") or self.index.lookup_header(path, None) is not None
+                or _CUDA_HEADER.match(path) is not None)
+
     def _has_device_code(self, data: bytes, root) -> bool:
-        for m in DEVICE_CODE.finditer(data):
-            if m.group() == b"<<<":
-                continue
-            ctx, _ = self._context(root, m.start(), m.end())
-            if ctx in ("code", "partial", "opaque"):
-                node = root.descendant_for_byte_range(m.start(), m.end())
-                if node is not None and node.type not in P.COMMENT_TYPES | P.STRING_TYPES:
+        for w in _DEVICE_WORDS:
+            for pos in find_word(data, w):
+                ctx, _ = self._context(root, pos, pos + len(w))
+                if ctx in ("code", "partial", "opaque"):
                     return True
         return False
 

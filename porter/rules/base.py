@@ -90,6 +90,8 @@ class RuleOptions:
 
 
 # -- context ---------------------------------------------------------------------------------
+_WANTED_TYPES: set[str] = set()      # node types rules have asked for (grows per process)
+
 class RuleContext:
     """What a rule sees of one file. Query results and identifier look-ups are cached."""
 
@@ -101,6 +103,7 @@ class RuleContext:
         self.options = options
         self.index = index
         self._types: dict[tuple[str, ...], list] = {}
+        self._by_type: dict[str, list] = {}
 
     # text and positions
     def text(self, node) -> str:
@@ -111,11 +114,32 @@ class RuleContext:
 
     # tree access
     def nodes(self, *types: str) -> list:
-        """All nodes of the given types, in document order (one query per type set)."""
+        """All nodes of the given types, in document order.
+
+        One query walks the tree for every node type any rule has asked for so far in this
+        process, so a file costs one walk however many rules read it."""
+        missing = [t for t in types if t not in self._by_type]
+        if missing:
+            _WANTED_TYPES.update(missing)
+            todo = sorted(t for t in _WANTED_TYPES if t not in self._by_type)
+            try:
+                found = P.captures(" ".join(f"({t}) @{t}" for t in todo), self.root)
+            except Exception:  # an unknown node type: fall back to one query per type
+                found = {}
+                for t in todo:
+                    try:
+                        found.update(P.captures(f"({t}) @{t}", self.root))
+                    except Exception:
+                        found[t] = []
+            for t in todo:
+                self._by_type[t] = found.get(t, [])
+        if len(types) == 1:
+            return self._by_type[types[0]]
         key = tuple(sorted(types))
         if key not in self._types:
-            pattern = "[" + " ".join(f"({t})" for t in key) + "] @n"
-            self._types[key] = P.captures(pattern, self.root).get("n", [])
+            merged = [n for t in key for n in self._by_type[t]]
+            merged.sort(key=lambda n: (n.start_byte, -n.end_byte))
+            self._types[key] = merged
         return self._types[key]
 
     def captures(self, pattern: str, node=None) -> dict[str, list]:

@@ -746,8 +746,11 @@ _LB = re.compile(rb"\b__launch_bounds__\s*\(")
 
 
 def _split_args(data: bytes, open_paren: int) -> tuple[list[tuple[int, int]], int] | None:
-    """Top-level comma-separated argument spans of the parenthesis at `open_paren`."""
-    depth, start, spans = 0, open_paren + 1, []
+    """Top-level comma-separated argument spans of the parenthesis at `open_paren`.
+
+    Commas inside template argument lists (`f<A, B>::value`) do not split: a `<` that follows
+    an identifier opens one. Returns None when the brackets do not balance."""
+    depth, angle, start, spans = 0, 0, open_paren + 1, []
     i = open_paren
     while i < len(data):
         ch = data[i:i + 1]
@@ -756,9 +759,19 @@ def _split_args(data: bytes, open_paren: int) -> tuple[list[tuple[int, int]], in
         elif ch in (b")", b"]", b"}"):
             depth -= 1
             if depth == 0:
+                if angle:
+                    return None
                 spans.append((start, i))
                 return [s for s in spans if data[s[0]:s[1]].strip()] or [], i + 1
-        elif ch == b"," and depth == 1:
+        elif ch == b"<" and data[i + 1:i + 2] not in (b"<", b"=") and data[i - 1:i] != b"<":
+            j = i - 1
+            while j > open_paren and data[j:j + 1] in (b" ", b"\t", b"\n"):
+                j -= 1
+            if re.match(rb"[\w]", data[j:j + 1]):
+                angle += 1
+        elif ch == b">" and angle and data[i - 1:i] != b"-":
+            angle -= 1
+        elif ch == b"," and depth == 1 and not angle:
             spans.append((start, i))
             start = i + 1
         i += 1

@@ -726,7 +726,7 @@ class WarpSizeConstexpr(Rule):
                       "translation_unit", "subscript_expression", "call_expression"})
 
     def check(self, ctx):
-        idents = ctx.identifiers(["warpSize"], kinds=frozenset({"identifier"}))
+        idents = ctx.identifiers(["warpSize"], kinds=frozenset({"identifier", "type_identifier"}))
         if not idents:
             return
         from ..rewrite.cuda import is_declaration_name
@@ -755,6 +755,11 @@ class WarpSizeConstexpr(Rule):
 
     def _context(self, ctx, ident):
         child = ident
+        if ident.type == "type_identifier" and not (
+                ident.parent is not None and ident.parent.type == "type_descriptor"
+                and ident.parent.parent is not None
+                and ident.parent.parent.type == "template_argument_list"):
+            return None
         for a in P.ancestors(ident):
             t = a.type
             if t == "array_declarator":

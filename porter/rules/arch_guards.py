@@ -1,0 +1,1148 @@
+"""PT3xx: compile-time guards and capability checks (`__CUDA_ARCH__`, `__CUDACC__`, CUDA version
+macros, compute-capability tests on the host).
+
+Preprocessor conditionals are line-oriented and often enclose unbalanced braces, which the
+tree-sitter grammar represents lossily (ERROR nodes, `#elif` swallowed). This module therefore
+reads the conditional directives line by line (skipping those the tree places in comments or
+strings), parses each condition with a small C-preprocessor expression parser, and evaluates it
+three-valued (true / false / unknown) in two worlds: HIP-Clang for AMD, and nvcc. The other rule
+modules of this package use `pp_state(ctx)` to tell code that is dead on AMD (NVIDIA-only branch)
+or AMD-only (already ported) from code that both compilers see.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..findings import Applicability, Edit, Severity
+from .base import Rule, RuleContext
+from .registry import register
+
+# -- macro worlds ------------------------------------------------------------------------------
+# Verified with clang-22 -x hip -dM -E (host and device passes, --offload-arch=gfx942): HIP-Clang
+# defines __HIP__, __HIPCC__, __clang__, __AMDGCN__ and, in the device pass, __HIP_DEVICE_COMPILE__,
+# __GFX9__, __gfx942__; it defines none of __CUDA_ARCH__, __CUDACC__, __NVCC__, __CUDA__.
+# hip/hip_common.h defines __HIP_PLATFORM_AMD__ under clang+HIP.
+NV_ONLY_MACROS = frozenset({
+    "__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__CUDA_ARCH_SPECIFIC__", "__CUDA_ARCH_FAMILY_SPECIFIC__",
+    "__NVCC__", "__CUDACC__", "__CUDACC_RTC__", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
+    "__CUDACC_VER_BUILD__", "__CUDACC_VER__", "__CUDACC_DEBUG__", "__CUDACC_RDC__", "__CUDACC_EWP__",
+    "__CUDACC_RELAXED_CONSTEXPR__", "__CUDACC_EXTENDED_LAMBDA__", "__CUDA__", "__NVCOMPILER",
+    "__NVCOMPILER_CUDA__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__", "CUDART_VERSION",
+    "CUDA_VERSION", "__CUDA_API_VERSION",
+})
+_NV_PREFIX = ("__CUDA_ARCH_FEAT_", "__CUDACC_VER")
+# defined on the NVIDIA side when compiling with nvcc (value unknown or 1)
+_NV_DEFINED = {"__NVCC__": 1, "__CUDACC__": 1}
+_AMD_TOKENS = frozenset({"HIP", "ROCM", "AMD", "HCC", "AMDGCN", "AMDGPU", "HIPCC", "HIPBLAS",
+                         "HIPBLASLT", "HIPRTC", "ROCBLAS", "MIOPEN", "CDNA", "RDNA"})
+_AMD_OFFICIAL = {"__HIP_PLATFORM_AMD__": 1, "__HIP_PLATFORM_HCC__": 1, "__HIP__": 1,
+                 "__HIPCC__": 1}
+_AMD_UNKNOWN = re.compile(r"^(?:__HIP_DEVICE_COMPILE__|__AMDGCN__|__AMDGCN_\w+|__gfx\w+__|__GFX\d+\w*__"
+                          r"|__HIP_NO_\w+|__HIP_ARCH_\w+|__HIPCC_RTC__|\w*VERSION\w*)$")
+
+
+def is_amd_macro(name: str) -> bool:
+    """A macro that names AMD/HIP/ROCm: official (`__HIP_PLATFORM_AMD__`, `__HIPCC__`, `__gfx942__`)
+    or a project's own flag (`USE_ROCM`, `GGML_USE_HIP`)."""
+    if name in ("__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"):
+        return False
+    toks = [t.upper() for t in name.split("_") if t]
+    return any(t in _AMD_TOKENS or re.fullmatch(r"GFX\d+\w*", t) for t in toks)
+
+
+def is_nv_macro(name: str) -> bool:
+    return name in NV_ONLY_MACROS or name.startswith(_NV_PREFIX)
+
+
+def macro(name: str, world: str) -> tuple[bool | None, int | None]:
+    """(defined?, value) of a macro in world "amd" (HIP-Clang) or "nv" (nvcc); None = unknown."""
+    if world == "amd":
+        if is_nv_macro(name):
+            return False, 0
+        if name in _AMD_OFFICIAL:
+            return True, _AMD_OFFICIAL[name]
+        if is_amd_macro(name):
+            if _AMD_UNKNOWN.match(name):
+                return (True, None) if "VERSION" in name else (None, None)
+            return True, 1                      # project flag set by its ROCm build
+        return None, None
+    # nvcc
+    if name in _NV_DEFINED:
+        return True, _NV_DEFINED[name]
+    if name in ("__HIPCC__", "__HIP_DEVICE_COMPILE__", "__HIP_PLATFORM_NVIDIA__") or "VERSION" in name:
+        return None, None                       # HIP-on-NVIDIA defines some of these
+    if is_amd_macro(name):
+        return False, 0
+    return None, None
+
+
+# -- preprocessor expressions ------------------------------------------------------------------
+_TOK = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)"
+                  r"|(?P<chr>'(?:\\.|[^'])*')|(?P<op>&&|\|\||==|!=|>=|<=|<<|>>|[-+*/%<>!~&|^()?:,]))")
+
+
+def _tokens(text: str):
+    out, pos = [], 0
+    while pos < len(text):
+        m = _TOK.match(text, pos)
+        if not m or m.end() == pos:
+            if text[pos:].strip() == "":
+                break
+            out.append(("bad", text[pos]))
+            pos += 1
+            continue
+        pos = m.end()
+        if m.group("num"):
+            s = m.group("num")
+            out.append(("num", int(s, 0) if not re.fullmatch(r"0\d+", s) else int(s, 8)))
+        elif m.group("id"):
+            out.append(("id", m.group("id")))
+        elif m.group("chr"):
+            out.append(("num", None))
+        else:
+            out.append(("op", m.group("op")))
+    return out
+
+
+@dataclass
+class Cond:
+    """A parsed #if condition: an evaluator per world, and the macro names it mentions."""
+    text: str
+    names: list[str]
+    ast: object
+
+    def eval(self, world: str, override: dict | None = None) -> int | None:
+        return _eval(self.ast, world, override or {})
+
+
+_BIN_PREC = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="),
+             ("<<", ">>"), ("+", "-"), ("*", "/", "%")]
+
+
+class _Parser:
+    def __init__(self, toks):
+        self.t = toks
+        self.i = 0
+        self.names: list[str] = []
+
+    def peek(self):
+        return self.t[self.i] if self.i < len(self.t) else ("end", None)
+
+    def take(self):
+        tok = self.peek()
+        self.i += 1
+        return tok
+
+    def expr(self):
+        c = self.binary(0)
+        if self.peek() == ("op", "?"):
+            self.take()
+            a = self.expr()
+            if self.peek() == ("op", ":"):
+                self.take()
+            b = self.expr()
+            return ("?", c, a, b)
+        return c
+
+    def binary(self, level):
+        if level == len(_BIN_PREC):
+            return self.unary()
+        left = self.binary(level + 1)
+        while self.peek()[0] == "op" and self.peek()[1] in _BIN_PREC[level]:
+            op = self.take()[1]
+            right = self.binary(level + 1)
+            left = ("bin", op, left, right)
+        return left
+
+    def unary(self):
+        kind, val = self.take()
+        if kind == "op" and val in ("!", "-", "+", "~"):
+            return ("un", val, self.unary())
+        if kind == "op" and val == "(":
+            e = self.expr()
+            if self.peek() == ("op", ")"):
+                self.take()
+            return e
+        if kind == "num":
+            return ("num", val)
+        if kind == "id":
+            if val == "defined":
+                paren = self.peek() == ("op", "(")
+                if paren:
+                    self.take()
+                k2, name = self.take()
+                if paren and self.peek() == ("op", ")"):
+                    self.take()
+                if k2 != "id":
+                    return ("unk",)
+                self.names.append(name)
+                return ("def", name)
+            if self.peek() == ("op", "("):       # function-like macro / __has_include(...)
+                depth = 0
+                while self.peek()[0] != "end":
+                    k, v = self.take()
+                    if (k, v) == ("op", "("):
+                        depth += 1
+                    elif (k, v) == ("op", ")"):
+                        depth -= 1
+                        if depth == 0:
+                            break
+                return ("unk",)
+            self.names.append(val)
+            return ("id", val)
+        return ("unk",)
+
+
+def parse_cond(text: str) -> Cond:
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//.*", "", text)
+    toks = _tokens(text)
+    if any(k == "bad" for k, _ in toks) or any(k == "id" and v in ("__has_include", "__has_include_next")
+                                               for k, v in toks):
+        p = _Parser([t for t in toks if t[0] == "id"])
+        names = [v for k, v in toks if k == "id" and v != "defined"]
+        return Cond(text.strip(), names, ("unk",))
+    p = _Parser(toks)
+    ast = p.expr()
+    if p.i < len(toks):
+        ast = ("unk",)
+    return Cond(text.strip(), p.names, ast)
+
+
+def _eval(node, world, override):
+    kind = node[0]
+    if kind == "num":
+        return node[1]
+    if kind == "unk":
+        return None
+    if kind == "def":
+        if node[1] in override:
+            d = override[node[1]][0]
+        else:
+            d = macro(node[1], world)[0]
+        return None if d is None else int(d)
+    if kind == "id":
+        if node[1] in ("true",):
+            return 1
+        if node[1] in ("false",):
+            return 0
+        return override[node[1]][1] if node[1] in override else macro(node[1], world)[1]
+    if kind == "un":
+        v = _eval(node[2], world, override)
+        if v is None:
+            return None
+        return {"!": int(not v), "-": -v, "+": v, "~": ~v}[node[1]]
+    if kind == "?":
+        c = _eval(node[1], world, override)
+        a, b = _eval(node[2], world, override), _eval(node[3], world, override)
+        if c is None:
+            return a if a == b else None
+        return a if c else b
+    op, l, r = node[1], node[2], node[3]
+    a = _eval(l, world, override)
+    if op in ("&&", "||"):
+        b = _eval(r, world, override)
+        if op == "&&":
+            if a == 0 or b == 0:
+                return 0
+            return 1 if a is not None and b is not None else None
+        if (a is not None and a != 0) or (b is not None and b != 0):
+            return 1
+        return 0 if a is not None and b is not None else None
+    b = _eval(r, world, override)
+    if a is None or b is None:
+        return None
+    try:
+        return {"==": lambda: int(a == b), "!=": lambda: int(a != b), "<": lambda: int(a < b),
+                ">": lambda: int(a > b), "<=": lambda: int(a <= b), ">=": lambda: int(a >= b),
+                "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                "/": lambda: int(a / b), "%": lambda: a % b, "<<": lambda: a << b,
+                ">>": lambda: a >> b, "&": lambda: a & b, "|": lambda: a | b,
+                "^": lambda: a ^ b}[op]()
+    except (ZeroDivisionError, ValueError, KeyError):
+        return None
+
+
+def _and(a, b):
+    if a == 0 or b == 0:
+        return 0
+    return 1 if a is not None and b is not None else None
+
+
+def _not(a):
+    return None if a is None else int(not a)
+
+
+# -- directive structure -----------------------------------------------------------------------
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b",
+                        re.M)
+
+
+@dataclass
+class Branch:
+    kind: str                 # if / ifdef / ifndef / elif / elifdef / elifndef / else
+    cond: Cond | None         # None for #else
+    start: int                # byte offset of the directive
+    line_end: int             # byte offset after the directive line (body start)
+    cond_start: int = 0       # byte range of the condition text
+    cond_end: int = 0
+    end: int = 0              # byte offset of the next directive of the group (body end)
+    group: "Group | None" = None
+    index: int = 0
+
+
+@dataclass
+class Group:
+    branches: list[Branch] = field(default_factory=list)
+    end: int = 0              # end of the #endif line
+    parent: Branch | None = None
+
+    def mentions_amd(self) -> bool:
+        return any(b.cond is not None and any(is_amd_macro(n) for n in b.cond.names)
+                   for b in self.branches)
+
+
+def _logical_line_end(data: bytes, pos: int) -> int:
+    while True:
+        j = data.find(b"\n", pos)
+        if j < 0:
+            return len(data)
+        k = j - 1
+        if k >= 0 and data[k:k + 1] == b"\r":
+            k -= 1
+        if k >= 0 and data[k:k + 1] == b"\\":
+            pos = j + 1
+            continue
+        return j + 1
+
+
+class PPState:
+    """Conditional-directive structure of one file."""
+
+    def __init__(self, ctx: RuleContext):
+        data = ctx.data
+        self.data = data
+        self.groups: list[Group] = []
+        self.branches: list[Branch] = []
+        stack: list[Group] = []
+        for m in _DIRECTIVE.finditer(data):
+            if ctx.root is not None and ctx.in_comment_or_string(m.start(1), m.end(1)):
+                continue
+            kind = m.group(1).decode()
+            eol = _logical_line_end(data, m.end())
+            text = data[m.end():eol].decode("utf-8", "replace").replace("\\\n", " ").replace("\\\r\n", " ")
+            if kind in ("if", "ifdef", "ifndef"):
+                g = Group(parent=self._innermost(stack, m.start()))
+                stack.append(g)
+                self.groups.append(g)
+            if not stack:
+                continue                   # stray #elif/#else/#endif (header fragment)
+            g = stack[-1]
+            if g.branches:
+                g.branches[-1].end = m.start()
+            if kind == "endif":
+                g.end = eol
+                stack.pop()
+                continue
+            if kind == "else":
+                cond = None
+            elif kind in ("ifdef", "elifdef"):
+                cond = parse_cond(f"defined({text.strip().split()[0] if text.strip() else ''})")
+            elif kind in ("ifndef", "elifndef"):
+                cond = parse_cond(f"!defined({text.strip().split()[0] if text.strip() else ''})")
+            else:
+                cond = parse_cond(text)
+            b = Branch(kind, cond, m.start(), eol, m.end(), eol, end=len(data), group=g,
+                       index=len(g.branches))
+            g.branches.append(b)
+            self.branches.append(b)
+        for g in stack:                    # unterminated
+            g.end = len(data)
+            if g.branches:
+                g.branches[-1].end = len(data)
+
+    @staticmethod
+    def _innermost(stack, pos):
+        if not stack:
+            return None
+        g = stack[-1]
+        return g.branches[-1] if g.branches else None
+
+    def branch_at(self, pos: int) -> Branch | None:
+        """Innermost branch whose body contains `pos`."""
+        best = None
+        for b in self.branches:
+            if b.line_end <= pos < b.end and (best is None or b.line_end >= best.line_end):
+                best = b
+        return best
+
+    @staticmethod
+    def branch_value(b: Branch, world: str, override: dict | None = None):
+        """Is branch `b` taken (given its group is reached)?"""
+        v = 1
+        for prev in b.group.branches[:b.index]:
+            v = _and(v, _not(prev.cond.eval(world, override) if prev.cond else 1))
+        if b.cond is not None:
+            v = _and(v, b.cond.eval(world, override))
+        return v
+
+    def path_value(self, pos: int, world: str) -> int | None:
+        """Is the code at `pos` compiled in `world`? (1 yes, 0 no, None unknown)."""
+        v = 1
+        b = self.branch_at(pos)
+        while b is not None:
+            v = _and(v, self.branch_value(b, world))
+            b = b.group.parent
+        return v
+
+    def enclosing(self, pos: int):
+        b = self.branch_at(pos)
+        while b is not None:
+            yield b
+            b = b.group.parent
+
+    def dead_on_amd(self, pos: int) -> bool:
+        return self.path_value(pos, "amd") == 0
+
+    def amd_only(self, pos: int) -> bool:
+        return self.path_value(pos, "nv") == 0
+
+    def skip(self, pos: int) -> bool:
+        """Code that HIP-Clang never compiles, or that only HIP-Clang compiles (already ported)."""
+        return self.dead_on_amd(pos) or self.amd_only(pos)
+
+    def lines(self, a: int, b: int) -> str:
+        la = self.data.count(b"\n", 0, a) + 1
+        lb = self.data.count(b"\n", 0, max(a, b - 1)) + 1
+        return f"line {la}" if la == lb else f"lines {la}-{lb}"
+
+    def line(self, pos: int) -> int:
+        return self.data.count(b"\n", 0, pos) + 1
+
+
+def pp_state(ctx: RuleContext) -> PPState:
+    st = getattr(ctx, "_porter_pp", None)
+    if st is None:
+        st = PPState(ctx)
+        ctx._porter_pp = st
+    return st
+
+
+def _directive_word(b: Branch) -> str:
+    return "#" + b.kind
+
+
+def _body_desc(pp: PPState, b: Branch) -> str:
+    if b.end <= b.line_end:
+        return "an empty branch"
+    return pp.lines(b.line_end, b.end)
+
+
+def _alt_desc(pp: PPState, b: Branch) -> str:
+    rest = b.group.branches[b.index + 1:]
+    if not rest:
+        return ""
+    r = rest[0]
+    return f"the `{_directive_word(r)}` branch at line {pp.line(r.start)}"
+
+
+def _guard_branches(ctx: RuleContext, names_pred):
+    """Branches whose own condition mentions a macro selected by `names_pred`, in live code that
+    has no AMD alternative in the same #if chain."""
+    pp = pp_state(ctx)
+    for b in pp.branches:
+        if b.cond is None:
+            continue
+        hits = [n for n in b.cond.names if names_pred(n)]
+        if not hits:
+            continue
+        if b.group.mentions_amd():
+            continue
+        if pp.skip(b.start):
+            continue
+        yield pp, b, hits
+
+
+def _cond_range(b: Branch) -> tuple[int, int]:
+    return b.start, max(b.start + 1, b.line_end - 1)
+
+
+def _nv_content(ctx: RuleContext, a: int, b: int) -> str:
+    """What NVIDIA-only content a lost branch holds (for messages)."""
+    try:
+        from .asm import asm_sites
+    except ImportError:   # pragma: no cover
+        return ""
+    n = sum(1 for s in asm_sites(ctx) if s.ptx and a <= s.start < b)
+    return f" (it holds {n} inline PTX statement{'s' if n != 1 else ''} that also need an AMD version)" if n else ""
+
+
+# -- PT301 -------------------------------------------------------------------------------------
+@register
+class CudaArchGuard(Rule):
+    """`__CUDA_ARCH__` test: HIP-Clang never defines it, so the branch choice is wrong on AMD.
+
+    ## What it finds
+    `#if`, `#ifdef`, `#ifndef` and `#elif` conditions that test `__CUDA_ARCH__` (also
+    `__CUDA_ARCH_LIST__`, `__CUDA_ARCH_SPECIFIC__`, `__CUDA_ARCH_FEAT_SM90_ALL`...), and uses of
+    `__CUDA_ARCH__` as a value in code. Conditions whose `#if` chain already names an AMD macro
+    (`__HIP_DEVICE_COMPILE__`, `__HIP_PLATFORM_AMD__`, `__gfx942__`, a project flag such as
+    `USE_ROCM`) and code inside NVIDIA-only branches are left alone. The message says which
+    branch AMD loses and which one it compiles instead.
+
+    ## Why it breaks on AMD
+    HIP-Clang leaves `__CUDA_ARCH__` undefined in the host *and* the device pass (checked with
+    `clang -x hip -dM -E` for gfx942), so `#ifdef __CUDA_ARCH__` device paths are silently
+    compiled out, host fallbacks end up in device functions, and `#if __CUDA_ARCH__ >= 800`
+    evaluates `0 >= 800`: the sm_80 path is never built. A version number cannot express AMD
+    features anyway (MI300 is not "sm_94").
+
+    ## Example
+    ```cpp
+    __host__ __device__ float fast_exp(float x) {
+    #ifdef __CUDA_ARCH__
+      return __expf(x);          // never compiled on AMD
+    #else
+      return std::exp(x);        // used in AMD device code
+    #endif
+    }
+    ```
+
+    ## Use instead
+    `__HIP_DEVICE_COMPILE__` for "device pass", `__HIP_ARCH_HAS_*` feature macros or
+    `__gfx942__`/`__GFX9__` for architecture features, `__HIP_PLATFORM_AMD__` for the vendor,
+    e.g. `#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)`.
+
+    ## References
+    - HIP porting guide, "HIP_ARCH Defines" and "Compiler Defines: Summary" [HPG]
+    - `hip/hip_common.h` (ROCm 7.2): `__HIP_DEVICE_COMPILE__`, `__HIP_ARCH_HAS_*`
+    """
+    code = "PT301"
+    name = "cuda-arch-guard"
+    severity = Severity.ERROR
+    fix = "display"
+    triggers = (b"__CUDA_ARCH",)
+
+    NAMES = re.compile(r"__CUDA_ARCH(?:__|_LIST__|_SPECIFIC__|_FAMILY_SPECIFIC__|_FEAT_\w+)")
+
+    def check(self, ctx):
+        pp = pp_state(ctx)
+        for pp, b, hits in _guard_branches(ctx, lambda n: self.NAMES.fullmatch(n) is not None):
+            yield self._directive(ctx, pp, b, hits)
+        # __CUDA_ARCH__ used as a value in C++ code (not in a directive)
+        for node in ctx.identifiers(re.compile(r"__CUDA_ARCH__|__CUDA_ARCH_LIST__")):
+            p, in_pp = node.parent, False
+            while p is not None:
+                if p.type in ("preproc_call", "preproc_def", "preproc_function_def", "preproc_include"):
+                    in_pp = True
+                    break
+                p = p.parent
+            if in_pp:
+                continue
+            if any(b.start <= node.start_byte < b.line_end for b in pp.branches):
+                continue
+            if pp.skip(node.start_byte):
+                continue
+            yield self.finding(ctx, node, f"`{ctx.text(node)}` is used as a value, but HIP-Clang does not "
+                               f"define it, so this does not compile on AMD; use `__HIP_DEVICE_COMPILE__` "
+                               f"or an arch macro (`__gfx942__`, `__GFX9__`) under "
+                               f"`#if defined(__HIP_PLATFORM_AMD__)`")
+
+    def _directive(self, ctx, pp: PPState, b: Branch, hits):
+        name = hits[0]
+        override = {n: (False, 0) for n in hits}
+        v = b.cond.eval("amd", override)
+        cond_txt = b.cond.text if len(b.cond.text) <= 60 else b.cond.text[:57] + "..."
+        head = f"`#{b.kind} {cond_txt}`"
+        alt = _alt_desc(pp, b)
+        device_test = self._device_test(b)
+        has_rest = bool(alt)
+        body = _body_desc(pp, b)
+        lost_content = ""
+        sev = Severity.ERROR
+        if v == 0:
+            lost_content = _nv_content(ctx, b.line_end, b.end)
+            what = f"is always false with HIP-Clang (`{name}` is undefined, also in device code): {body} " \
+                   f"{'is' if body.startswith('line ') else 'are'} never compiled on AMD{lost_content}"
+            what += f" and {alt} is used instead" if has_rest else " and nothing replaces them"
+            if not device_test and has_rest:
+                sev = Severity.WARNING
+        elif v == 1:
+            what = f"is always true with HIP-Clang (`{name}` is undefined, also in device code): {body} " \
+                   f"{'is' if body.startswith('line ') else 'are'} compiled on AMD in host and device code"
+            if has_rest:
+                nxt = b.group.branches[b.index + 1]
+                lost_content = _nv_content(ctx, nxt.line_end, b.group.end)
+                what += f", and {alt} is never compiled{lost_content}"
+            elif device_test:
+                sev = Severity.WARNING
+            else:
+                sev = Severity.WARNING
+        else:
+            what = f"cannot select device code or an architecture on AMD: HIP-Clang leaves `{name}` undefined"
+        msg = (f"{head} {what}; test `__HIP_DEVICE_COMPILE__` for device code, or "
+               f"`__gfx942__`/`__GFX9__`/`__HIP_ARCH_HAS_*` for features")
+        return self.finding(ctx, _cond_range(b), msg, severity=sev)
+
+    @staticmethod
+    def _device_test(b: Branch) -> bool:
+        """The condition tests whether __CUDA_ARCH__ is defined (host/device split), not a number."""
+        if b.kind in ("ifdef", "ifndef", "elifdef", "elifndef"):
+            return True
+        return bool(re.search(r"defined\s*\(?\s*__CUDA_ARCH__|^\s*!?\s*__CUDA_ARCH__\s*$", b.cond.text))
+
+
+# -- PT302 -------------------------------------------------------------------------------------
+@register
+class CudaccNvccGuard(Rule):
+    """`__CUDACC__` / `__NVCC__` test: hipcc does not define them, so the guarded code is dropped.
+
+    ## What it finds
+    `#if`/`#ifdef`/`#ifndef`/`#elif` conditions naming `__CUDACC__`, `__NVCC__`, `__CUDACC_RTC__`,
+    `__CUDA__` or `__CUDACC_DEBUG__`/`__CUDACC_RDC__`, in code both compilers see, whose `#if`
+    chain does not already name an AMD macro (`__HIPCC__`, `__HIP__`, `__HIP_PLATFORM_AMD__`, ...).
+    Version tests (`__CUDACC_VER_MAJOR__`) are PT304.
+
+    ## Why it breaks on AMD
+    HIP-Clang defines `__HIP__` and `__HIPCC__` but not `__CUDACC__`, `__NVCC__` or `__CUDA__`
+    (HIP porting guide defines table; checked with `clang -x hip -dM -E`). A header that writes
+    `#ifdef __CUDACC__ #define HD __host__ __device__ #else #define HD #endif` silently turns its
+    device functions into host functions on AMD; `#ifndef __CUDACC__` code meant for plain host
+    compilers is compiled by hipcc.
+
+    ## Example
+    ```cpp
+    #ifdef __CUDACC__
+    #define HOST_DEVICE __host__ __device__
+    #else
+    #define HOST_DEVICE
+    #endif
+    ```
+
+    ## Use instead
+    `#if defined(__CUDACC__) || defined(__HIPCC__)` (the unsafe fix does this for `__CUDACC__`
+    and `__CUDACC_RTC__`/`__HIPCC_RTC__`); keep `__NVCC__` tests for nvcc-only pragmas and add an
+    AMD branch where needed.
+
+    ## References
+    - HIP porting guide, "Compiler Defines: Summary" [HPG]
+    - `hip/hip_common.h` (ROCm 7.2): `__HIPCC__` is defined for nvcc when `__CUDACC__` is
+    """
+    code = "PT302"
+    name = "cudacc-nvcc-guard"
+    severity = Severity.WARNING
+    fix = "unsafe"
+    triggers = (b"__CUDACC__", b"__NVCC__", b"__CUDACC_RTC__", b"__CUDA__", b"__CUDACC_DEBUG__",
+                b"__CUDACC_RDC__")
+    NAMES = {"__CUDACC__", "__NVCC__", "__CUDACC_RTC__", "__CUDA__", "__CUDACC_DEBUG__",
+             "__CUDACC_RDC__"}
+    HIP_NAME = {"__CUDACC__": "__HIPCC__", "__CUDACC_RTC__": "__HIPCC_RTC__"}
+
+    def check(self, ctx):
+        for pp, b, hits in _guard_branches(ctx, lambda n: n in self.NAMES):
+            override = {n: (False, 0) for n in hits}
+            v = b.cond.eval("amd", override)
+            name = hits[0]
+            cond_txt = b.cond.text if len(b.cond.text) <= 60 else b.cond.text[:57] + "..."
+            head = f"`#{b.kind} {cond_txt}`"
+            alt = _alt_desc(pp, b)
+            body = _body_desc(pp, b)
+            hip = self.HIP_NAME.get(name, "__HIPCC__")
+            if v == 0:
+                what = f"is false under hipcc (HIP-Clang defines `__HIPCC__`/`__HIP__`, not `{name}`): " \
+                       f"{body} {'is' if body.startswith('line ') else 'are'} dropped on AMD"
+                what += f" and {alt} is used instead" if alt else ""
+            elif v == 1:
+                what = f"is true under hipcc (HIP-Clang does not define `{name}`): {body} " \
+                       f"{'is' if body.startswith('line ') else 'are'} compiled on AMD"
+                what += f" and {alt} is dropped" if alt else ""
+            else:
+                what = f"depends on `{name}`, which HIP-Clang does not define"
+            if name in self.HIP_NAME:
+                todo = f"add `|| defined({hip})` if the code is meant for any GPU compiler"
+            else:
+                todo = "add an AMD branch (`defined(__HIPCC__)`) if the code is not nvcc-specific"
+            fix = self._fix(ctx, b, hits)
+            yield self.finding(ctx, _cond_range(b), f"{head} {what}; {todo}", fix=fix)
+
+    def _fix(self, ctx, b: Branch, hits):
+        """`__CUDACC__` → `(defined(__CUDACC__) || defined(__HIPCC__))`, only when every name the
+        condition tests is one with an AMD counterpart."""
+        if any(n not in self.HIP_NAME for n in hits):
+            return None
+        data = ctx.data
+        if b.kind in ("ifdef", "ifndef"):
+            name = hits[0]
+            hip = self.HIP_NAME[name]
+            m = re.compile(rb"#[ \t]*(ifn?def)[ \t]+" + re.escape(name.encode()) + rb"\b").match(data, b.start)
+            if not m:
+                return None
+            if b.kind == "ifdef":
+                new = f"if defined({name}) || defined({hip})"
+            else:
+                new = f"if !defined({name}) && !defined({hip})"
+            return self.make_fix([Edit(m.start(1), m.end(), new.encode())], Applicability.UNSAFE,
+                                 f"also accept {hip}")
+        if b.kind not in ("if", "elif"):
+            return None
+        seg = data[b.cond_start:b.cond_end]
+        edits = []
+        pat = re.compile(rb"defined\s*\(\s*(" + b"|".join(re.escape(n.encode()) for n in self.HIP_NAME)
+                         + rb")\s*\)|defined\s+(" + b"|".join(re.escape(n.encode()) for n in self.HIP_NAME)
+                         + rb")\b")
+        for m in pat.finditer(seg):
+            name = (m.group(1) or m.group(2)).decode()
+            new = f"(defined({name}) || defined({self.HIP_NAME[name]}))"
+            edits.append(Edit(b.cond_start + m.start(), b.cond_start + m.end(), new.encode()))
+        if not edits or len(edits) != sum(1 for n in b.cond.names if n in self.HIP_NAME):
+            return None
+        return self.make_fix(edits, Applicability.UNSAFE, "also accept the HIP compiler macro")
+
+
+# -- PT304 -------------------------------------------------------------------------------------
+_VERSION_MACROS = {"CUDART_VERSION", "CUDA_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
+                   "__CUDACC_VER_BUILD__", "__CUDACC_VER__"}
+
+
+@register
+class CudaVersionMacro(Rule):
+    """CUDA version test (`CUDART_VERSION`, `__CUDACC_VER_MAJOR__`, runtime version) on AMD.
+
+    ## What it finds
+    - `#if`/`#elif` comparisons of `CUDART_VERSION`, `CUDA_VERSION`, `__CUDACC_VER_MAJOR__`,
+      `__CUDACC_VER_MINOR__`, `__CUDACC_VER_BUILD__` with numbers, in code both compilers see and
+      whose `#if` chain names no AMD macro;
+    - comparisons with a number of a variable filled by `cudaRuntimeGetVersion`,
+      `cudaDriverGetVersion`, `cuDriverGetVersion` (or the `hip` spellings).
+
+    ## Why it breaks on AMD
+    These macros are not defined by HIP (an undefined name is 0 in `#if`), so
+    `#if CUDART_VERSION >= 11000` silently selects the legacy branch and `< 11000` the other way
+    round. `hipRuntimeGetVersion`/`hipDriverGetVersion` return the HIP version
+    (`HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + patch`, e.g. 70253211 for
+    ROCm 7.2), which the HIP headers say has "no mapping/correlation" with CUDA versions, so
+    `version >= 11000` is always true.
+
+    ## Example
+    ```cpp
+    #if CUDART_VERSION >= 11000
+      cudaStreamSetAttribute(...);
+    #endif
+    int v; cudaRuntimeGetVersion(&v);
+    if (v >= 11020) use_async_alloc();
+    ```
+
+    ## Use instead
+    `HIP_VERSION`, `HIP_VERSION_MAJOR`, `HIP_VERSION_MINOR` (from `hip/hip_version.h`) under
+    `#if defined(__HIP_PLATFORM_AMD__)`, or feature tests; on the host, check the platform first.
+
+    ## References
+    - `hip/hip_version.h` and the `hipRuntimeGetVersion`/`hipDriverGetVersion` comments in
+      `hip/hip_runtime_api.h` (ROCm 7.2)
+    - SYCLomatic issue 1910 (`CUDA_VERSION` not migrated); ROCm/TransferBench PR 220
+    - hipify-perl has no mapping for `CUDART_VERSION` [HIPIFY-PERL]
+    """
+    code = "PT304"
+    name = "cuda-version-macro"
+    severity = Severity.WARNING
+    fix = "display"
+    triggers = (b"CUDART_VERSION", b"CUDA_VERSION", b"__CUDACC_VER", b"RuntimeGetVersion",
+                b"DriverGetVersion")
+    GETTERS = {"cudaRuntimeGetVersion", "cudaDriverGetVersion", "cuDriverGetVersion",
+               "hipRuntimeGetVersion", "hipDriverGetVersion"}
+
+    def check(self, ctx):
+        for pp, b, hits in _guard_branches(ctx, lambda n: n in _VERSION_MACROS):
+            if not re.search(r"(?:==|!=|>=|<=|<|>)", b.cond.text):
+                continue
+            override = {n: (False, 0) for n in hits}
+            v = b.cond.eval("amd", override)
+            name = hits[0]
+            cond_txt = b.cond.text if len(b.cond.text) <= 60 else b.cond.text[:57] + "..."
+            body = _body_desc(pp, b)
+            alt = _alt_desc(pp, b)
+            if v == 0:
+                what = f"is false on ROCm (`{name}` is undefined, so it counts as 0): {body} " \
+                       f"{'is' if body.startswith('line ') else 'are'} dropped"
+                what += f" and {alt} is used instead" if alt else ""
+            elif v == 1:
+                what = f"is true on ROCm (`{name}` is undefined, so it counts as 0): {body} " \
+                       f"{'is' if body.startswith('line ') else 'are'} used"
+                what += f" and {alt} is dropped" if alt else ""
+            else:
+                what = f"depends on `{name}`, which HIP does not define"
+            yield self.finding(ctx, _cond_range(b),
+                               f"`#{b.kind} {cond_txt}` {what}; test `HIP_VERSION`/`HIP_VERSION_MAJOR` "
+                               f"under `defined(__HIP_PLATFORM_AMD__)` for the AMD side")
+        yield from self._runtime(ctx)
+
+    def _runtime(self, ctx):
+        pp = pp_state(ctx)
+        for call in ctx.nodes("call_expression"):
+            fn = call.child_by_field_name("function")
+            if fn is None or fn.type != "identifier" or ctx.text(fn) not in self.GETTERS:
+                continue
+            args = call.child_by_field_name("arguments")
+            if args is None or not args.named_children:
+                continue
+            a0 = args.named_children[0]
+            if a0.type != "pointer_expression" or ctx.btext(a0)[:1] != b"&":
+                continue
+            arg = a0.child_by_field_name("argument")
+            if arg is None or arg.type != "identifier":
+                continue
+            var = ctx.text(arg)
+            scope = _enclosing_function(call) or ctx.root
+            for cmp in _comparisons(ctx, scope, var, after=call.end_byte):
+                if pp.skip(cmp.start_byte) or _vendor_checked(ctx, cmp):
+                    continue
+                getter = ctx.text(fn)
+                hip = getter.replace("cuda", "hip").replace("cuDriver", "hipDriver")
+                yield self.finding(ctx, cmp, f"`{ctx.text(cmp)}` compares a CUDA version number, but on "
+                                   f"AMD `{hip}` returns the HIP version (e.g. 70253211 for ROCm 7.2), "
+                                   f"so this test is true there; check the platform first or compare "
+                                   f"against HIP_VERSION")
+
+
+# -- shared tree helpers -----------------------------------------------------------------------
+_CMP_OPS = {">=", ">", "<=", "<", "==", "!="}
+
+
+def _enclosing_function(node):
+    p = node.parent
+    while p is not None:
+        if p.type in ("function_definition", "lambda_expression"):
+            return p
+        p = p.parent
+    return None
+
+
+def _strip(node):
+    while node is not None and node.type in ("parenthesized_expression", "cast_expression"):
+        if node.type == "cast_expression":
+            node = node.child_by_field_name("value")
+        else:
+            inner = [c for c in node.named_children if c.type != "comment"]
+            node = inner[0] if inner else None
+    return node
+
+
+def _is_number(node) -> bool:
+    node = _strip(node)
+    return node is not None and node.type == "number_literal"
+
+
+def _comparisons(ctx, scope, var: str, after: int = 0):
+    """Comparisons `var OP number` in `scope` after byte `after`, used as conditions."""
+    for cmp in ctx.captures("(binary_expression) @b", scope).get("b", []):
+        if cmp.start_byte < after:
+            continue
+        op = cmp.child_by_field_name("operator")
+        if op is None or ctx.text(op) not in _CMP_OPS:
+            continue
+        l, r = _strip(cmp.child_by_field_name("left")), _strip(cmp.child_by_field_name("right"))
+        sides = [(l, r), (r, l)]
+        for a, bb in sides:
+            if a is not None and a.type == "identifier" and ctx.text(a) == var and _is_number(bb):
+                if _in_condition(cmp):
+                    yield cmp
+                break
+
+
+def _in_condition(node) -> bool:
+    """The comparison decides control flow: if/while/for/ternary condition, return value, or a
+    bool initialiser; not an argument of a call (assert/print) ."""
+    p = node.parent
+    while p is not None:
+        t = p.type
+        if t in ("condition_clause", "if_statement", "while_statement", "for_statement",
+                 "return_statement", "init_declarator", "assignment_expression"):
+            return True
+        if t == "conditional_expression":
+            return p.child_by_field_name("condition") is not None and \
+                p.child_by_field_name("condition").start_byte <= node.start_byte < \
+                p.child_by_field_name("condition").end_byte
+        if t in ("argument_list", "expression_statement", "compound_statement", "initializer_list"):
+            return False
+        p = p.parent
+    return False
+
+
+_VENDOR_WORDS = re.compile(r"(?i)hip|rocm|amd|gcnArch|gfx")
+
+
+def _vendor_checked(ctx, node) -> bool:
+    """The enclosing condition already checks the vendor (e.g. `!is_hip && prop.major >= 9`)."""
+    p = node.parent
+    top = node
+    while p is not None and p.type in ("binary_expression", "parenthesized_expression",
+                                       "unary_expression", "condition_clause"):
+        top = p
+        p = p.parent
+    for ident in ctx.captures("[(identifier) (field_identifier)] @i", top).get("i", []):
+        if _VENDOR_WORDS.search(ctx.text(ident)):
+            return True
+    return False
+
+
+# -- PT303 -------------------------------------------------------------------------------------
+_NV_ONLY_WORDS = re.compile(
+    r"(?i)(?:^|_)(?:tma|wgmma|gmma|hopper|blackwell|sm_?9\d|sm_?10\d|sm_?12\d|cluster|tensormap|"
+    r"tcgen05|fp8|e4m3|e5m2|warpspecializ\w*|pdl)(?:_|$|\d)|TensorMap|Tma[A-Z]|Sm9\d|Sm10\d|Hopper|"
+    r"Blackwell|Fp8|FP8|Cluster[A-Z]|cuTensorMap|cudaLaunchKernelEx|__cluster_dims__")
+_CC_ATTRS = {"cudaDevAttrComputeCapabilityMajor", "cudaDevAttrComputeCapabilityMinor",
+             "hipDeviceAttributeComputeCapabilityMajor", "hipDeviceAttributeComputeCapabilityMinor",
+             "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR", "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR"}
+_PROP_TYPES = re.compile(r"(?:cuda|hip)DeviceProp(?:_t)?\b")
+
+
+@register
+class CapabilityGate(Rule):
+    """Compute-capability test on the host: true on AMD, which reports 9.x, 10.x, 11.x, 12.x.
+
+    ## What it finds
+    Comparisons with a number of `prop.major` (a `cudaDeviceProp`/`hipDeviceProp_t`, or an object
+    whose name says "prop"), of `major * 10 + minor`-style expressions and variables computed from
+    them, and of variables filled with `cudaDevAttrComputeCapabilityMajor`/`Minor` (also the HIP
+    and driver spellings, and `cuDeviceComputeCapability`), when they decide control flow (if,
+    ternary, return, a bool initialiser). Comparisons whose condition already checks the vendor
+    (`gcnArchName`, `is_hip`, `USE_ROCM`), and uses for printing, are ignored.
+
+    ## Why it breaks on AMD
+    HIP derives major/minor from the gfx name: MI200 (gfx90a) reports 9.0, MI300 (gfx942) 9.4,
+    MI350 (gfx950) 9.5, RDNA3 11.x, RDNA4 12.0. `prop.major >= 9` therefore selects Hopper paths
+    (TMA, wgmma, clusters, fp8) on every CDNA GPU, and the same number means different things
+    (9.0 is MI200 without fp8). The finding is an error when the selected branch uses
+    NVIDIA-only features, a warning otherwise; the message lists what the test gives on each
+    `--offload-arch` target.
+
+    ## Example
+    ```cpp
+    cudaDeviceProp prop; cudaGetDeviceProperties(&prop, dev);
+    if (prop.major >= 9) launch_tma_kernel(...);   // taken on MI300 (9.4)
+    ```
+
+    ## Use instead
+    Check the vendor first (`#if defined(__HIP_PLATFORM_AMD__)`), then `prop.gcnArchName` (e.g.
+    starts with "gfx942") or feature attributes (`hipDeviceAttribute*`), never the number alone.
+
+    ## References
+    - HIP porting guide (use feature flags, not major/minor) [HPG]
+    - vllm-project/vllm issues 40620 and 14996; pytorch/torchtitan PR 4778; ROCm/pytorch PR 1846
+    """
+    code = "PT303"
+    name = "capability-gate"
+    severity = Severity.WARNING
+    fix = "display"
+    triggers = (b"major", b"ComputeCapability", b"COMPUTE_CAPABILITY")
+
+    def check(self, ctx):
+        pp = pp_state(ctx)
+        prop_vars = self._prop_vars(ctx)
+        attr_vars = self._attr_vars(ctx)            # name -> "major" | "minor" (per function)
+        seen = set()
+        for cmp in ctx.nodes("binary_expression"):
+            op = cmp.child_by_field_name("operator")
+            if op is None or ctx.text(op) not in _CMP_OPS:
+                continue
+            l, r = cmp.child_by_field_name("left"), cmp.child_by_field_name("right")
+            if l is None or r is None:
+                continue
+            if _is_number(r) and not _is_number(l):
+                expr, num, flip = l, _strip(r), False
+            elif _is_number(l) and not _is_number(r):
+                expr, num, flip = r, _strip(l), True
+            else:
+                continue
+            func = _enclosing_function(cmp)
+            env = _Env(ctx, prop_vars, attr_vars.get(func.start_byte if func else -1, {}), func)
+            if not env.depends(expr):
+                continue
+            if not _in_condition(cmp) or _vendor_checked(ctx, cmp) or pp.skip(cmp.start_byte):
+                continue
+            if cmp.start_byte in seen:
+                continue
+            seen.add(cmp.start_byte)
+            try:
+                n = int(ctx.text(num).rstrip("uUlL"), 0)
+            except ValueError:
+                continue
+            opx = ctx.text(op)
+            if flip:
+                opx = {">=": "<=", "<=": ">=", ">": "<", "<": ">"}.get(opx, opx)
+            true_on, false_on = [], []
+            for t in ctx.options.targets:
+                val = env.value(expr, t.capability)
+                if val is None:
+                    break
+                res = {">=": val >= n, ">": val > n, "<=": val <= n, "<": val < n, "==": val == n,
+                       "!=": val != n}[opx]
+                (true_on if res else false_on).append(f"{t.arch} ({t.capability[0]}.{t.capability[1]})")
+            else:
+                if not true_on:
+                    continue        # branch not taken on any selected target
+                guarded = self._guarded_text(ctx, cmp)
+                nv = _NV_ONLY_WORDS.search(guarded) if guarded else None
+                sev = Severity.ERROR if nv else Severity.WARNING
+                why = f" and the branch uses NVIDIA-only `{nv.group(0).strip('_')}` code" if nv else ""
+                yield self.finding(
+                    ctx, cmp,
+                    f"`{ctx.text(cmp)}` is true on {', '.join(true_on)} because HIP reports the gfx "
+                    f"version as compute capability{why}; check the vendor (`__HIP_PLATFORM_AMD__`) "
+                    f"and `gcnArchName` or a feature attribute instead",
+                    severity=sev, targets=tuple(s.split()[0] for s in true_on))
+
+    @staticmethod
+    def _prop_vars(ctx) -> set[str]:
+        out = set()
+        for decl in ctx.nodes("declaration", "parameter_declaration", "field_declaration"):
+            t = decl.child_by_field_name("type")
+            if t is None or not _PROP_TYPES.search(ctx.text(t)):
+                continue
+            for d in decl.children_by_field_name("declarator"):
+                while d is not None and d.type not in ("identifier", "field_identifier"):
+                    d = d.child_by_field_name("declarator")
+                if d is not None:
+                    out.add(ctx.text(d))
+        return out
+
+    @staticmethod
+    def _attr_vars(ctx) -> dict[int, dict[str, str]]:
+        out: dict[int, dict[str, str]] = {}
+        for call in ctx.nodes("call_expression"):
+            fn = call.child_by_field_name("function")
+            args = call.child_by_field_name("arguments")
+            if fn is None or args is None:
+                continue
+            name = ctx.text(fn)
+            a = [c for c in args.named_children if c.type != "comment"]
+            pairs = []
+            if name in ("cudaDeviceGetAttribute", "hipDeviceGetAttribute", "cuDeviceGetAttribute") \
+                    and len(a) >= 2 and ctx.text(a[1]) in _CC_ATTRS:
+                pairs.append((a[0], "major" if ctx.text(a[1]).lower().endswith("major") else "minor"))
+            elif name in ("cuDeviceComputeCapability", "hipDeviceComputeCapability") and len(a) >= 2:
+                pairs += [(a[0], "major"), (a[1], "minor")]
+            func = _enclosing_function(call)
+            key = func.start_byte if func else -1
+            for arg, which in pairs:
+                if arg.type == "pointer_expression":
+                    v = arg.child_by_field_name("argument")
+                    if v is not None and v.type == "identifier":
+                        out.setdefault(key, {})[ctx.text(v)] = which
+        return out
+
+    @staticmethod
+    def _guarded_text(ctx, cmp) -> str:
+        """Identifiers of the code the comparison selects (if body, ternary arm, bool variable or
+        function name)."""
+        p = cmp.parent
+        while p is not None:
+            if p.type == "if_statement":
+                body = p.child_by_field_name("consequence")
+                return " ".join(ctx.text(i) for i in ctx.captures(
+                    "[(identifier) (field_identifier) (type_identifier) (namespace_identifier)] @i",
+                    body).get("i", [])) if body is not None else ""
+            if p.type == "conditional_expression":
+                c = p.child_by_field_name("consequence")
+                return ctx.text(c) if c is not None else ""
+            if p.type == "init_declarator":
+                d = p.child_by_field_name("declarator")
+                return ctx.text(d) if d is not None else ""
+            if p.type == "return_statement":
+                f = _enclosing_function(p)
+                d = f.child_by_field_name("declarator") if f is not None else None
+                return ctx.text(d).split("(")[0] if d is not None else ""
+            if p.type == "assignment_expression":
+                return ctx.text(p.child_by_field_name("left"))
+            p = p.parent
+        return ""
+
+
+class _Env:
+    """Evaluates capability expressions (`prop.major * 10 + prop.minor`) for a target."""
+
+    def __init__(self, ctx, prop_vars, attr_vars, func):
+        self.ctx = ctx
+        self.prop_vars = prop_vars
+        self.attr_vars = attr_vars
+        self.func = func
+        self._derived: dict[str, object] | None = None
+
+    def _is_prop(self, obj) -> bool:
+        text = self.ctx.text(obj)
+        base = re.split(r"[.\-\[(]", text, maxsplit=1)[0].lstrip("*&")
+        return base in self.prop_vars or "prop" in text.lower()
+
+    def derived(self) -> dict[str, object]:
+        """Local variables initialised from capability expressions, in the enclosing function."""
+        if self._derived is None:
+            self._derived = {}
+            if self.func is not None:
+                for d in self.ctx.captures("(init_declarator) @d", self.func).get("d", []):
+                    name, val = d.child_by_field_name("declarator"), d.child_by_field_name("value")
+                    if name is None or val is None or name.type != "identifier":
+                        continue
+                    if self._depends(val, depth=1):
+                        self._derived[self.ctx.text(name)] = val
+        return self._derived
+
+    def depends(self, expr) -> bool:
+        return self._depends(expr, 0)
+
+    def _depends(self, expr, depth) -> bool:
+        expr = _strip(expr)
+        if expr is None:
+            return False
+        if expr.type == "field_expression":
+            f = expr.child_by_field_name("field")
+            return f is not None and self.ctx.text(f) in ("major", "minor") and \
+                self._is_prop(expr.child_by_field_name("argument"))
+        if expr.type == "identifier":
+            name = self.ctx.text(expr)
+            if name in self.attr_vars:
+                return True
+            return depth == 0 and name in self.derived()
+        if expr.type == "binary_expression":
+            op = self.ctx.text(expr.child_by_field_name("operator"))
+            if op not in ("+", "*", "-", "/"):
+                return False
+            return self._depends(expr.child_by_field_name("left"), depth) or \
+                self._depends(expr.child_by_field_name("right"), depth)
+        return False
+
+    def value(self, expr, cap, depth=0):
+        expr = _strip(expr)
+        if expr is None or depth > 3:
+            return None
+        t = expr.type
+        if t == "number_literal":
+            try:
+                return int(self.ctx.text(expr).rstrip("uUlL"), 0)
+            except ValueError:
+                return None
+        if t == "field_expression":
+            f = self.ctx.text(expr.child_by_field_name("field"))
+            return cap[0] if f == "major" else cap[1] if f == "minor" else None
+        if t == "identifier":
+            name = self.ctx.text(expr)
+            if name in self.attr_vars:
+                return cap[0] if self.attr_vars[name] == "major" else cap[1]
+            if name in self.derived():
+                return self.value(self.derived()[name], cap, depth + 1)
+            return None
+        if t == "binary_expression":
+            a = self.value(expr.child_by_field_name("left"), cap, depth)
+            b = self.value(expr.child_by_field_name("right"), cap, depth)
+            if a is None or b is None:
+                return None
+            op = self.ctx.text(expr.child_by_field_name("operator"))
+            if op == "+":
+                return a + b
+            if op == "-":
+                return a - b
+            if op == "*":
+                return a * b
+            if op == "/" and b:
+                return a // b
+        return None
