@@ -250,8 +250,9 @@ class LongDouble(Rule):
     """`long double` in device code.
 
     ## What it finds
-    `long double` variables, parameters and casts inside `__device__`/`__global__` functions,
-    and `long double` members of structs that are passed to kernels in the same file.
+    `long double` variables, parameters and casts inside `__device__`/`__global__` functions
+    (in `__host__ __device__` functions only variables: `long double` overloads of math
+    functions are fine), and `long double` members of structs that are passed to kernels in the same file.
 
     ## Why it breaks on AMD
     AMDGPU treats `long double` as the 64-bit `double`, while x86-64 host code uses the 80-bit
@@ -287,6 +288,10 @@ class LongDouble(Rule):
             if text != "long double":
                 continue
             kind = device_kind(ctx, st)
+            if kind == "hd" and st.parent is not None and st.parent.type in (
+                    "parameter_declaration", "function_definition", "template_argument_list",
+                    "type_descriptor"):
+                continue   # long double overloads of __host__ __device__ functions (math sets)
             if kind != "host":
                 yield self.finding(ctx, st, "`long double` is a 64-bit double on AMD GPUs (80-bit "
                                    "on the x86 host): use `double`")

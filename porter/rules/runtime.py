@@ -130,6 +130,8 @@ class ModuleBinaryFormat(Rule):
                                    f"and HIP does not implement these options; load a code "
                                    f"object built for the target", severity=Severity.WARNING)
         for ident in ctx.identifiers(_JIT_INPUT, kinds=frozenset({"identifier"})):
+            if ident.parent is not None and ident.parent.type == "enumerator":
+                continue
             yield self.finding(ctx, ident, f"`{ctx.text(ident)}`: AMD has no PTX/cubin JIT "
                                f"linking (the hipRTC linker takes LLVM bitcode): link bitcode "
                                f"from hipRTC (`-fgpu-rdc`) or prebuilt code objects instead")
