@@ -1813,7 +1813,7 @@ class WarpSynchronousImplicit(Rule):
             return
         done = set()
         for s in ctx.nodes("subscript_expression"):
-            idx = s.child_by_field_name("index")
+            idx = s.child_by_field_name("indices") or s.child_by_field_name("index")
             if idx is None:
                 continue
             idx = strip_parens(idx)
