@@ -287,6 +287,7 @@ class Branch:
     line_end: int             # byte offset after the directive line (body start)
     cond_start: int = 0       # byte range of the condition text
     cond_end: int = 0
+    raw: str = ""             # the condition as written
     end: int = 0              # byte offset of the next directive of the group (body end)
     group: "Group | None" = None
     index: int = 0
@@ -353,7 +354,8 @@ class PPState:
                 cond = parse_cond(f"!defined({text.strip().split()[0] if text.strip() else ''})")
             else:
                 cond = parse_cond(text)
-            b = Branch(kind, cond, m.start(), eol, m.end(), eol, end=len(data), group=g,
+            raw = re.sub(r"\s+", " ", re.sub(r"/\*.*?\*/|//.*", "", text)).strip()
+            b = Branch(kind, cond, m.start(), eol, m.end(), eol, raw=raw, end=len(data), group=g,
                        index=len(g.branches))
             g.branches.append(b)
             self.branches.append(b)
@@ -431,6 +433,19 @@ def pp_state(ctx: RuleContext) -> PPState:
 
 def _directive_word(b: Branch) -> str:
     return "#" + b.kind
+
+
+def _head(b: Branch) -> str:
+    raw = b.raw if len(b.raw) <= 60 else b.raw[:57] + "..."
+    return f"`#{b.kind} {raw}`"
+
+
+def _is(body: str) -> str:
+    return "is" if body.startswith("line ") else "are"
+
+
+def _them(body: str) -> str:
+    return "it" if body.startswith("line ") else "them"
 
 
 def _body_desc(pp: PPState, b: Branch) -> str:
@@ -553,8 +568,7 @@ class CudaArchGuard(Rule):
         name = hits[0]
         override = {n: (False, 0) for n in hits}
         v = b.cond.eval("amd", override)
-        cond_txt = b.cond.text if len(b.cond.text) <= 60 else b.cond.text[:57] + "..."
-        head = f"`#{b.kind} {cond_txt}`"
+        head = _head(b)
         alt = _alt_desc(pp, b)
         device_test = self._device_test(b)
         has_rest = bool(alt)
@@ -564,13 +578,13 @@ class CudaArchGuard(Rule):
         if v == 0:
             lost_content = _nv_content(ctx, b.line_end, b.end)
             what = f"is always false with HIP-Clang (`{name}` is undefined, also in device code): {body} " \
-                   f"{'is' if body.startswith('line ') else 'are'} never compiled on AMD{lost_content}"
-            what += f" and {alt} is used instead" if has_rest else " and nothing replaces them"
+                   f"{_is(body)} never compiled on AMD{lost_content}"
+            what += f" and {alt} is used instead" if has_rest else f" and nothing replaces {_them(body)}"
             if not device_test and has_rest:
                 sev = Severity.WARNING
         elif v == 1:
             what = f"is always true with HIP-Clang (`{name}` is undefined, also in device code): {body} " \
-                   f"{'is' if body.startswith('line ') else 'are'} compiled on AMD in host and device code"
+                   f"{_is(body)} compiled on AMD in host and device code"
             if has_rest:
                 nxt = b.group.branches[b.index + 1]
                 lost_content = _nv_content(ctx, nxt.line_end, b.group.end)
@@ -644,18 +658,17 @@ class CudaccNvccGuard(Rule):
             override = {n: (False, 0) for n in hits}
             v = b.cond.eval("amd", override)
             name = hits[0]
-            cond_txt = b.cond.text if len(b.cond.text) <= 60 else b.cond.text[:57] + "..."
-            head = f"`#{b.kind} {cond_txt}`"
+            head = _head(b)
             alt = _alt_desc(pp, b)
             body = _body_desc(pp, b)
             hip = self.HIP_NAME.get(name, "__HIPCC__")
             if v == 0:
                 what = f"is false under hipcc (HIP-Clang defines `__HIPCC__`/`__HIP__`, not `{name}`): " \
-                       f"{body} {'is' if body.startswith('line ') else 'are'} dropped on AMD"
+                       f"{body} {_is(body)} dropped on AMD"
                 what += f" and {alt} is used instead" if alt else ""
             elif v == 1:
                 what = f"is true under hipcc (HIP-Clang does not define `{name}`): {body} " \
-                       f"{'is' if body.startswith('line ') else 'are'} compiled on AMD"
+                       f"{_is(body)} compiled on AMD"
                 what += f" and {alt} is dropped" if alt else ""
             else:
                 what = f"depends on `{name}`, which HIP-Clang does not define"
@@ -759,21 +772,21 @@ class CudaVersionMacro(Rule):
             override = {n: (False, 0) for n in hits}
             v = b.cond.eval("amd", override)
             name = hits[0]
-            cond_txt = b.cond.text if len(b.cond.text) <= 60 else b.cond.text[:57] + "..."
+            head = _head(b)
             body = _body_desc(pp, b)
             alt = _alt_desc(pp, b)
             if v == 0:
                 what = f"is false on ROCm (`{name}` is undefined, so it counts as 0): {body} " \
-                       f"{'is' if body.startswith('line ') else 'are'} dropped"
+                       f"{_is(body)} dropped"
                 what += f" and {alt} is used instead" if alt else ""
             elif v == 1:
                 what = f"is true on ROCm (`{name}` is undefined, so it counts as 0): {body} " \
-                       f"{'is' if body.startswith('line ') else 'are'} used"
+                       f"{_is(body)} used"
                 what += f" and {alt} is dropped" if alt else ""
             else:
                 what = f"depends on `{name}`, which HIP does not define"
             yield self.finding(ctx, _cond_range(b),
-                               f"`#{b.kind} {cond_txt}` {what}; test `HIP_VERSION`/`HIP_VERSION_MAJOR` "
+                               f"{head} {what}; test `HIP_VERSION`/`HIP_VERSION_MAJOR` "
                                f"under `defined(__HIP_PLATFORM_AMD__)` for the AMD side")
         yield from self._runtime(ctx)
 

@@ -1,0 +1,480 @@
+"""PT206–PT211: Hopper/Blackwell-only hardware (wgmma/tcgen05, TMA, mbarrier/async barriers,
+thread-block clusters, programmatic dependent launch) and dynamic parallelism.
+
+Inline PTX of these families comes from `asm.asm_sites` (one finding per asm statement); the
+host and library spellings are found as identifiers or qualified names outside comments and
+strings. Code in branches that HIP-Clang never compiles (or that only HIP-Clang compiles) is
+skipped (`arch_guards.pp_state`).
+"""
+from __future__ import annotations
+
+import re
+
+from ..findings import Severity
+from .arch_guards import pp_state
+from .asm import _FamilyRule, include_paths, qualified_hits
+from .base import Rule
+from .registry import register
+
+
+def _ident_findings(rule, ctx, rx, message, *, per_line=True, kinds=None):
+    """Findings for identifiers matching `rx` (a str regex matched in full) in live code."""
+    pp = pp_state(ctx)
+    seen = set()
+    nodes = ctx.identifiers(rx) if kinds is None else ctx.identifiers(rx, kinds)
+    for node in nodes:
+        if pp.skip(node.start_byte):
+            continue
+        line = ctx.src.position(node.start_byte)[0]
+        if per_line and line in seen:
+            continue
+        seen.add(line)
+        yield rule.finding(ctx, node, message(ctx.text(node)))
+
+
+def _macro_body_hits(ctx, rx_bytes: re.Pattern):
+    """Matches inside #define bodies (opaque text), outside comments/strings of the body."""
+    from ..rewrite.cuda import _lex_code_spans
+    pp = pp_state(ctx)
+    for arg in ctx.macro_bodies():
+        text = ctx.data[arg.start_byte:arg.end_byte]
+        spans = None
+        for m in rx_bytes.finditer(text):
+            if spans is None:
+                spans = _lex_code_spans(text)
+            if any(a <= m.start() < b for a, b in spans):
+                continue
+            if pp.skip(arg.start_byte):
+                continue
+            yield arg.start_byte + m.start(), arg.start_byte + m.end(), m.group().decode()
+
+
+# -- PT206 -------------------------------------------------------------------------------------
+_SM90_ATOM = re.compile(r"SM(?:90|100|101|103|110|120|121)_(?!TMA|BULK)\w+")
+_SM90_ARCH = re.compile(rb"(?<![\w$])arch\s*::\s*(Sm(?:90a?|100a?|101a?|103a?|120a?))(?![\w$])")
+
+
+@register
+class HopperBlackwellMma(_FamilyRule):
+    """Hopper/Blackwell warpgroup MMA and register reallocation (`wgmma`, `tcgen05`, `setmaxnreg`).
+
+    ## What it finds
+    `wgmma.*`, `tcgen05.*`, `setmaxnreg.*`, `elect.sync` and `fence.proxy.async` in inline PTX
+    (or `cuda::ptx::` wrappers), CuTe/CUTLASS SM90/SM100/SM120 atoms (`SM90_64x128x16_F32F16F16_SS`,
+    `SM100_MMA_F16BF16_SS`) and `cutlass::arch::Sm90`/`Sm100` collectives.
+
+    ## Why it breaks on AMD
+    No AMD GPU has warpgroup-wide asynchronous MMA, tensor memory or per-warpgroup register
+    reallocation; the PTX does not compile and the kernel design (producer/consumer warpgroups,
+    TMA-fed pipelines) has no direct counterpart.
+
+    ## Example
+    ```cpp
+    asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 ..." : ...);
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+    ```
+
+    ## Use instead
+    Redesign around MFMA (`__builtin_amdgcn_mfma_*`, rocWMMA) with LDS double buffering, or use a
+    library (hipBLASLt, Composable Kernel, AITER); no AMD source names a drop-in equivalent.
+
+    ## References
+    - Triton `language/core.py` (warp specialization "only supported on Blackwell") [TRI-CORE]
+    - rocWMMA API reference [ROCWMMA]
+    """
+    code = "PT206"
+    name = "hopper-blackwell-mma"
+    severity = Severity.ERROR
+    fix = "none"
+    triggers = (b"wgmma", b"tcgen05", b"setmaxnreg", b"elect.sync", b"fence.proxy.async", b"SM90_",
+                b"SM100_", b"SM120_", b"Sm90", b"Sm100", b"Sm120", b"ptx::")
+    family = "hopper"
+    ADVICE = "redesign around MFMA/rocWMMA with LDS double buffering, or use hipBLASLt/Composable Kernel"
+
+    def check(self, ctx):
+        for s in self.sites(ctx):
+            yield self.finding(ctx, self.where(s), f"{s.what()} (Hopper/Blackwell warpgroup MMA or register "
+                               f"reallocation) has no AMD equivalent; {self.ADVICE}")
+        yield from _ident_findings(self, ctx, _SM90_ATOM, lambda t: f"CuTe/CUTLASS atom `{t}` targets "
+                                   f"Hopper/Blackwell tensor cores; {self.ADVICE}")
+        pp = pp_state(ctx)
+        seen = set()
+        for m in qualified_hits(ctx, _SM90_ARCH):
+            line = ctx.src.position(m.start())[0]
+            if line in seen or pp.skip(m.start()):
+                continue
+            seen.add(line)
+            yield self.finding(ctx, (m.start(1), m.end(1)), f"`arch::{m.group(1).decode()}` selects a CUTLASS "
+                               f"Hopper/Blackwell kernel (wgmma, TMA, clusters); {self.ADVICE}")
+
+
+# -- PT207 -------------------------------------------------------------------------------------
+_TMA_IDS = re.compile(r"\w*cuTensorMapEncode\w*|cuTensorMapReplace\w*|CUtensorMap\w*|CUtensorMap"
+                      r"|cp_async_bulk_tensor\w*|cp_async_bulk_global_to_shared|cp_async_bulk_shared_to_global"
+                      r"|cp_reduce_async_bulk\w*|SM(?:90|100)_TMA_\w+|SM90_BULK_\w+|make_tma_copy\w*"
+                      r"|make_tma_atom\w*|fence_proxy_async_shared_cta")
+
+
+@register
+class TmaTensorMap(_FamilyRule):
+    """Tensor Memory Accelerator (TMA): `cuTensorMapEncodeTiled`, `CUtensorMap`, `cp.async.bulk`.
+
+    ## What it finds
+    `cp.async.bulk(.tensor)`, `cp.reduce.async.bulk` and `tensormap.*` in inline PTX or
+    `cuda::ptx::` wrappers; host `cuTensorMapEncodeTiled`/`Im2col` (and `PFN_` pointers to them),
+    `CUtensorMap`; libcu++ `cuda::device::experimental::cp_async_bulk_tensor_*`; CuTe
+    `SM90_TMA_LOAD`/`make_tma_copy`.
+
+    ## Why it breaks on AMD
+    MI200/MI300/MI350 have no TMA unit: there is no tensor-map object, no bulk asynchronous
+    tensor copy and no transaction-count barrier. HIPIFY lists `cuTensorMapEncode*` as unsupported;
+    gfx1250's tensor data mover (TDM) is a different API (Triton `supports_tdm`).
+
+    ## Example
+    ```cpp
+    CUtensorMap map;
+    cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, ptr, dims, strides, box, elem,
+                           CU_TENSOR_MAP_INTERLEAVE_NONE, ...);
+    ```
+
+    ## Use instead
+    Pointer-based tiled loads: each thread loads its part of the tile (vectorized 16-byte loads)
+    into LDS, then `__syncthreads()`; pass base pointers and strides instead of a tensor map.
+
+    ## References
+    - hipify-perl unsupported API list (`cuTensorMapEncode*`) [HIPIFY-PERL]
+    - Triton AMD backend (`supports_tdm` for gfx1250) [TRI-AMD]
+    """
+    code = "PT207"
+    name = "tma-tensor-map"
+    severity = Severity.ERROR
+    fix = "none"
+    triggers = (b"TensorMap", b"tensormap", b"cp.async.bulk", b"cp_async_bulk", b"TMA", b"tma_",
+                b"cp.reduce.async.bulk", b"ptx::")
+    family = "tma"
+    ADVICE = "load tiles with pointer arithmetic into LDS (16-byte vector loads) and `__syncthreads()`"
+
+    def check(self, ctx):
+        for s in self.sites(ctx):
+            yield self.finding(ctx, self.where(s), f"{s.what()} (TMA bulk tensor copy) has no AMD "
+                               f"equivalent; {self.ADVICE}")
+        yield from _ident_findings(self, ctx, _TMA_IDS, lambda t: f"`{t}` is part of the Hopper TMA "
+                                   f"(tensor-map) API, which AMD GPUs lack; {self.ADVICE}")
+
+
+# -- PT208 -------------------------------------------------------------------------------------
+_BARRIER_QUAL = re.compile(rb"(?<![\w$])cuda\s*::\s*(?:std\s*::\s*)?(barrier|latch|counting_semaphore"
+                           rb"|binary_semaphore)(?![\w$])|(?<![\w$])cuda\s*::\s*device\s*::\s*"
+                           rb"(barrier_arrive_tx|barrier_expect_tx|barrier_native_handle)(?![\w$])")
+_BARRIER_IDS = re.compile(r"__mbarrier_\w+|__awbarrier_\w+")
+_BARRIER_HEADERS = {"cuda/barrier", "cuda/std/barrier", "cuda/latch", "cuda/std/latch", "cuda/semaphore",
+                    "cuda/std/semaphore", "cuda_awbarrier.h", "cuda_awbarrier_primitives.h",
+                    "cuda_awbarrier_helpers.h"}
+
+
+@register
+class AsyncBarrier(_FamilyRule):
+    """Asynchronous barriers: `cuda::barrier`, `cuda::std::latch`/semaphores, `mbarrier` PTX.
+
+    ## What it finds
+    `cuda::barrier`, `cuda::std::barrier`, `cuda::(std::)latch`, `cuda::(std::)counting_semaphore`/
+    `binary_semaphore`, `cuda::device::barrier_arrive_tx`, the headers `<cuda/barrier>`,
+    `<cuda/std/barrier>`, `<cuda/latch>`, `<cuda/semaphore>`, `<cuda_awbarrier.h>`,
+    `__mbarrier_*`/`__awbarrier_*` intrinsics, and `mbarrier.*` in inline PTX.
+
+    ## Why it breaks on AMD
+    libhipcxx does not support `<cuda/std/latch>`, `<cuda/std/barrier>`, `<cuda/std/semaphore>`,
+    `<cuda/latch>` or `<cuda/barrier>`, and AMD GPUs have no shared-memory barrier objects with
+    arrival/transaction counts (mbarrier); HIP has no `__mbarrier_*` intrinsics.
+
+    ## Example
+    ```cpp
+    #include <cuda/barrier>
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    init(&bar, blockDim.x);
+    bar.arrive_and_wait();
+    ```
+
+    ## Use instead
+    `__syncthreads()` for block-wide phases, or flags in LDS/global memory with atomics and
+    `__threadfence_block()`/`__threadfence()` for producer/consumer hand-offs.
+
+    ## References
+    - libhipcxx limitations page [LIBHIPCXX]
+    - porter `mappings/libcxx.csv`, `headers.csv` (unsupported rows)
+    """
+    code = "PT208"
+    name = "async-barrier"
+    severity = Severity.ERROR
+    fix = "display"
+    triggers = (b"barrier", b"latch", b"semaphore", b"mbarrier", b"awbarrier")
+    family = "mbarrier"
+    ADVICE = "use `__syncthreads()`, or LDS/global flags with atomics and `__threadfence*()`"
+
+    def check(self, ctx):
+        pp = pp_state(ctx)
+        for s in self.sites(ctx):
+            yield self.finding(ctx, self.where(s), f"{s.what()} (mbarrier arrive/wait) has no AMD "
+                               f"equivalent; {self.ADVICE}")
+        for m in qualified_hits(ctx, _BARRIER_QUAL):
+            if pp.skip(m.start()):
+                continue
+            what = re.sub(r"\s+", "", ctx.data[m.start():m.end()].decode())
+            yield self.finding(ctx, (m.start(), m.end()), f"`{what}` is not supported by HIP/libhipcxx; "
+                               f"{self.ADVICE}")
+        yield from _ident_findings(self, ctx, _BARRIER_IDS, lambda t: f"`{t}` (mbarrier intrinsic) has "
+                                   f"no HIP equivalent; {self.ADVICE}")
+        for node, path in include_paths(ctx):
+            if path in _BARRIER_HEADERS and not pp.skip(node.start_byte):
+                yield self.finding(ctx, node, f"<{path}> is not supported by HIP/libhipcxx; {self.ADVICE}")
+
+
+# -- PT209 -------------------------------------------------------------------------------------
+_CLUSTER_IDS = re.compile(
+    r"cudaLaunchAttribute(?:Preferred)?ClusterDimension|cudaLaunchAttributeClusterSchedulingPolicyPreference"
+    r"|cudaFuncAttributeRequiredCluster(?:Width|Height|Depth)|cudaFuncAttributeNonPortableClusterSizeAllowed"
+    r"|cudaFuncAttributeClusterSchedulingPolicyPreference|cudaFuncAttributeClusterDimMustBeSet"
+    r"|cudaOccupancyMaxActiveClusters|cudaOccupancyMaxPotentialClusterSize|cuOccupancyMaxActiveClusters"
+    r"|cuOccupancyMaxPotentialClusterSize|CU_LAUNCH_ATTRIBUTE_(?:PREFERRED_)?CLUSTER_\w+"
+    r"|CU_FUNC_ATTRIBUTE_\w*CLUSTER\w*|__cluster_(?:barrier_\w+|map_shared_rank|query_shared_rank)"
+    r"|__clusterDim\w*|__clusterIdx|__clusterRelative\w+|__clusterGridDimInClusters|__clusterSizeInBlocks"
+    r"|this_cluster|cluster_group")
+_CLUSTER_DIMS = re.compile(rb"(?<![\w$])__cluster_dims__(?![\w$])")
+_CLUSTER_METHODS = {"sync", "map_shared_rank", "block_rank", "block_index", "dim_blocks", "num_blocks",
+                    "barrier_arrive", "barrier_wait", "query_shared_rank"}
+
+
+@register
+class ThreadBlockCluster(_FamilyRule):
+    """Thread-block clusters and distributed shared memory (`__cluster_dims__`, `this_cluster()`).
+
+    ## What it finds
+    `__cluster_dims__(...)` (also in macros), `cg::this_cluster()`, `cluster_group`,
+    `cluster.sync()` / `cluster.map_shared_rank(...)` on a cluster object,
+    `cudaLaunchAttributeClusterDimension`, `cudaFuncAttributeRequiredCluster*`,
+    `cudaFuncAttributeNonPortableClusterSizeAllowed`, `cudaOccupancyMaxActiveClusters`,
+    `__cluster*` device functions, and cluster PTX (`barrier.cluster`, `mapa`, `%cluster_ctarank`,
+    `shared::cluster`).
+
+    ## Why it breaks on AMD
+    HIP has no thread-block clusters or distributed shared memory on MI200/MI300/MI350 or RDNA;
+    HIPIFY marks these APIs unsupported. clang-22 accepts `__cluster_dims__` only for gfx1250 and
+    rejects it elsewhere ("'cluster_dims' is not supported for this GPU architecture"); Triton
+    supports `num_ctas > 1` only on gfx1250.
+
+    ## Example
+    ```cpp
+    __global__ void __cluster_dims__(2, 1, 1) k(float* out) {
+      cg::cluster_group cluster = cg::this_cluster();
+      float* peer = cluster.map_shared_rank(smem, cluster.block_rank() ^ 1);
+      cluster.sync();
+    }
+    ```
+
+    ## Use instead
+    Exchange data between blocks through global memory (with atomics/flags or a second kernel),
+    or enlarge the block so one workgroup holds the data in LDS.
+
+    ## References
+    - HIPIFY runtime API support table (cluster attributes and functions unsupported) [HIPIFY-RT]
+    - clang `__clang_hip_runtime_wrapper.h` (`__cluster_dims__` → `cluster_dims` attribute)
+    - Triton AMD backend ("num_ctas > 1 not supported") [TRI-AMD]
+    """
+    code = "PT209"
+    name = "thread-block-cluster"
+    severity = Severity.ERROR
+    fix = "none"
+    triggers = (b"cluster", b"Cluster", b"CLUSTER", b"mapa", b"getctarank")
+    family = "cluster"
+    ADVICE = "exchange data through global memory (flags/atomics or a second kernel) instead"
+
+    def check(self, ctx):
+        pp = pp_state(ctx)
+        no_cluster = tuple(t.arch for t in ctx.options.targets if t.arch != "gfx1250")
+        for s in self.sites(ctx):
+            yield self.finding(ctx, self.where(s), f"{s.what()} (thread-block cluster / distributed "
+                               f"shared memory) has no AMD equivalent; {self.ADVICE}")
+        for m in qualified_hits(ctx, _CLUSTER_DIMS):
+            if pp.skip(m.start()):
+                continue
+            if no_cluster:
+                yield self.finding(ctx, (m.start(), m.end()), f"`__cluster_dims__` is rejected by HIP-Clang "
+                                   f"for {', '.join(no_cluster)} (clusters exist only on gfx1250); "
+                                   f"{self.ADVICE}", targets=no_cluster)
+            else:
+                yield self.finding(ctx, (m.start(), m.end()), "`__cluster_dims__` compiles only for gfx1250; "
+                                   "keep other targets out of this kernel", severity=Severity.INFO)
+        yield from _ident_findings(self, ctx, _CLUSTER_IDS, lambda t: f"`{t}` (thread-block clusters) "
+                                   f"has no HIP equivalent; {self.ADVICE}")
+        # methods on cluster objects: variables initialised from this_cluster() or typed cluster_group
+        cluster_vars = set()
+        for d in ctx.nodes("init_declarator"):
+            val, name = d.child_by_field_name("value"), d.child_by_field_name("declarator")
+            if val is not None and name is not None and name.type == "identifier" and \
+                    re.search(r"\bthis_cluster\s*\(", ctx.text(val)):
+                cluster_vars.add(ctx.text(name))
+        for decl in ctx.nodes("declaration", "parameter_declaration"):
+            t = decl.child_by_field_name("type")
+            if t is not None and re.search(r"\bcluster_group\b", ctx.text(t)):
+                for d in decl.children_by_field_name("declarator"):
+                    while d is not None and d.type != "identifier":
+                        d = d.child_by_field_name("declarator")
+                    if d is not None:
+                        cluster_vars.add(ctx.text(d))
+        for call in ctx.nodes("call_expression"):
+            fn = call.child_by_field_name("function")
+            if fn is None or fn.type != "field_expression":
+                continue
+            obj, fld = fn.child_by_field_name("argument"), fn.child_by_field_name("field")
+            if obj is None or fld is None:
+                continue
+            meth = ctx.text(fld)
+            if meth == "map_shared_rank" or (meth in _CLUSTER_METHODS and ctx.text(obj) in cluster_vars):
+                if pp.skip(call.start_byte):
+                    continue
+                yield self.finding(ctx, call, f"`{ctx.text(obj)}.{meth}()` is a thread-block-cluster "
+                                   f"operation with no AMD equivalent; {self.ADVICE}")
+
+
+# -- PT210 -------------------------------------------------------------------------------------
+_PDL_IDS = re.compile(r"cudaLaunchAttributeProgrammatic\w+|hipLaunchAttributeProgrammatic\w+"
+                      r"|cudaGridDependencySynchronize|cudaTriggerProgrammaticLaunchCompletion"
+                      r"|CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_\w+|programmaticStreamSerializationAllowed"
+                      r"|programmaticEvent")
+
+
+@register
+class ProgrammaticDependentLaunch(_FamilyRule):
+    """Programmatic dependent launch (PDL): `cudaGridDependencySynchronize`, `griddepcontrol`.
+
+    ## What it finds
+    `cudaLaunchAttributeProgrammaticStreamSerialization`/`ProgrammaticEvent` (and
+    `programmaticStreamSerializationAllowed`), `cudaGridDependencySynchronize()`,
+    `cudaTriggerProgrammaticLaunchCompletion()`, `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_*`, and
+    `griddepcontrol.*` PTX / `cuda::ptx::griddepcontrol_*`. (`cudaLaunchKernelEx` itself maps to
+    `hipLaunchKernelEx` from ROCm 7.2 and is handled by the mapping tables.)
+
+    ## Why it breaks on AMD
+    Overlapping a dependent kernel's prologue with its predecessor is NVIDIA-only (Hopper+); the
+    HIP launch attributes have no programmatic-serialization value and the device functions do not
+    exist (Triton's `gdc_*` helpers are in `extra.cuda` only).
+
+    ## Example
+    ```cpp
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    // in the kernel:
+    cudaGridDependencySynchronize();
+    ```
+
+    ## Use instead
+    Drop the attribute and launch normally (`<<<>>>`, `hipLaunchKernelGGL` or `hipLaunchKernelEx`
+    without it). Without PDL a kernel starts only after the previous one in the stream finished,
+    so `cudaGridDependencySynchronize()` and `cudaTriggerProgrammaticLaunchCompletion()` can simply
+    be removed on AMD.
+
+    ## References
+    - HIPIFY runtime API support table [HIPIFY-RT]; porter `mappings/runtime.csv`
+    - Triton `language/extra/cuda/gdc.py` [TRI-XCUDA]
+    """
+    code = "PT210"
+    name = "programmatic-dependent-launch"
+    severity = Severity.ERROR
+    fix = "display"
+    triggers = (b"Programmatic", b"programmatic", b"GridDependency", b"griddepcontrol", b"PROGRAMMATIC")
+    family = "pdl"
+
+    def check(self, ctx):
+        for s in self.sites(ctx):
+            yield self.finding(ctx, self.where(s), f"{s.what()} (programmatic dependent launch) does not "
+                               f"exist on AMD; remove it: without PDL the kernel starts after its "
+                               f"predecessor finished")
+
+        def msg(t):
+            if t in ("cudaGridDependencySynchronize", "cudaTriggerProgrammaticLaunchCompletion"):
+                return (f"`{t}()` (programmatic dependent launch) does not exist in HIP; remove the call: "
+                        f"without PDL the kernel starts only after the previous one finished")
+            return (f"`{t}` (programmatic dependent launch) has no HIP equivalent; drop the attribute and "
+                    f"launch normally")
+        yield from _ident_findings(self, ctx, _PDL_IDS, msg)
+
+
+# -- PT211 -------------------------------------------------------------------------------------
+_DP_CALLS = {"cudaDeviceSynchronize", "hipDeviceSynchronize", "cudaLaunchKernel", "hipLaunchKernel",
+             "cudaLaunchDevice", "cudaGetParameterBuffer", "cudaGetParameterBufferV2",
+             "cudaStreamCreateWithFlags", "hipStreamCreateWithFlags", "cudaStreamTailLaunch",
+             "cudaStreamFireAndForget", "hipLaunchKernelGGL", "cudaLaunchCooperativeKernel"}
+
+
+@register
+class DynamicParallelism(Rule):
+    """Dynamic parallelism: a kernel launched (or the device synchronized) from device code.
+
+    ## What it finds
+    `kernel<<<...>>>(...)` launches, `cudaLaunchKernel`/`hipLaunchKernelGGL`, and
+    `cudaDeviceSynchronize()`/`cudaStreamCreateWithFlags` calls inside `__global__` functions or
+    `__device__` (not `__host__ __device__`) functions.
+
+    ## Why it breaks on AMD
+    HIP does not support dynamic parallelism (`__HIP_ARCH_HAS_DYNAMIC_PARALLEL__` is 0); device
+    code cannot launch kernels or wait for them, so this does not compile. (The `-rdc=true` +
+    `cudadevrt` build setup is a build-file concern.)
+
+    ## Example
+    ```cpp
+    __global__ void parent(int* data, int n) {
+      if (threadIdx.x == 0) child<<<n / 256, 256>>>(data);
+      cudaDeviceSynchronize();
+    }
+    ```
+
+    ## Use instead
+    Launch the child work from the host (one kernel per level, or a queue processed by the next
+    launch), or make the kernel persistent and loop over work items in device code.
+
+    ## References
+    - HIP FAQ (dynamic parallelism unsupported) [HFAQ]
+    - HIP porting guide (`__HIP_ARCH_HAS_DYNAMIC_PARALLEL__`) [HPG]; `hip/hip_common.h` ROCm 7.2
+    """
+    code = "PT211"
+    name = "dynamic-parallelism"
+    severity = Severity.ERROR
+    fix = "none"
+    triggers = (b"__global__", b"__device__")
+
+    def check(self, ctx):
+        if b"<<<" not in ctx.data and not any(n.encode() in ctx.data for n in _DP_CALLS):
+            return
+        pp = pp_state(ctx)
+        for fd in ctx.nodes("function_definition"):
+            decl = fd.child_by_field_name("declarator")
+            body = fd.child_by_field_name("body")
+            if decl is None or body is None:
+                continue
+            head = ctx.data[fd.start_byte:decl.start_byte]
+            if b"__global__" in head:
+                kind = "__global__"
+            elif re.search(rb"(?<![\w$])__device__(?![\w$])", head) and \
+                    not re.search(rb"(?<![\w$])__host__(?![\w$])", head):
+                kind = "__device__"
+            else:
+                continue
+            fname = ctx.text(decl).split("(")[0].strip()
+            for kcs in ctx.captures("(kernel_call_syntax) @k", body).get("k", []):
+                call = kcs.parent
+                if call is None or pp.skip(call.start_byte):
+                    continue
+                fn = call.child_by_field_name("function")
+                callee = ctx.text(fn) if fn is not None else "a kernel"
+                yield self.finding(ctx, call if call.type == "call_expression" else kcs,
+                                   f"`{callee}<<<...>>>` launched from {kind} function `{fname}` needs "
+                                   f"dynamic parallelism, which HIP does not support; launch it from "
+                                   f"the host or make the kernel persistent")
+            for call in ctx.captures("(call_expression function: (identifier) @f) @c", body).get("c", []):
+                fn = call.child_by_field_name("function")
+                name = ctx.text(fn) if fn is not None else ""
+                if name not in _DP_CALLS or pp.skip(call.start_byte):
+                    continue
+                yield self.finding(ctx, call, f"`{name}()` in {kind} function `{fname}` is device-side "
+                                   f"runtime API (dynamic parallelism), which HIP does not support; move "
+                                   f"it to the host")
