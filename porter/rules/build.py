@@ -166,8 +166,6 @@ _NVCC_FLAGS = [
      "`{0}` is nvcc-only: HIP-Clang accepts `__device__` lambdas without it; remove it"),
     (re.compile(rb"(?<![\w-])(?:-rdc|--relocatable-device-code)[= ]\s*true\b"),
      "`{0}`: HIP's relocatable device code flag is `-fgpu-rdc`"),
-    (re.compile(rb"(?<![\w-])--?maxrregcount[= ]\s*\d+"),
-     "`{0}` has no AMD equivalent (register limits come from `__launch_bounds__`); remove it"),
     (re.compile(rb"(?<![\w-])--default-stream[= ]\s*per-thread\b"),
      "`{0}`: HIP's flag is `-fgpu-default-stream=per-thread` (for every translation unit)"),
     (re.compile(rb"(?<![\w-])--?fmad[= ]\s*false\b"),
@@ -187,9 +185,10 @@ class NvccFlags(Rule):
 
     ## What it finds
     `-arch=sm_XX`, `-gencode arch=compute_XX,code=sm_XX`, `--use_fast_math`, `-Xptxas`,
-    `--expt-relaxed-constexpr`, `--expt-extended-lambda`, `-rdc=true`, `-maxrregcount`,
+    `--expt-relaxed-constexpr`, `--expt-extended-lambda`, `-rdc=true`,
     `--default-stream per-thread`, `-fmad=false`, `-lineinfo` and `TORCH_CUDA_ARCH_LIST` in
-    CMake files and Makefiles (outside comments). In files that already have a HIP branch,
+    CMake files and Makefiles (outside comments); `-maxrregcount` is left to the register-cap
+    rule of the launch-configuration section. In files that already have a HIP branch,
     flags on lines that are clearly CUDA-only (`CMAKE_CUDA_FLAGS`, `NVCC_FLAGS`,
     `COMPILE_LANGUAGE:CUDA`) are not reported.
 
@@ -218,7 +217,7 @@ class NvccFlags(Rule):
     severity = Severity.WARNING
     languages = ("build",)
     triggers = (b"sm_", b"compute_", b"fast_math", b"Xptxas", b"expt-", b"extended-lambda",
-                b"rdc", b"relocatable-device-code", b"maxrregcount", b"default-stream",
+                b"rdc", b"relocatable-device-code", b"default-stream",
                 b"fmad", b"lineinfo", b"TORCH_CUDA_ARCH_LIST")
 
     def check(self, ctx):
@@ -233,6 +232,8 @@ class NvccFlags(Rule):
                         continue
                 flag = m.group(0).decode("utf-8", "replace").strip()
                 yield self.finding(ctx, (m.start(), m.end()), msg.format(flag))
+                if flag == "TORCH_CUDA_ARCH_LIST":
+                    break           # a variable name: once per file is enough
 
 
 _ARCH_LIST = re.compile(
