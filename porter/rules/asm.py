@@ -724,11 +724,30 @@ class WmmaApi(Rule):
                     continue
                 if fe.parent is None or fe.parent.type != "subscript_expression" or pp.skip(fe.start_byte):
                     continue
-                idx = fe.parent.child_by_field_name("indices") or fe.parent.child_by_field_name("index")
+                if self._elementwise(ctx, fe.parent):
+                    continue
                 yield self.finding(ctx, fe.parent, f"`{ctx.text(fe.parent)}` indexes a WMMA fragment "
                                    f"element: rocWMMA assigns elements to lanes differently (and wave64 "
                                    f"lanes hold fewer), so only element-wise operations over all "
                                    f"`num_elements` are portable", severity=Severity.WARNING)
+
+    @staticmethod
+    def _elementwise(ctx, sub) -> bool:
+        """`frag.x[i]` inside `for (int i = 0; i < frag.num_elements; ...)`: portable."""
+        m = re.search(r"\[\s*(\w+)\s*\]\s*$", ctx.text(sub))
+        if not m:
+            return False
+        var = m.group(1)
+        p = sub.parent
+        while p is not None:
+            if p.type == "for_statement":
+                cond = p.child_by_field_name("condition")
+                init = p.child_by_field_name("initializer")
+                if cond is not None and "num_elements" in ctx.text(cond) and init is not None and \
+                        re.search(r"\b" + re.escape(var) + r"\b", ctx.text(init)):
+                    return True
+            p = p.parent
+        return False
 
     @staticmethod
     def _int_constants(ctx) -> dict[str, int]:
