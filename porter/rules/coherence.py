@@ -11,6 +11,13 @@ from .memory import (_walk, call_name, calls, enclosing_function, function_quali
 from .registry import register
 
 
+def _ancestors_to(node, stop):
+    node = node.parent
+    while node is not None and node != stop:
+        yield node
+        node = node.parent
+
+
 def _guarded_by_name(ctx: RuleContext, names) -> bool:
     return bool(ctx.identifiers(names))
 
@@ -158,11 +165,14 @@ class HostCoherence(Rule):
             if call is not None and call.type == "call_expression" and call_name(ctx, call) == ctx.text(ident):
                 sys_uses.append((ident, f"`{ctx.text(ident)}` is a system-scope atomic"))
         for ident in ctx.identifiers(("thread_scope_system",)):
-            p = ident.parent
-            if p is not None and p.type in ("enumerator", "init_declarator", "declaration"):
+            # uses in function bodies only: library definitions (enumerators, default template
+            # arguments, using-declarations) are not hazards
+            fn = enclosing_function(ident)
+            body = fn.child_by_field_name("body") if fn is not None else None
+            if body is None or not (body.start_byte <= ident.start_byte < body.end_byte):
                 continue
-            if p is not None and p.type == "qualified_identifier" and p.parent is not None \
-                    and p.parent.type in ("enumerator", "init_declarator"):
+            if any(a.type in ("using_declaration", "enumerator", "case_statement",
+                              "template_declaration") for a in _ancestors_to(ident, body)):
                 continue
             sys_uses.append((ident, "`thread_scope_system` makes a system-scope atomic"))
         for ident, what in sys_uses:

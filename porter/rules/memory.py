@@ -310,10 +310,11 @@ def amd_only(ctx: RuleContext, node) -> bool:
 
 
 def in_code(ctx: RuleContext, start: int, end: int) -> bool:
-    """Not in a comment, a string or a `#define` body."""
+    """Not in a comment, a string or a `#define`."""
     node = ctx.root.descendant_for_byte_range(start, end)
     while node is not None:
-        if node.type in P.COMMENT_TYPES or node.type in P.STRING_TYPES or node.type == "preproc_arg":
+        if node.type in P.COMMENT_TYPES or node.type in P.STRING_TYPES or node.type in (
+                "preproc_arg", "preproc_def", "preproc_function_def"):
             return False
         node = node.parent
     return True
@@ -394,7 +395,8 @@ def call_name(ctx: RuleContext, call) -> str | None:
 
 
 def calls(ctx: RuleContext, names) -> list[tuple[str, object, list]]:
-    """(name, call_expression, argument nodes) for calls of the given function names."""
+    """(name, call_expression, argument nodes) for calls of the given function names, except
+    the forwarding call inside a wrapper overload of the same name."""
     out = []
     for ident in ctx.identifiers(names):
         call = ident.parent
@@ -404,6 +406,9 @@ def calls(ctx: RuleContext, names) -> list[tuple[str, object, list]]:
             continue
         if call_name(ctx, call) != ctx.text(ident):
             continue
+        fn = enclosing_function(call)
+        if fn is not None and function_name(ctx, fn) == ctx.text(ident):
+            continue        # an overload wrapper (`T** p` -> `void** p`) forwarding to the API
         args = call.child_by_field_name("arguments")
         argv = [a for a in args.named_children if a.type != "comment"] if args is not None else []
         out.append((ctx.text(ident), call, argv))
@@ -803,6 +808,11 @@ def _arg_value(ctx: RuleContext, span, shadow) -> int | None:
     return consts(ctx).text(text)
 
 
+def _short(raw: bytes, limit: int = 40) -> str:
+    text = " ".join(raw.decode("utf-8", "replace").split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _lb_shadow(ctx: RuleContext, pos: int) -> frozenset[str]:
     node = ctx.root.descendant_for_byte_range(pos, pos + 1)
     fn = enclosing_function(node) if node is not None else None
@@ -855,8 +865,8 @@ class LaunchBoundsMinBlocks(Rule):
                 continue
             shadow = _lb_shadow(ctx, start)
             mx, mn = (_arg_value(ctx, a, shadow) for a in args)
-            mn_text = ctx.data[args[1][0]:args[1][1]].decode("utf-8", "replace").strip()
-            mx_text = ctx.data[args[0][0]:args[0][1]].decode("utf-8", "replace").strip()
+            mn_text = _short(ctx.data[args[1][0]:args[1][1]])
+            mx_text = _short(ctx.data[args[0][0]:args[0][1]])
             if mn is not None and mn <= 1:
                 continue
             if mx is not None and mn is not None:
@@ -913,7 +923,7 @@ class LaunchBoundsUnsupportedForm(Rule):
             node = ctx.root.descendant_for_byte_range(start, end)
             if node is not None and nvidia_only(ctx, node):
                 continue
-            text = ctx.data[start:end].decode("utf-8", "replace")
+            text = _short(ctx.data[start:end], 80)
             if len(args) >= 3:
                 yield self.finding(
                     ctx, (start, end),
