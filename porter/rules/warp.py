@@ -60,6 +60,9 @@ TID_NAME = re.compile(
     r"|thread|local_?id|lidx|hipThreadIdx_[xyz])$")
 WARPISH_TARGET = re.compile(r"(?i)(lane|warp|^wid$|^w_?id$|^wrp)")
 SPACE = re.compile(r"\s+")
+# calls to project helpers that wrap warp shuffles/votes (`warp_reduce_sum`, `warpAllReduce`)
+WRAPPER_NAME = re.compile(r"(?i)warp_?(?:all_?)?(?:reduce|scan|sum|max|min|broadcast|shuffle|vote)"
+                          r"|shfl|ballot")
 
 
 # -- generic helpers --------------------------------------------------------------------------
@@ -185,7 +188,9 @@ def has_collective(ctx: RuleContext, scope) -> bool:
     key = scope.start_byte if scope is not None else -1
     if key not in cache:
         found = False
-        for c in calls(ctx, COLLECTIVE):
+        calls(ctx, ())
+        wrappers = [n for n in _cache(ctx)["calls"] if WRAPPER_NAME.search(n)]
+        for c in calls(ctx, COLLECTIVE | set(wrappers)):
             if scope is None or (scope.start_byte <= c.start_byte and c.end_byte <= scope.end_byte):
                 found = True
                 break
@@ -467,10 +472,6 @@ def is_lane_index(ctx: RuleContext, node) -> bool:
     return False
 
 
-def in_code(ctx: RuleContext, node) -> bool:
-    return not ctx.in_comment_or_string(node.start_byte, node.end_byte)
-
-
 def wave64_or_none(ctx: RuleContext):
     """The wave64 archs selected, or None when only wave32 targets are selected."""
     w = ctx.options.wave64()
@@ -479,6 +480,10 @@ def wave64_or_none(ctx: RuleContext):
 
 def fmt_targets(archs) -> str:
     return ", ".join(archs)
+
+
+def _verb(archs, verb: str) -> str:
+    return verb + "s" if len(archs) == 1 else verb
 
 
 def ballot_var(ctx: RuleContext, ident) -> Decl | None:
@@ -510,10 +515,6 @@ def ballot_var(ctx: RuleContext, ident) -> Decl | None:
         if arg is not None and arg.type == "identifier" and ctx.text(arg) == d.name:
             return None
     return d
-
-
-def _sev32(ctx: RuleContext, escalate: bool, default: Severity = Severity.WARNING) -> Severity:
-    return Severity.ERROR if escalate else default
 
 
 # =============================================================================================
@@ -653,7 +654,7 @@ class WarpSizeLiteral(Rule):
                 continue
             yield self.finding(
                 ctx, d, f"`#define {ctx.text(name)} 32` hard-codes the warp size, but "
-                f"{fmt_targets(w64)} run 64-lane wavefronts: use `warpSize`, or define it per "
+                f"{fmt_targets(w64)} {_verb(w64, 'run')} 64-lane wavefronts: use `warpSize`, or define it per "
                 f"architecture (64 under `__GFX9__`)", severity=sev, targets=w64)
         for node in ctx.nodes("init_declarator", "enumerator"):
             if node.type == "init_declarator":
@@ -669,7 +670,7 @@ class WarpSizeLiteral(Rule):
                 continue
             yield self.finding(
                 ctx, node, f"`{ctx.text(ident)} = 32` hard-codes the warp size, but "
-                f"{fmt_targets(w64)} run 64-lane wavefronts: use `warpSize`, or a constant "
+                f"{fmt_targets(w64)} {_verb(w64, 'run')} 64-lane wavefronts: use `warpSize`, or a constant "
                 f"selected per architecture (64 under `__GFX9__`)", severity=sev, targets=w64)
 
 
@@ -1332,7 +1333,7 @@ class WarpReduceOffset16(Rule):
                                 Applicability.UNSAFE, f"use {new}")
             yield self.finding(
                 ctx, bound_node, f"shuffle reduction over `{var}` bounded by "
-                f"`{ctx.text(bound_node)}` covers only 32 lanes; {fmt_targets(w64)} have 64: "
+                f"`{ctx.text(bound_node)}` covers only 32 lanes; wavefronts on {fmt_targets(w64)} have 64: "
                 f"use `{new}`", fix=fix, targets=w64)
         # unrolled: __shfl_xor(v, 16) ... (v, 1)
         for c in calls(ctx, SHFL | SHFL_SYNC):
@@ -1348,7 +1349,7 @@ class WarpReduceOffset16(Rule):
                 continue
             yield self.finding(
                 ctx, c, f"unrolled shuffle reduction starts at offset 16 and covers only 32 lanes;"
-                f" {fmt_targets(w64)} have 64: add a step at offset 32 (or loop from "
+                f" wavefronts on {fmt_targets(w64)} have 64: add a step at offset 32 (or loop from "
                 f"`warpSize / 2`)", targets=w64)
 
     @staticmethod
@@ -2017,5 +2018,5 @@ class OccupancyMath32(Rule):
             if name is None or amd_guarded(ctx, b):
                 continue
             yield self.finding(
-                ctx, b, f"`{ctx.text(b)}` counts 32-thread warps, but {fmt_targets(w64)} schedule "
+                ctx, b, f"`{ctx.text(b)}` counts 32-thread warps, but {fmt_targets(w64)} {_verb(w64, 'schedule')} "
                 f"64-lane wavefronts: use `warpSize` and the hipOccupancy* APIs", targets=w64)
