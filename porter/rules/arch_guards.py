@@ -479,6 +479,12 @@ def _guard_branches(ctx: RuleContext, names_pred):
         yield pp, b, hits
 
 
+def _pragma_only(body: bytes) -> bool:
+    text = re.sub(rb"/\*.*?\*/|//[^\n]*", b"", body, flags=re.S)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return bool(lines) and all(ln.startswith((b"#pragma", b"_Pragma", b"# pragma")) for ln in lines)
+
+
 def _cond_range(b: Branch) -> tuple[int, int]:
     return b.start, max(b.start + 1, b.line_end - 1)
 
@@ -486,11 +492,11 @@ def _cond_range(b: Branch) -> tuple[int, int]:
 def _nv_content(ctx: RuleContext, a: int, b: int) -> str:
     """What NVIDIA-only content a lost branch holds (for messages)."""
     try:
-        from .asm import asm_sites
+        from .asm import all_asm_sites
     except ImportError:   # pragma: no cover
         return ""
-    n = sum(1 for s in asm_sites(ctx) if s.ptx and a <= s.start < b)
-    return f" (it holds {n} inline PTX statement{'s' if n != 1 else ''} that also need an AMD version)" if n else ""
+    n = sum(1 for s in all_asm_sites(ctx) if s.ptx and a <= s.start < b)
+    return f" (they hold {n} inline PTX statement{'s' if n != 1 else ''} that need an AMD version too)" if n else ""
 
 
 # -- PT301 -------------------------------------------------------------------------------------
@@ -655,6 +661,8 @@ class CudaccNvccGuard(Rule):
 
     def check(self, ctx):
         for pp, b, hits in _guard_branches(ctx, lambda n: n in self.NAMES):
+            if _pragma_only(ctx.data[b.line_end:b.end]) and len(b.group.branches) == 1:
+                continue            # nvcc-only pragmas (nv_diag_suppress): nothing is lost on AMD
             override = {n: (False, 0) for n in hits}
             v = b.cond.eval("amd", override)
             name = hits[0]
@@ -812,9 +820,13 @@ class CudaVersionMacro(Rule):
                     continue
                 getter = ctx.text(fn)
                 hip = getter.replace("cuda", "hip").replace("cuDriver", "hipDriver")
+                rv = ctx.options.rocm_version + (0, 0)
+                hv = rv[0] * 10000000 + rv[1] * 100000
+                res = _compare(cmp, ctx, var, hv)
+                outcome = "" if res is None else f", so this test is {'true' if res else 'false'} there"
                 yield self.finding(ctx, cmp, f"`{ctx.text(cmp)}` compares a CUDA version number, but on "
-                                   f"AMD `{hip}` returns the HIP version (e.g. 70253211 for ROCm 7.2), "
-                                   f"so this test is true there; check the platform first or compare "
+                                   f"AMD `{hip}` returns the HIP version ({hv} and up for ROCm "
+                                   f"{rv[0]}.{rv[1]}){outcome}; check the platform first or compare "
                                    f"against HIP_VERSION")
 
 
@@ -861,6 +873,20 @@ def _comparisons(ctx, scope, var: str, after: int = 0):
                 if _in_condition(cmp):
                     yield cmp
                 break
+
+
+def _compare(cmp, ctx, var: str, value: int) -> bool | None:
+    """Evaluate `var OP number` (either order) with var = value."""
+    op = ctx.text(cmp.child_by_field_name("operator"))
+    l, r = _strip(cmp.child_by_field_name("left")), _strip(cmp.child_by_field_name("right"))
+    try:
+        if l.type == "identifier" and ctx.text(l) == var:
+            a, b = value, int(ctx.text(r).rstrip("uUlL"), 0)
+        else:
+            a, b = int(ctx.text(l).rstrip("uUlL"), 0), value
+    except (ValueError, AttributeError):
+        return None
+    return {">=": a >= b, ">": a > b, "<=": a <= b, "<": a < b, "==": a == b, "!=": a != b}.get(op)
 
 
 def _in_condition(node) -> bool:

@@ -214,9 +214,16 @@ def asm_sites(ctx: RuleContext) -> list[AsmSite]:
                 site.ptx, site.family = True, "generic"
             out.append(site)
     pp = pp_state(ctx)
+    ctx._porter_asm_all = out
     out = [s for s in out if not pp.skip(s.start)]
     ctx._porter_asm = out
     return out
+
+
+def all_asm_sites(ctx: RuleContext) -> list[AsmSite]:
+    """Like asm_sites, including asm in branches HIP-Clang never compiles."""
+    asm_sites(ctx)
+    return ctx._porter_asm_all
 
 
 # -- suggestions for plain PTX -----------------------------------------------------------------
