@@ -146,6 +146,36 @@ def amd_guarded(ctx: RuleContext, node) -> bool:
     return False
 
 
+def amd_branch(ctx: RuleContext, node):
+    """For the nearest enclosing `#if` on an AMD/HIP macro: "amd" when the node is in the branch
+    compiled for AMD, "other" when in the branch that is not, "unknown" when the condition is
+    too complex to tell; None when there is no such `#if`."""
+    for a in P.ancestors(node):
+        if a.type not in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"):
+            continue
+        cond = a.child_by_field_name("condition") or a.child_by_field_name("name")
+        if cond is None or not AMD_COND.search(ctx.btext(cond)):
+            continue
+        text = ctx.text(cond).strip()
+        negated = a.type == "preproc_ifdef" and a.children and a.children[0].type == "#ifndef"
+        if re.fullmatch(r"!\s*(?:defined\s*\(?\s*)?\w+\s*\)?", text):
+            negated = True
+        elif "!" in text or "||" in text:
+            return "unknown"
+        alt = a.child_by_field_name("alternative")
+        in_alt = alt is not None and alt.start_byte <= node.start_byte < alt.end_byte
+        if in_alt and alt.type != "preproc_else":
+            return "unknown"
+        return "other" if negated != in_alt else "amd"
+    return None
+
+
+def not_for_amd(ctx: RuleContext, node) -> bool:
+    """In a preprocessor branch that is not compiled for AMD (`#ifndef USE_ROCM`, the `#else` of
+    `#ifdef __HIP_PLATFORM_AMD__`)."""
+    return amd_branch(ctx, node) == "other"
+
+
 def type_text(ctx: RuleContext, node) -> str:
     return SPACE.sub(" ", ctx.text(node)).strip() if node is not None else ""
 
@@ -216,6 +246,8 @@ def _declarators(ctx: RuleContext, decl):
         if node.type == "init_declarator":
             value = node.child_by_field_name("value")
             node = node.child_by_field_name("declarator")
+        elif decl.type == "optional_parameter_declaration":
+            value = decl.child_by_field_name("default_value")
         while node is not None and node.type in ("pointer_declarator", "array_declarator",
                                                   "reference_declarator"):
             pointer = pointer or node.type != "reference_declarator"
@@ -233,7 +265,8 @@ def declarations(ctx: RuleContext, scope) -> list[Decl]:
     key = scope.start_byte if scope is not None else -1
     if key not in cache:
         root = scope if scope is not None else ctx.root
-        found = ctx.captures("[(declaration) (parameter_declaration) (field_declaration)] @d", root)
+        found = ctx.captures("[(declaration) (parameter_declaration) (optional_parameter_declaration)"
+                              " (field_declaration)] @d", root)
         out = []
         for d in found.get("d", []):
             out.extend(_declarators(ctx, d))
@@ -739,7 +772,7 @@ class WarpSizeConstexpr(Rule):
         v = ctx.options.rocm_version
         for ident in idents:
             what = self._context(ctx, ident)
-            if what is None:
+            if what is None or not_for_amd(ctx, ident):
                 continue
             if what in ("#if", "#elif"):
                 sev, tail = Severity.ERROR, ("`warpSize` is not a macro and is 0 in preprocessor "
@@ -915,6 +948,8 @@ class WarpMask32Bit(Rule):
         for call in calls(ctx, MASKED):
             name = call_name(ctx, call)
             if v < (7, 0) and name in self._dropped(ctx, name):
+                continue
+            if not_for_amd(ctx, call):
                 continue
             args = call_args(call)
             if not args:
@@ -1550,7 +1585,7 @@ class WarpSyncBuiltinsVersion(Rule):
                             is_full32_mask(ctx, d.value) or is_full64_mask(ctx, d.value)):
                         continue
                 name = call_name(ctx, c)
-                if _guarded_by(ctx, c, VERSION_GUARD):
+                if _guarded_by(ctx, c, VERSION_GUARD) or not_for_amd(ctx, c):
                     continue
                 yield self.finding(
                     ctx, args[0], f"`{name}` with mask `{ctx.text(args[0])}`: for ROCm {vt} porter "
@@ -1568,7 +1603,7 @@ class WarpSyncBuiltinsVersion(Rule):
                 name = d.child_by_field_name("name")
             if name is None or not SYNC_SHIM.match(ctx.text(name)):
                 continue
-            if _guarded_by(ctx, d, VERSION_GUARD):
+            if _guarded_by(ctx, d, VERSION_GUARD) or not_for_amd(ctx, d):
                 continue
             shim = ctx.text(name)
             state = ("on by default" if v >= (7, 0) else
@@ -1620,7 +1655,7 @@ class WarpSyncwarp(Rule):
         v = ctx.options.rocm_version
         vt = ".".join(map(str, v))
         for c in calls(ctx, {"__syncwarp"}):
-            if _guarded_by(ctx, c, VERSION_GUARD):
+            if _guarded_by(ctx, c, VERSION_GUARD) or not_for_amd(ctx, c):
                 continue
             if v < (7, 0):
                 yield self.finding(
@@ -1762,7 +1797,7 @@ class WarpMatchReduceSync(Rule):
                 if v >= (6, 2) else "it needs ROCm 6.2+ with HIP_ENABLE_WARP_SYNC_BUILTINS, "
                 "or 7.0+")
         for c in calls(ctx, MATCH_SYNC):
-            if _guarded_by(ctx, c, VERSION_GUARD):
+            if _guarded_by(ctx, c, VERSION_GUARD) or not_for_amd(ctx, c):
                 continue
             yield self.finding(ctx, c.child_by_field_name("function") or c,
                                f"`{call_name(ctx, c)}` is not available by default in ROCm {vt}: "
@@ -1917,7 +1952,7 @@ class WarpIndependentScheduling(Rule):
             fn = enclosing_function(loop)
             if fn is None or not self._released(ctx, fn, lock, loop):
                 continue
-            if self._elected(ctx, loop, fn):
+            if self._elected(ctx, loop, fn) or not_for_amd(ctx, loop):
                 continue
             yield self.finding(
                 ctx, cond, f"spin lock on `{lock}` taken by every thread: without independent "
