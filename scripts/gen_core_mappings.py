@@ -537,7 +537,8 @@ def make_tables(h72: Hip, h64: Hip) -> dict[str, list[dict]]:
     props = propose_table(m, names, lambda n, k: runtime_candidates(n), lambda n: rt.origin[n])
     for p in props:
         if p.cuda in SYMBOL_APIS and p.hip:
-            p.transform = "symbol_arg0"
+            # the device symbol is the first argument of the To* copies, the second of the rest
+            p.transform = "symbol_arg0" if "ToSymbol" in p.cuda else "symbol_arg1"
     removed = sorted(removed_runtime(rt) | {n for n in EXTRA_REMOVED_RUNTIME if n not in rt.names()})
     for n in removed:
         p = Proposal(n, "type" if n[0].islower() and not n.startswith("cuda") else "function",

@@ -7,7 +7,7 @@ COLUMNS = ("cuda", "hip", "roc", "kind", "status", "hip_since", "transform", "no
 KINDS = frozenset({"function", "device_function", "type", "enum", "macro", "header",
                    "header_dir", "namespace", "python_attr"})
 STATUSES = frozenset({"supported", "unsupported", "deprecated", "removed", "experimental"})
-TRANSFORMS = frozenset({"", "drop_arg0", "symbol_arg0"})
+TRANSFORMS = frozenset({"", "drop_arg0", "symbol_arg0", "symbol_arg1"})
 
 
 def parse_version(text: str) -> tuple[int, ...]:

@@ -221,23 +221,37 @@ class CudaRewriter:
         uses_device = launches > 0 or self._has_device_code(data, root)
         res.uses_cuda = bool(res.stats.converted or res.stats.unsupported or cuda_includes
                              or uses_device)
-        if (self.opts.add_runtime_include and uses_device and not cuda_includes
-                and not hip_runtime_included):
+        # nvcc includes cuda_runtime.h in every .cu file; hipcc does not: a file with device code
+        # needs hip/hip_runtime.h unless one of its includes already is (or becomes) that header.
+        if self.opts.add_runtime_include and uses_device and not hip_runtime_included:
             pos = self._include_position(data, root)
             if res.edits.add_group([Edit(pos, pos, HIP_RUNTIME_INCLUDE)]):
                 res.stats.includes_added += 1
         if root.has_error:
-            for err in P.error_nodes(root):
-                l1, c1 = src.position(err.start_byte)
-                l2, _ = src.position(max(err.start_byte, err.end_byte - 1))
-                span = f"line {l1}" if l1 == l2 else f"lines {l1}-{l2}"
-                what = "missing token" if err.is_missing else "syntax error"
-                res.findings.append(Finding(
-                    "PT003", Severity.WARNING,
-                    f"{what} at {span}: tree-sitter could not parse this region; only whole "
-                    f"identifiers outside strings and comments were rewritten there",
-                    src.path, l1, c1))
+            self._report_errors(src, root)
         return res
+
+    def _report_errors(self, src: SourceFile, root) -> None:
+        """One PT003 finding per file, naming the first regions tree-sitter could not parse."""
+        regions = []
+        for err in P.error_nodes(root):
+            l1, _ = src.position(err.start_byte)
+            l2, _ = src.position(max(err.start_byte, err.end_byte - 1))
+            if regions and l1 <= regions[-1][1] + 1:
+                regions[-1] = (regions[-1][0], max(l2, regions[-1][1]), regions[-1][2])
+            else:
+                regions.append((l1, l2, err.start_byte))
+        if not regions:
+            return
+        shown = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b, _ in regions[:5])
+        more = f" and {len(regions) - 5} more" if len(regions) > 5 else ""
+        line, col = src.position(regions[0][2])
+        what = "region" if len(regions) == 1 else "regions"
+        self.res.findings.append(Finding(
+            "PT003", Severity.WARNING,
+            f"tree-sitter could not parse {len(regions)} {what} (lines {shown}{more}); porter rewrote "
+            f"only whole identifiers outside strings and comments there and ran no tree rules on "
+            f"them: review those lines by hand", src.path, line, col))
 
     # -- helpers ------------------------------------------------------------------------------
     def _finding(self, code, sev, msg, start, name="", end=None):
@@ -374,13 +388,16 @@ class CudaRewriter:
             a0 = args[0]
             end = args[1].start_byte if len(args) > 1 else a0.end_byte
             return [Edit(a0.start_byte, end, b"")]
-        if row.transform == "symbol_arg0":
-            a0 = args[0]
-            text = data[a0.start_byte:a0.end_byte]
+        if row.transform in ("symbol_arg0", "symbol_arg1"):
+            i = 0 if row.transform == "symbol_arg0" else 1
+            if len(args) <= i:
+                return None
+            a = args[i]
+            text = data[a.start_byte:a.end_byte]
             if text.startswith(b"HIP_SYMBOL"):
                 return []
-            return [Edit(a0.start_byte, a0.start_byte, b"HIP_SYMBOL("),
-                    Edit(a0.end_byte, a0.end_byte, b")")]
+            return [Edit(a.start_byte, a.start_byte, b"HIP_SYMBOL("),
+                    Edit(a.end_byte, a.end_byte, b")")]
         return None
 
     # -- qualified names (a::b) ------------------------------------------------------------
@@ -422,7 +439,7 @@ class CudaRewriter:
             path = raw[1:-1].decode("utf-8", "replace").strip()
             if path.startswith("hip/") or path in ("hip_runtime.h",):
                 hip_runtime = hip_runtime or path == "hip/hip_runtime.h"
-                cuda_includes += 1  # already ported: counts as a runtime-providing include
+                cuda_includes += 1
                 continue
             found = self.index.lookup_header(path, None)
             if found is None:

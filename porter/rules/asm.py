@@ -208,6 +208,8 @@ def asm_sites(ctx: RuleContext) -> list[AsmSite]:
                     and not re.search(rb"namespace\s+\w+\s*=\s*cuda\s*::\s*ptx", data):
                 continue
             name = m.group(2).decode()
+            if not re.match(rb"\s*(?:\(|<)", data[m.end():m.end() + 8]):
+                continue                     # tag constants (ptx::space_shared, ptx::sem_release)
             site = AsmSite(m.start(), m.end(), _ptx_name_to_template(name), libcu_ptx=name)
             classify(site)
             if not site.ptx:                 # wrappers are PTX by definition
@@ -232,7 +234,7 @@ _SUGGEST = [
     (r"ld(?:\.global)?\.(?:acquire|relaxed)|st(?:\.global)?\.(?:release|relaxed)|ld\.volatile|st\.volatile",
      "`__hip_atomic_load`/`__hip_atomic_store` with `__ATOMIC_ACQUIRE`/`__ATOMIC_RELEASE` and "
      "`__HIP_MEMORY_SCOPE_AGENT`"),
-    (r"ld\.global\.(?:cs|lu|cv|cg|ca|L1|L2)|st\.global\.(?:cs|wt|cg|wb)",
+    (r"(?:ld|st)(?:\.global)?\.(?:cs|lu|cv|cg|ca|wt|wb|L1|L2)\b",
      "a plain load/store or `__builtin_nontemporal_load`/`__builtin_nontemporal_store`"),
     (r"prmt", "`__byte_perm(x, y, s)` (default mode only; the .f4e/.b4e/.rc8/.ecl/.ecr/.rc16 modes "
               "have no HIP intrinsic)"),
@@ -351,6 +353,8 @@ _SREG_MAP = {
     "lanemask_lt": ("`__lanemask_lt()`", "a 64-bit mask"),
     "lanemask_gt": ("`__lanemask_gt()`", "a 64-bit mask"),
     "lanemask_eq": ("`__lanemask_eq()`", "a 64-bit mask"),
+    "lanemask_le": ("`__lanemask_lt() | __lanemask_eq()`", "a 64-bit mask"),
+    "lanemask_ge": ("`__lanemask_gt() | __lanemask_eq()`", "a 64-bit mask"),
     "dynamic_smem_size": ("the size passed at launch (as a kernel argument)", ""),
     "tid": ("`threadIdx`", ""), "ntid": ("`blockDim`", ""), "ctaid": ("`blockIdx`", ""),
     "nctaid": ("`gridDim`", ""),
@@ -411,7 +415,7 @@ class PtxSpecialRegister(_FamilyRule):
             note = f" ({note})" if note else ""
             fix = self._fix(ctx, s, reg)
             yield self.finding(ctx, self.where(s),
-                               f"inline PTX reads `%{reg}`, which does not exist on AMD; use {rep}{note}",
+                               f"{s.what()} reads `%{reg}`, which does not exist on AMD; use {rep}{note}",
                                fix=fix)
 
     def _fix(self, ctx, s: AsmSite, reg: str):

@@ -47,7 +47,8 @@ TARGETS: dict[str, Target] = {t.arch: t for t in (
     Target("gfx940", 64, 64 * 1024, "cdna3", "fnuz", (9, 4), images=False),
     Target("gfx941", 64, 64 * 1024, "cdna3", "fnuz", (9, 4), images=False),
     Target("gfx942", 64, 64 * 1024, "cdna3", "fnuz", (9, 4), images=False),
-    Target("gfx950", 64, 160 * 1024, "cdna4", "ocp", (9, 5)),
+    # gfx950 also defines __HIP_NO_IMAGE_SUPPORT (ROCm 7.2 amd_device_functions.h, gfx94plus)
+    Target("gfx950", 64, 160 * 1024, "cdna4", "ocp", (9, 5), images=False),
     Target("gfx1030", 32, 64 * 1024, "rdna2", "none", (10, 3)),
     Target("gfx1100", 32, 64 * 1024, "rdna3", "none", (11, 0)),
     Target("gfx1101", 32, 64 * 1024, "rdna3", "none", (11, 0)),
