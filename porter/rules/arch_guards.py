@@ -11,6 +11,7 @@ or AMD-only (already ported) from code that both compilers see.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -326,6 +327,10 @@ class PPState:
         self.data = data
         self.groups: list[Group] = []
         self.branches: list[Branch] = []
+        self._starts: list[int] | None = None
+        self._dstarts: list[int] | None = None
+        self._memo: dict = {}
+        self._nl: list[int] | None = None
         stack: list[Group] = []
         for m in _DIRECTIVE.finditer(data):
             if ctx.root is not None and ctx.in_comment_or_string(m.start(1), m.end(1)):
@@ -373,15 +378,32 @@ class PPState:
 
     def branch_at(self, pos: int) -> Branch | None:
         """Innermost branch whose body contains `pos`."""
-        best = None
-        for b in self.branches:
-            if b.line_end <= pos < b.end and (best is None or b.line_end >= best.line_end):
-                best = b
-        return best
+        if not self.branches:
+            return None
+        if self._starts is None:
+            self._starts = [b.line_end for b in self.branches]   # ascending (document order)
+        i = bisect.bisect_right(self._starts, pos) - 1
+        while i >= 0:
+            b = self.branches[i]
+            if b.line_end <= pos < b.end:
+                return b
+            i -= 1
+        return None
 
-    @staticmethod
-    def branch_value(b: Branch, world: str, override: dict | None = None):
+    def on_directive_line(self, pos: int) -> bool:
+        """`pos` is on a conditional directive's line (its condition)."""
+        if self._dstarts is None:
+            self._dstarts = [b.start for b in self.branches]
+        i = bisect.bisect_right(self._dstarts, pos) - 1
+        return i >= 0 and self.branches[i].start <= pos < self.branches[i].line_end
+
+    def branch_value(self, b: Branch, world: str, override: dict | None = None):
         """Is branch `b` taken (given its group is reached)?"""
+        if override is None:
+            key = (id(b), world)
+            if key not in self._memo:
+                self._memo[key] = self.branch_value(b, world, {})
+            return self._memo[key]
         v = 1
         for prev in b.group.branches[:b.index]:
             v = _and(v, _not(prev.cond.eval(world, override) if prev.cond else 1))
@@ -415,12 +437,13 @@ class PPState:
         return self.dead_on_amd(pos) or self.amd_only(pos)
 
     def lines(self, a: int, b: int) -> str:
-        la = self.data.count(b"\n", 0, a) + 1
-        lb = self.data.count(b"\n", 0, max(a, b - 1)) + 1
+        la, lb = self.line(a), self.line(max(a, b - 1))
         return f"line {la}" if la == lb else f"lines {la}-{lb}"
 
     def line(self, pos: int) -> int:
-        return self.data.count(b"\n", 0, pos) + 1
+        if self._nl is None:
+            self._nl = [m.start() for m in re.finditer(rb"\n", self.data)]
+        return bisect.bisect_left(self._nl, pos) + 1
 
 
 def pp_state(ctx: RuleContext) -> PPState:
@@ -561,7 +584,7 @@ class CudaArchGuard(Rule):
                 p = p.parent
             if in_pp:
                 continue
-            if any(b.start <= node.start_byte < b.line_end for b in pp.branches):
+            if pp.on_directive_line(node.start_byte):
                 continue
             if pp.skip(node.start_byte):
                 continue
@@ -577,28 +600,26 @@ class CudaArchGuard(Rule):
         head = _head(b)
         alt = _alt_desc(pp, b)
         device_test = self._device_test(b)
-        has_rest = bool(alt)
         body = _body_desc(pp, b)
-        lost_content = ""
-        sev = Severity.ERROR
+        sev = Severity.WARNING
         if v == 0:
             lost_content = _nv_content(ctx, b.line_end, b.end)
             what = f"is always false with HIP-Clang (`{name}` is undefined, also in device code): {body} " \
                    f"{_is(body)} never compiled on AMD{lost_content}"
-            what += f" and {alt} is used instead" if has_rest else f" and nothing replaces {_them(body)}"
-            if not device_test and has_rest:
-                sev = Severity.WARNING
+            what += f" and {alt} is used instead" if alt else f" and nothing replaces {_them(body)}"
+            # an error when code is simply dropped, or a device path is replaced by the host one;
+            # a fallback chosen instead of an sm_XX/PTX fast path is a warning
+            if not alt or (device_test and not lost_content):
+                sev = Severity.ERROR
         elif v == 1:
             what = f"is always true with HIP-Clang (`{name}` is undefined, also in device code): {body} " \
                    f"{_is(body)} compiled on AMD in host and device code"
-            if has_rest:
+            if alt:
                 nxt = b.group.branches[b.index + 1]
                 lost_content = _nv_content(ctx, nxt.line_end, b.group.end)
                 what += f", and {alt} is never compiled{lost_content}"
-            elif device_test:
-                sev = Severity.WARNING
-            else:
-                sev = Severity.WARNING
+                if device_test and not lost_content:
+                    sev = Severity.ERROR
         else:
             what = f"cannot select device code or an architecture on AMD: HIP-Clang leaves `{name}` undefined"
         msg = (f"{head} {what}; test `__HIP_DEVICE_COMPILE__` for device code, or "
@@ -610,7 +631,8 @@ class CudaArchGuard(Rule):
         """The condition tests whether __CUDA_ARCH__ is defined (host/device split), not a number."""
         if b.kind in ("ifdef", "ifndef", "elifdef", "elifndef"):
             return True
-        return bool(re.search(r"defined\s*\(?\s*__CUDA_ARCH__|^\s*!?\s*__CUDA_ARCH__\s*$", b.cond.text))
+        return not re.search(r"__CUDA_ARCH\w*\s*(?:[<>]=?|[!=]=)|(?:[<>]=?|[!=]=)\s*__CUDA_ARCH",
+                             b.cond.text)
 
 
 # -- PT302 -------------------------------------------------------------------------------------
