@@ -136,10 +136,11 @@ class Resolved:
                 "offload_arch": [t.arch for t in self.targets], "roc": self.roc}
 
 
-def _engine_options(res: Resolved, args, command: str):
+def _engine_options(res: Resolved, args, command: str, roc_areas=frozenset()):
     from .engine import EngineOptions
     from .rewrite.cuda import PortOptions
-    port = PortOptions(rocm_version=res.rocm_version, roc=res.roc, launch_syntax=res.launch_syntax,
+    port = PortOptions(rocm_version=res.rocm_version, roc=res.roc, roc_areas=roc_areas,
+                       launch_syntax=res.launch_syntax,
                        rewrite_comments=getattr(args, "rewrite_comments", False),
                        rewrite_strings=getattr(args, "rewrite_strings", False),
                        add_runtime_include=not getattr(args, "no_include", False))
@@ -244,7 +245,10 @@ def run_port_or_check(args) -> int:
             for rel in d.dirs:
                 (out_root / rel).mkdir(parents=True, exist_ok=True)
 
-    options = _engine_options(res, args, command)
+    roc_areas = frozenset()
+    if res.roc:
+        roc_areas = _roc_plan(res, jobs, args.quiet)
+    options = _engine_options(res, args, command, roc_areas)
     workers = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     progress = _progress(len(jobs), quiet=args.quiet)
     try:
@@ -296,6 +300,27 @@ def run_port_or_check(args) -> int:
         return EXIT_OK
     failing = [f for f in report.open_findings if f.severity >= res.fail_level]
     return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def _roc_plan(res: Resolved, jobs, quiet: bool) -> frozenset:
+    from .mappings.index import load_index
+    from .rewrite.cuda import roc_plan
+
+    def sources():
+        for j in jobs:
+            if j.entry.kind == "cuda":
+                try:
+                    yield j.entry.path.read_bytes()
+                except OSError:
+                    continue
+    areas, blockers = roc_plan(load_index(), sources(), res.rocm_version)
+    if not quiet:
+        for area, names in sorted(blockers.items()):
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            print(f"porter: --roc: {area} stays on the hip* library: {shown} "
+                  f"{'has' if len(names) == 1 else 'have'} no one-to-one roc* equivalent",
+                  file=sys.stderr)
+    return areas
 
 
 def _display(input_path: Path, rel: str, root) -> str:

@@ -33,7 +33,7 @@ def summary_lines(report: RunReport) -> list[str]:
     files, fnd, api = s["files"], s["findings"], s["api"]
     out = []
     if report.command == "port":
-        out.append(f"{files['files']} files: {files['ported']} ported, {files['unchanged']} unchanged"
+        out.append(f"{files['files']} file{'' if files['files'] == 1 else 's'}: {files['ported']} ported, {files['unchanged']} unchanged"
                    f", {files['copied']} copied" + (f", {files['error']} failed" if files["error"] else ""))
     else:
         out.append(f"{files['files']} files checked ({files['cuda_files']} with CUDA code)")

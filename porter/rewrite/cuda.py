@@ -47,6 +47,7 @@ HIP_RUNTIME_INCLUDE = b"#include <hip/hip_runtime.h>\n"
 class PortOptions:
     rocm_version: tuple[int, ...] = (7, 2)
     roc: bool = False
+    roc_areas: frozenset = frozenset()     # with roc: the areas that go to roc* (see roc_plan)
     launch_syntax: str = "keep"           # keep | hip
     rewrite_comments: bool = False
     rewrite_strings: bool = False
@@ -295,6 +296,12 @@ class CudaRewriter:
             return self.opts.rewrite_strings
         return False
 
+    def _roc(self, row: Row) -> bool:
+        """Use the row's roc* name? Only for areas that go to roc* as a whole (roc_plan)."""
+        if not (self.opts.roc and row.roc):
+            return False
+        return roc_area(row) in self.opts.roc_areas
+
     def _pick(self, rows: list[Row]) -> tuple[Row, bool]:
         """(row, available in the target ROCm)."""
         row = MappingIndex.pick(rows, self.opts.rocm_version)
@@ -342,7 +349,7 @@ class CudaRewriter:
         if not (available and row.hip):
             self._unsupported(row, available, start, name)
             return
-        new = row.target(self.opts.roc)
+        new = row.target(self._roc(row))
         group = [] if new == name else [Edit(start, end, new.encode())]
         if row.transform and ctx == "code":
             extra = self._transform(row, node)
@@ -410,7 +417,7 @@ class CudaRewriter:
         if not (available and row.hip):
             self._unsupported(row, available, m.start(), key)
             return
-        new = row.target(self.opts.roc)
+        new = row.target(self._roc(row))
         old_parts, new_parts = key.split("::"), new.split("::")
         if len(old_parts) == len(new_parts):
             group = [Edit(m.start(i + 1), m.end(i + 1), n.encode())
@@ -453,11 +460,11 @@ class CudaRewriter:
             row_rows = self.index.headers.get(path)
             if row_rows is not None:
                 row, available = self._pick(row_rows)
-                new = row.target(self.opts.roc)
+                new = row.target(self._roc(row))
             else:
                 row, new = found
                 available = row.since <= self.opts.rocm_version
-                if self.opts.roc and row.roc:
+                if self._roc(row):
                     new = row.roc + path[len(row.cuda):]
             if not (available and new):
                 self._unsupported(row, available, path_node.start_byte, path)
@@ -568,6 +575,36 @@ class CudaRewriter:
                 if ctx in ("code", "partial", "opaque"):
                     return True
         return False
+
+
+def roc_area(row: Row) -> str:
+    """The library area a roc* name belongs to: the row's area, or for a header row the area
+    its roc* folder names (rocblas/rocblas.h -> blas)."""
+    if row.kind in ("header", "header_dir") and row.roc.startswith("roc"):
+        return row.roc.split("/")[0][3:]
+    return row.area
+
+
+def roc_plan(index: MappingIndex, files, version) -> tuple[frozenset, dict[str, list[str]]]:
+    """Decide, for the whole project, which libraries --roc moves to rocBLAS/rocRAND/rocSPARSE...
+
+    A library goes to roc* only if every name of it that the project uses has a one-to-one
+    roc* equivalent; otherwise it stays on the hip* wrapper (mixing rocblas_handle with hipBLAS
+    calls would not compile). Returns (areas, {area: names without a roc* equivalent})."""
+    capable = {a for a, rows in index.areas.items()
+               if any(r.roc for r in rows) and not all(r.kind in ("header", "header_dir") for r in rows)}
+    used: set[bytes] = set()
+    for data in files:
+        used |= identifiers(data)
+    blockers: dict[str, list[str]] = {}
+    for name in sorted(n.decode() for n in used):
+        rows = index.by_name.get(name)
+        if not rows:
+            continue
+        row = MappingIndex.pick(rows, version)
+        if row.area in capable and row.hip and not row.roc:
+            blockers.setdefault(row.area, []).append(name)
+    return frozenset(capable - set(blockers)), blockers
 
 
 def _line_end(data: bytes, pos: int) -> int:
