@@ -39,7 +39,8 @@ def summary_lines(report: RunReport) -> list[str]:
         out.append(f"{files['files']} files checked ({files['cuda_files']} with CUDA code)")
     if api["by_area"]:
         areas = ", ".join(f"{a} {v['converted']}" for a, v in api["by_area"].items() if v["converted"])
-        out.append(f"API references converted: {api['converted']}" + (f" ({areas})" if areas else ""))
+        verb = "converted" if report.command == "port" else "that port mechanically"
+        out.append(f"API references {verb}: {api['converted']}" + (f" ({areas})" if areas else ""))
     out.append(f"left unconverted: {api['unconverted']}; unsupported on HIP: {api['unsupported']}")
     if s["launches"] or s["includes_added"]:
         out.append(f"kernel launches: {s['launches']}; hip_runtime.h includes added: {s['includes_added']}")
