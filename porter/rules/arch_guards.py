@@ -1133,7 +1133,7 @@ class _Env:
     def _is_prop(self, obj) -> bool:
         text = self.ctx.text(obj)
         base = re.split(r"[.\-\[(]", text, maxsplit=1)[0].lstrip("*&")
-        return base in self.prop_vars or "prop" in text.lower()
+        return base in self.prop_vars or re.search(r"(?i)prop(?!ert(?!ies))", base) is not None
 
     def derived(self) -> dict[str, object]:
         """Local variables initialised from capability expressions, in the enclosing function."""
