@@ -47,7 +47,8 @@ SPECIAL_REGS = ("laneid|warpid|nwarpid|smid|nsmid|gridid|clock64|clock_hi|clock|
                 "envreg\\d+|cluster_\\w+|clusterid|nclusterid|is_explicit_cluster|ctaid|nctaid|tid|ntid")
 _SPECIAL = re.compile(r"%%?(" + SPECIAL_REGS + r")\b")
 _REG_DECL = re.compile(r"\.reg\s+\.[a-z]\w*|\.pred\b")
-_DEBUG_ONLY = re.compile(r"^\s*(?:trap|brkpt|exit)\s*;?\s*$")
+_DEBUG_ONLY = re.compile(r"^\s*(?:trap|brkpt)\s*;?\s*$")
+_EXIT_ONLY = re.compile(r"^\s*exit\s*;?\s*$")
 
 # family -> (pattern, rule code). First match wins, in this order.
 FAMILIES = [
@@ -137,6 +138,8 @@ def classify(site: AsmSite) -> None:
     t = site.template
     ops = [m.group(1) + m.group(2) for m in _DOTTED.finditer(t)
            if any(_PTX_SUFFIX.match(s) for s in m.group(2).split(".")[1:])]
+    if _EXIT_ONLY.match(t):
+        ops = ["exit"]
     site.ops = ops
     site.special = [m.group(1) for m in _SPECIAL.finditer(t)]
     site.ptx = bool(ops or site.special or _REG_DECL.search(t))
@@ -259,6 +262,7 @@ _SUGGEST = [
     (r"ex2\.|lg2\.|rcp\.|rsqrt\.|sqrt\.|sin\.|cos\.|tanh\.",
      "fast math functions (`exp2f`, `__log2f`, `__frsqrt_rn`, `__fdividef`, `tanhf`)"),
     (r"nanosleep", "`__builtin_amdgcn_s_sleep(n)`"),
+    (r"exit$", "`return` from the kernel (the thread ends there)"),
     (r"prefetch|discard|applypriority|createpolicy", "nothing (cache-policy hints): remove it on AMD"),
 ]
 
