@@ -139,9 +139,14 @@ def process_data(rel: str, data: bytes) -> FileResult:
             from .parse.cuda import parse
             tree = parse(data)
         ctx = RuleContext(src, tree, opts.rules, _STATE["index"])
+        specific = []
         for rule in rules:
-            for f in rule.check(ctx):
-                findings.append(f)
+            specific.extend(rule.check(ctx))
+        # a rule that explains a construct (TMA, clusters, version macros...) supersedes the
+        # generic "no HIP equivalent" finding for the same name
+        covered = {(f.line, f.col) for f in specific}
+        findings = [f for f in findings if not (f.code == "PT002" and (f.line, f.col) in covered)]
+        findings.extend(specific)
     findings = _suppress(src, findings, _STATE["rules"], opts)
     _override(findings)
     edits = rw.edits if opts.rewrite else None

@@ -133,7 +133,7 @@ def find_word(data: bytes, word: bytes):
         pos = data.find(word, pos + n)
 
 
-def _lex_code_spans(text: bytes) -> list[tuple[int, int]]:
+def lex_code_spans(text: bytes) -> list[tuple[int, int]]:
     """Spans of comments, strings and char literals inside opaque text (a macro body)."""
     spans = []
     i, n = 0, len(text)
@@ -277,7 +277,7 @@ class CudaRewriter:
                                    and not node.named_child_count and t not in P.IDENT_TYPES):
             spans = self._opaque_cache.get(node.start_byte)
             if spans is None:
-                spans = _lex_code_spans(self.src.data[node.start_byte:node.end_byte])
+                spans = lex_code_spans(self.src.data[node.start_byte:node.end_byte])
                 self._opaque_cache[node.start_byte] = spans
             rel = start - node.start_byte
             for a, b in spans:

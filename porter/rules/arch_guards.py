@@ -447,10 +447,10 @@ class PPState:
 
 
 def pp_state(ctx: RuleContext) -> PPState:
-    st = getattr(ctx, "_porter_pp", None)
+    st = ctx.cache.get("pp")
     if st is None:
         st = PPState(ctx)
-        ctx._porter_pp = st
+        ctx.cache["pp"] = st
     return st
 
 

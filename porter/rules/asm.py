@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..findings import Applicability, Edit, Severity
-from ..rewrite.cuda import _lex_code_spans
+from ..rewrite.cuda import lex_code_spans
 from .arch_guards import pp_state
 from .base import Rule, RuleContext
 from .registry import register
@@ -161,7 +161,7 @@ def _ptx_name_to_template(name: str) -> str:
 
 def asm_sites(ctx: RuleContext) -> list[AsmSite]:
     """Every asm statement (and `cuda::ptx::` wrapper call) of the file, classified; cached."""
-    cached = getattr(ctx, "_porter_asm", None)
+    cached = ctx.cache.get("asm")
     if cached is not None:
         return cached
     data = ctx.data
@@ -184,7 +184,7 @@ def asm_sites(ctx: RuleContext) -> list[AsmSite]:
             in_macro = True
             spans = macro_spans.get(p.start_byte)
             if spans is None:
-                spans = _lex_code_spans(data[p.start_byte:p.end_byte])
+                spans = lex_code_spans(data[p.start_byte:p.end_byte])
                 macro_spans[p.start_byte] = spans
             rel = kw0 - p.start_byte
             if any(a <= rel < b for a, b in spans):
@@ -219,16 +219,16 @@ def asm_sites(ctx: RuleContext) -> list[AsmSite]:
                 site.ptx, site.family = True, "generic"
             out.append(site)
     pp = pp_state(ctx)
-    ctx._porter_asm_all = out
+    ctx.cache["asm_all"] = out
     out = [s for s in out if not pp.skip(s.start)]
-    ctx._porter_asm = out
+    ctx.cache["asm"] = out
     return out
 
 
 def all_asm_sites(ctx: RuleContext) -> list[AsmSite]:
     """Like asm_sites, including asm in branches HIP-Clang never compiles."""
     asm_sites(ctx)
-    return ctx._porter_asm_all
+    return ctx.cache["asm_all"]
 
 
 # -- suggestions for plain PTX -----------------------------------------------------------------

@@ -105,6 +105,7 @@ class RuleContext:
         self.index = index
         self._types: dict[tuple[str, ...], list] = {}
         self._by_type: dict[str, list] = {}
+        self.cache: dict = {}     # per-file results that several rules share (constants, #if state)
 
     # text and positions
     def text(self, node) -> str:

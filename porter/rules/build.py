@@ -16,7 +16,7 @@ def _is_make(ctx) -> bool:
 def code_text(ctx) -> bytes:
     """The file with `#` comments (and CMake `#[[...]]` bracket comments) blanked out, keeping
     offsets; `#` inside double quotes is kept."""
-    cached = getattr(ctx, "_porter_build_code", None)
+    cached = ctx.cache.get("build_code")
     if cached is not None:
         return cached
     data = bytearray(ctx.data)
@@ -51,7 +51,7 @@ def code_text(ctx) -> bytes:
         i += 1
     out = bytes(data)
     try:
-        ctx._porter_build_code = out
+        ctx.cache["build_code"] = out
     except AttributeError:
         pass
     return out

@@ -34,14 +34,14 @@ def _ident_findings(rule, ctx, rx, message, *, per_line=True, kinds=None):
 
 def _macro_body_hits(ctx, rx_bytes: re.Pattern):
     """Matches inside #define bodies (opaque text), outside comments/strings of the body."""
-    from ..rewrite.cuda import _lex_code_spans
+    from ..rewrite.cuda import lex_code_spans
     pp = pp_state(ctx)
     for arg in ctx.macro_bodies():
         text = ctx.data[arg.start_byte:arg.end_byte]
         spans = None
         for m in rx_bytes.finditer(text):
             if spans is None:
-                spans = _lex_code_spans(text)
+                spans = lex_code_spans(text)
             if any(a <= m.start() < b for a, b in spans):
                 continue
             if pp.skip(arg.start_byte):

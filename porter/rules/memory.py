@@ -235,9 +235,9 @@ class _Eval:
 
 
 def consts(ctx: RuleContext) -> Consts:
-    c = ctx.__dict__.get("_porter_consts")
+    c = ctx.cache.get("consts")
     if c is None:
-        c = ctx.__dict__["_porter_consts"] = Consts(ctx)
+        c = ctx.cache["consts"] = Consts(ctx)
     return c
 
 

@@ -866,7 +866,7 @@ class WavefrontSizeMacro(Rule):
     RX = re.compile(rb"(?<![\w$])__AMDGCN_WAVEFRONT_SIZE(?:__)?(?![\w$])")
 
     def check(self, ctx):
-        from ..rewrite.cuda import _lex_code_spans
+        from ..rewrite.cuda import lex_code_spans
         spans_cache = {}
         for m in self.RX.finditer(ctx.data):
             node = ctx.root.descendant_for_byte_range(m.start(), m.end())
@@ -875,7 +875,7 @@ class WavefrontSizeMacro(Rule):
             if node.type in P.OPAQUE_TYPES:
                 spans = spans_cache.get(node.start_byte)
                 if spans is None:
-                    spans = spans_cache[node.start_byte] = _lex_code_spans(ctx.btext(node))
+                    spans = spans_cache[node.start_byte] = lex_code_spans(ctx.btext(node))
                 rel = m.start() - node.start_byte
                 if any(a <= rel < b for a, b in spans):
                     continue
