@@ -53,6 +53,7 @@ class TriggerIndex:
 
     def __init__(self, rules) -> None:
         self.rules = list(rules)
+        self.always = [r for r in self.rules if not r.triggers]
         trig = sorted({t for r in self.rules for t in r.triggers})
         self.ident_triggers = [t for t in trig if self._IDENTLIKE.fullmatch(t)]
         self.text_triggers = [t for t in trig if not self._IDENTLIKE.fullmatch(t)]
@@ -63,7 +64,9 @@ class TriggerIndex:
         joined = b"\n".join(idents)
         present = {t for t in self.ident_triggers if t in joined}
         present.update(t for t in self.text_triggers if t in data)
-        return [r for r in self.rules if not r.triggers or any(t in present for t in r.triggers)]
+        if not present:
+            return self.always
+        return [r for r in self.rules if not r.triggers or not present.isdisjoint(r.triggers)]
 
 
 # -- per-process state ------------------------------------------------------------------------
@@ -138,7 +141,7 @@ def process_data(rel: str, data: bytes) -> FileResult:
         if tree is None:
             from .parse.cuda import parse
             tree = parse(data)
-        ctx = RuleContext(src, tree, opts.rules, _STATE["index"])
+        ctx = RuleContext(src, tree, opts.rules, _STATE["index"], rw.idents or None)
         specific = []
         for rule in rules:
             specific.extend(rule.check(ctx))

@@ -66,9 +66,16 @@ FAMILY_CODE = {"tma": "PT207", "hopper": "PT206", "cluster": "PT209", "pdl": "PT
                "mbarrier": "PT208", "cp_async": "PT203", "mma": "PT204", "special": "PT202",
                "generic": "PT201"}
 
-_ASM_KW = re.compile(rb"(?<![\w$])(asm|__asm__|__asm)(?:(?:\s|\\\r?\n)+(?:volatile|__volatile__|__volatile"
+_ASM_KW = re.compile(rb"(asm|__asm__|__asm)(?:(?:\s|\\\r?\n)+(?:volatile|__volatile__|__volatile"
                      rb"|inline|goto))*(?:\s|\\\r?\n)*\(")
-_PTX_NS = re.compile(rb"(?<![\w$])ptx(\s*::\s*)([A-Za-z_]\w*)")
+_PTX_NS = re.compile(rb"ptx(\s*::\s*)([A-Za-z_]\w*)")
+_WORDCH = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+
+
+def _word_start(data: bytes, pos: int) -> bool:
+    """No identifier character right before pos (the regexes above have no look-behind, which
+    would cost Python's re its fast literal-prefix scan)."""
+    return pos == 0 or data[pos - 1] not in _WORDCH
 
 
 @dataclass
@@ -170,6 +177,8 @@ def asm_sites(ctx: RuleContext) -> list[AsmSite]:
     macro_spans: dict[int, list] = {}
     for m in _ASM_KW.finditer(data):
         kw0, kw1 = m.start(1), m.end(1)
+        if not _word_start(data, kw0):
+            continue
         node = root.descendant_for_byte_range(kw0, kw1)
         if node is None:
             continue
@@ -203,12 +212,16 @@ def asm_sites(ctx: RuleContext) -> list[AsmSite]:
         out.append(site)
     # libcu++ PTX wrappers: cuda::ptx::cp_async_bulk_tensor(...), ptx::mbarrier_arrive(...)
     if b"ptx" in data:
+        # a bare `ptx::` counts when the file opens namespace ptx or aliases cuda::ptx (once)
+        bare_ok = b"namespace ptx" in data or re.search(
+            rb"namespace\s+\w+\s*=\s*cuda\s*::\s*ptx", data) is not None
         for m in _PTX_NS.finditer(data):
-            if ctx.in_comment_or_string(m.start(), m.end()):
+            if not _word_start(data, m.start()):
                 continue
             before = data[max(0, m.start() - 12):m.start()]
-            if not re.search(rb"cuda\s*::\s*$", before) and b"namespace ptx" not in data \
-                    and not re.search(rb"namespace\s+\w+\s*=\s*cuda\s*::\s*ptx", data):
+            if not bare_ok and not re.search(rb"cuda\s*::\s*$", before):
+                continue
+            if ctx.in_comment_or_string(m.start(), m.end()):
                 continue
             name = m.group(2).decode()
             if not re.match(rb"\s*(?:\(|<)", data[m.end():m.end() + 8]):

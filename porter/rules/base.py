@@ -91,12 +91,21 @@ class RuleOptions:
 
 
 # -- context ---------------------------------------------------------------------------------
-_WANTED_TYPES: set[str] = set()      # node types rules have asked for (grows per process)
+# Node types rules ask for; seeded with the common ones so that the combined query is compiled
+# once per process rather than each time a rule asks for a new type.
+_WANTED_TYPES: set[str] = {
+    "binary_expression", "call_expression", "declaration", "do_statement", "enumerator",
+    "field_declaration", "field_expression", "for_statement", "function_declarator",
+    "function_definition", "gnu_asm_expression", "init_declarator", "kernel_call_syntax",
+    "number_literal", "parameter_declaration", "preproc_def", "preproc_function_def",
+    "preproc_include", "sized_type_specifier", "storage_class_specifier", "string_literal",
+    "subscript_expression", "switch_statement", "template_type", "type_qualifier",
+    "while_statement", "enumerator_list", "raw_string_literal", "concatenated_string"}
 
 class RuleContext:
     """What a rule sees of one file. Query results and identifier look-ups are cached."""
 
-    def __init__(self, src: SourceFile, tree, options: RuleOptions, index=None):
+    def __init__(self, src: SourceFile, tree, options: RuleOptions, index=None, idents=None):
         self.src = src
         self.data = src.data
         self.tree = tree                      # None for build files (CMake, Makefiles)
@@ -105,7 +114,8 @@ class RuleContext:
         self.index = index
         self._types: dict[tuple[str, ...], list] = {}
         self._by_type: dict[str, list] = {}
-        self.cache: dict = {}     # per-file results that several rules share (constants, #if state)
+        self.cache: dict = {}
+        self._idents = idents     # the file's identifier tokens (bytes), from the rewriter     # per-file results that several rules share (constants, #if state)
 
     # text and positions
     def text(self, node) -> str:
@@ -153,20 +163,22 @@ class RuleContext:
     def identifiers(self, names: Iterable[str] | re.Pattern, kinds=P.IDENT_TYPES) -> list:
         """Identifier nodes (outside comments and strings) whose text is one of `names` or matches
         the regular expression `names` (a str pattern matched in full)."""
+        from ..rewrite.cuda import find_word, identifiers
+        if self._idents is None:
+            self._idents = identifiers(self.data)
         if isinstance(names, re.Pattern):
-            rx = re.compile(rb"(?<![\w$])(?:" + names.pattern.encode() + rb")(?![\w$])")
+            rx = re.compile(names.pattern.encode())
+            wanted = [n for n in self._idents if rx.fullmatch(n)]
         else:
-            names = sorted(set(names), key=len, reverse=True)
-            if not names:
-                return []
-            rx = re.compile(rb"(?<![\w$])(?:" + b"|".join(re.escape(n.encode()) for n in names)
-                            + rb")(?![\w$])")
+            wanted = [n for n in (x.encode() for x in set(names)) if n in self._idents]
         out = []
-        for m in rx.finditer(self.data):
-            node = self.root.descendant_for_byte_range(m.start(), m.end())
-            if node is not None and node.type in kinds and node.start_byte == m.start() \
-                    and node.end_byte == m.end():
-                out.append(node)
+        for n in wanted:
+            for pos in find_word(self.data, n):
+                node = self.root.descendant_for_byte_range(pos, pos + len(n))
+                if node is not None and node.type in kinds and node.start_byte == pos \
+                        and node.end_byte == pos + len(n):
+                    out.append(node)
+        out.sort(key=lambda n: n.start_byte)
         return out
 
     def in_comment_or_string(self, start: int, end: int) -> bool:
