@@ -198,6 +198,9 @@ SYMBOL_APIS = {"cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbol
 
 # irregular spellings; every target is still checked against the HIP headers
 RUNTIME_OVERRIDES = {
+    # hipMallocHost is deprecated; hipHostMalloc's C++ template overload defaults the flags
+    "cudaMallocHost": ["hipHostMalloc"],
+    "cudaFreeHost": ["hipHostFree"],
     "cudaDataType_t": ["hipDataType"],
     "cudaDataType": ["hipDataType"],
     "libraryPropertyType": ["hipLibraryPropertyType"],
