@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .model import COLUMNS, KINDS, STATUSES, TRANSFORMS, Row, parse_version
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 def tables_dir() -> Path:
@@ -98,6 +98,8 @@ class MappingIndex:
     qualified: dict[str, list[Row]] = field(default_factory=dict)  # 'a::b' namespace rows
     areas: dict[str, list[Row]] = field(default_factory=dict)
     newest: tuple[int, ...] = (0,)
+    # names worth scanning a file for: every name with a row that is not a plain identity
+    relevant: frozenset = frozenset()
 
     @classmethod
     def build(cls, rows_by_area: dict[str, list[Row]]) -> "MappingIndex":
@@ -118,6 +120,9 @@ class MappingIndex:
             for rows in table.values():
                 rows.sort(key=lambda r: r.since)
         idx.header_dirs.sort(key=lambda r: (-len(r.cuda), r.since))
+        idx.relevant = frozenset(
+            name.encode() for name, rows in idx.by_name.items()
+            if not all(r.hip == r.cuda and not r.transform and r.status == "supported" for r in rows))
         return idx
 
     # -- look-ups ---------------------------------------------------------------------------

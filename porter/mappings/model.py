@@ -1,7 +1,7 @@
 """One row of a mapping table."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 COLUMNS = ("cuda", "hip", "roc", "kind", "status", "hip_since", "transform", "notes", "source")
 KINDS = frozenset({"function", "device_function", "type", "enum", "macro", "header",
@@ -21,8 +21,9 @@ def parse_version(text: str) -> tuple[int, ...]:
         raise ValueError(f"not a version: {text!r}") from None
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(NamedTuple):
+    """A named tuple: cheap to build and to unpickle (the index cache holds ~11,000 rows)."""
+
     cuda: str
     hip: str
     roc: str

@@ -96,17 +96,12 @@ class Scanner:
 
 @lru_cache(maxsize=4)
 def scanner_for(index: MappingIndex) -> Scanner:
-    relevant = set()
-    for name, rows in index.by_name.items():
-        if all(r.hip == r.cuda and not r.transform and r.status == "supported" for r in rows):
-            continue  # identity rows: nothing to rewrite or report
-        relevant.add(name.encode())
     quals: dict[bytes, list[tuple[re.Pattern, str]]] = {}
     for key in sorted(index.qualified, key=lambda k: -len(k)):
         parts = [re.escape(p.encode()) for p in key.split("::")]
         rx = re.compile(QUALIFIED_SEP.join(b"(" + p + b")" for p in parts) + rb"(?![\w$])")
         quals.setdefault(key.split("::")[0].encode(), []).append((rx, key))
-    return Scanner(frozenset(relevant), quals)
+    return Scanner(index.relevant, quals)
 
 
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")

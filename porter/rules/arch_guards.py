@@ -12,7 +12,7 @@ or AMD-only (already ported) from code that both compilers see.
 from __future__ import annotations
 
 import bisect
-import re
+from .lazyre import re
 from dataclasses import dataclass, field
 
 from ..findings import Applicability, Edit, Severity

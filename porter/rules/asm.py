@@ -13,7 +13,7 @@ compiles (`#ifdef __HIP_PLATFORM_NVIDIA__`, `#ifndef USE_ROCM`) is skipped; asm 
 """
 from __future__ import annotations
 
-import re
+from .lazyre import re
 from dataclasses import dataclass, field
 
 from ..findings import Applicability, Edit, Severity

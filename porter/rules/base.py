@@ -100,7 +100,7 @@ _WANTED_TYPES: set[str] = {
     "number_literal", "parameter_declaration", "preproc_def", "preproc_function_def",
     "preproc_include", "sized_type_specifier", "storage_class_specifier", "string_literal",
     "subscript_expression", "switch_statement", "template_type", "type_qualifier",
-    "while_statement", "enumerator_list", "raw_string_literal", "concatenated_string"}
+    "while_statement", "enumerator_list", "raw_string_literal", "concatenated_string", "preproc_arg"}
 
 class RuleContext:
     """What a rule sees of one file. Query results and identifier look-ups are cached."""
@@ -166,8 +166,9 @@ class RuleContext:
         from ..rewrite.cuda import find_word, identifiers
         if self._idents is None:
             self._idents = identifiers(self.data)
-        if isinstance(names, re.Pattern):
-            rx = re.compile(names.pattern.encode())
+        if hasattr(names, "pattern"):          # a compiled (or lazily compiled) pattern
+            pat = names.pattern
+            rx = re.compile(pat if isinstance(pat, bytes) else pat.encode())
             wanted = [n for n in self._idents if rx.fullmatch(n)]
         else:
             wanted = [n for n in (x.encode() for x in set(names)) if n in self._idents]

@@ -1,7 +1,7 @@
 """PT5xx: memory model, coherence, atomics, unified memory."""
 from __future__ import annotations
 
-import re
+from .lazyre import re
 from typing import Iterator
 
 from ..findings import Severity

@@ -1,7 +1,7 @@
 """PT116-PT118: cooperative groups and CUB logical warps (hazards.md section A)."""
 from __future__ import annotations
 
-import re
+from .lazyre import re
 
 from ..findings import Severity
 from ..parse import cuda as P

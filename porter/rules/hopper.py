@@ -8,7 +8,7 @@ skipped (`arch_guards.pp_state`).
 """
 from __future__ import annotations
 
-import re
+from .lazyre import re
 
 from ..findings import Severity
 from .arch_guards import pp_state

@@ -1,7 +1,7 @@
 """PT85x: NVIDIA libraries without a drop-in AMD counterpart (hazards.md section J)."""
 from __future__ import annotations
 
-import re
+from .lazyre import re
 
 from ..findings import Severity
 from .base import Rule

@@ -7,7 +7,7 @@ NVIDIA-only, other).
 """
 from __future__ import annotations
 
-import re
+from .lazyre import re
 from typing import Iterator
 
 from ..findings import Severity

@@ -1,7 +1,7 @@
 """PT70x: numerics and data types (hazards.md section H)."""
 from __future__ import annotations
 
-import re
+from .lazyre import re
 
 from ..findings import Severity
 from ..parse import cuda as P

@@ -1,7 +1,7 @@
 """PT80x: runtime, driver, RTC, binaries and language features (hazards.md section I)."""
 from __future__ import annotations
 
-import re
+from .lazyre import re
 
 from ..findings import Applicability, Edit, Severity
 from ..parse import cuda as P

@@ -4,7 +4,7 @@ Also holds small tree helpers shared by the other section F-J rule modules (timi
 runtime, libraries)."""
 from __future__ import annotations
 
-import re
+from .lazyre import re
 
 from ..findings import Applicability, Edit, Severity
 from ..parse import cuda as P

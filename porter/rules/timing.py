@@ -1,7 +1,7 @@
 """PT65x: timing, sleeping and debugging intrinsics (hazards.md section G)."""
 from __future__ import annotations
 
-import re
+from .lazyre import re
 
 from ..findings import Applicability, Edit, Severity
 from .base import Rule

@@ -13,7 +13,7 @@ the 32-lane rules.
 """
 from __future__ import annotations
 
-import re
+from .lazyre import re
 
 from ..findings import Applicability, Edit, Severity
 from ..parse import cuda as P
