@@ -150,6 +150,9 @@ def process_data(rel: str, data: bytes) -> FileResult:
         covered = {(f.line, f.col) for f in specific}
         findings = [f for f in findings if not (f.code == "PT002" and (f.line, f.col) in covered)]
         findings.extend(specific)
+    if opts.rule_codes is not None:          # --select / --ignore cover the rewriter's codes too
+        chosen = set(opts.rule_codes)
+        findings = [f for f in findings if f.code in chosen]
     findings = _suppress(src, findings, _STATE["rules"], opts)
     _override(findings)
     edits = rw.edits if opts.rewrite else None

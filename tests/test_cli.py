@@ -311,3 +311,26 @@ def test_comments_and_strings_untouched_unless_asked(tmp_path):
     assert "// cudaMalloc here" in out and '"cudaFree"' in out
     _, out, _ = run_cli("port", str(f), "--rewrite-comments", "--rewrite-strings")
     assert "// hipMalloc here" in out and '"hipFree"' in out
+
+
+def test_rocm_version_auto_reads_installed_hip(tmp_path, monkeypatch):
+    hip = tmp_path / "rocm" / "include" / "hip"
+    hip.mkdir(parents=True)
+    (hip / "hip_version.h").write_text("#define HIP_VERSION_MAJOR 6\n#define HIP_VERSION_MINOR 1\n"
+                                       "#define HIP_VERSION_PATCH 3\n")
+    f = tmp_path / "w.cu"
+    f.write_bytes(b"__device__ float r(float v, int d) { return __shfl_down_sync(0xffffffffffffffffULL, v, d); }\n")
+    env = dict(os.environ, ROCM_PATH=str(tmp_path / "rocm"))
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(f), "--rocm-version", "auto"],
+                          capture_output=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert b"__shfl_down(v, d)" in proc.stdout      # 6.1: no _sync builtins yet
+
+
+def test_pyproject_tool_porter_section(tmp_path):
+    src = tmp_path / "proj"
+    src.mkdir()
+    (src / "k.cu").write_bytes(b"void f() { cudaNotARealApi(1); }\n")
+    (src / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.porter]\nignore = ["PT001"]\n')
+    rc, stdout, _ = run_cli("check", str(src))
+    assert rc == 0 and "PT001" not in stdout
