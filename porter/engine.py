@@ -147,8 +147,13 @@ def process_data(rel: str, data: bytes) -> FileResult:
             specific.extend(rule.check(ctx))
         # a rule that explains a construct (TMA, clusters, version macros...) supersedes the
         # generic "no HIP equivalent" finding for the same name
-        covered = {(f.line, f.col) for f in specific}
-        findings = [f for f in findings if not (f.code == "PT002" and (f.line, f.col) in covered)]
+        by_line: dict[int, list[int]] = {}
+        for f in specific:
+            by_line.setdefault(f.line, []).append(f.col)
+
+        def covered(f: Finding) -> bool:
+            return any(f.col <= c < f.col + max(1, len(f.name)) for c in by_line.get(f.line, ()))
+        findings = [f for f in findings if not (f.code == "PT002" and covered(f))]
         findings.extend(specific)
     if opts.rule_codes is not None:          # --select / --ignore cover the rewriter's codes too
         chosen = set(opts.rule_codes)

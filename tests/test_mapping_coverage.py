@@ -212,10 +212,6 @@ def test_rows_newer_than_64_are_not_applied_for_64(area: str):
     _check_64(area, NEWER[area])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "porter bug: scanner_for() drops names whose rows all map to themselves (hip == cuda) "
-    "without looking at hip_since, so `__reduce_add_sync` (hip_since 7.2) is neither "
-    "rewritten nor reported with --rocm-version 6.4"))
 @pytest.mark.parametrize("area", sorted(NEWER_IDENTITY))
 def test_identity_rows_newer_than_64_are_reported_for_64(area: str):
     _check_64(area, NEWER_IDENTITY[area])

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .model import COLUMNS, KINDS, STATUSES, TRANSFORMS, Row, parse_version
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 
 def tables_dir() -> Path:
@@ -111,7 +111,7 @@ class MappingIndex:
                     idx.headers.setdefault(r.cuda, []).append(r)
                 elif r.kind == "header_dir":
                     idx.header_dirs.append(r)
-                elif r.kind == "namespace" and "::" in r.cuda:
+                elif "::" in r.cuda:       # a::b names: matched as qualified sequences
                     idx.qualified.setdefault(r.cuda, []).append(r)
                 else:
                     idx.by_name.setdefault(r.cuda, []).append(r)
@@ -122,7 +122,8 @@ class MappingIndex:
         idx.header_dirs.sort(key=lambda r: (-len(r.cuda), r.since))
         idx.relevant = frozenset(
             name.encode() for name, rows in idx.by_name.items()
-            if not all(r.hip == r.cuda and not r.transform and r.status == "supported" for r in rows))
+            if not all(r.hip == r.cuda and not r.transform and r.status == "supported"
+                       and not r.hip_since for r in rows))
         return idx
 
     # -- look-ups ---------------------------------------------------------------------------

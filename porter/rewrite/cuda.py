@@ -105,6 +105,7 @@ def scanner_for(index: MappingIndex) -> Scanner:
 
 
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_NS_ALIAS = re.compile(rb"namespace\s+([A-Za-z_]\w*)\s*=\s*((?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*;")
 _CUDA_LOOKING_B = re.compile(CUDA_LOOKING.pattern.encode())
 _LOOKING_PREFIXES = frozenset({b"cu", b"CU", b"nv", b"NV", b"__"})
 _INCLUDE_LINE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*([<\"][^>\"\n]*[>\"])", re.M)
@@ -196,7 +197,9 @@ class CudaRewriter:
                 for rx, key in keys:
                     for m in rx.finditer(data):
                         if m.start() == 0 or data[m.start() - 1] not in _WORD:
-                            qual_hits.append((m, key))
+                            qual_hits.append((m, key, 0))
+        if b"namespace" in idents:
+            qual_hits += self._alias_hits(data, idents)
         include_hits = [m for m in _INCLUDE_LINE.finditer(data) if self._relevant_include(m.group(1))]
         device_hit = any(w in idents for w in _DEVICE_WORDS) or b"<<<" in data
         if not (name_hits or qual_hits or device_hit or include_hits):
@@ -209,8 +212,8 @@ class CudaRewriter:
         self.src = src
         self.res = res
         cuda_includes, hip_runtime_included = self._includes(data, root, include_hits)
-        for m, key in qual_hits:
-            self._qualified(data, root, m, key)
+        for m, key, skip in qual_hits:
+            self._qualified(data, root, m, key, skip)
         for pos, n in name_hits:
             self._name(root, n.decode("ascii", "replace"), pos, pos + len(n))
         launches = self._launches(data, root)
@@ -403,18 +406,47 @@ class CudaRewriter:
         return None
 
     # -- qualified names (a::b) ------------------------------------------------------------
-    def _qualified(self, data: bytes, root, m: re.Match, key: str) -> None:
+    def _alias_hits(self, data: bytes, idents: set[bytes]) -> list:
+        """Qualified names written through a namespace alias (`namespace cg = cooperative_groups;`
+        then `cg::this_cluster()`): (match, key, number of key components the alias stands for)."""
+        hits = []
+        for a in _NS_ALIAS.finditer(data):
+            alias, target = a.group(1), re.sub(rb"\s+", b"", a.group(2)).lstrip(b":").decode()
+            if alias not in idents or target.encode() == alias:
+                continue
+            prefix = target + "::"
+            for key in self.index.qualified:
+                if not key.startswith(prefix):
+                    continue
+                rest = key[len(prefix):].split("::")
+                parts = [re.escape(alias)] + [re.escape(p.encode()) for p in rest]
+                rx = re.compile(QUALIFIED_SEP.join(b"(" + p + b")" for p in parts) + rb"(?![\w$])")
+                for m in rx.finditer(data):
+                    if m.start() == 0 or data[m.start() - 1] not in _WORD:
+                        hits.append((m, key, len(target.split("::"))))
+        return hits
+
+    def _qualified(self, data: bytes, root, m: re.Match, key: str, alias_len: int = 0) -> None:
         ctx, node = self._context(root, m.start(1), m.end(1))
         if not self._allowed(ctx):
             return
         rows = self.index.qualified[key]
         row, available = self._pick(rows)
+        shown = data[m.start():m.end()].decode("utf-8", "replace")
         if not (available and row.hip):
-            self._unsupported(row, available, m.start(), key)
+            self._unsupported(row, available, m.start(), shown if alias_len else key)
             return
         new = row.target(self._roc(row))
         old_parts, new_parts = key.split("::"), new.split("::")
-        if len(old_parts) == len(new_parts):
+        if alias_len:
+            # through an alias only the components after it can be rewritten here; the alias
+            # definition itself is rewritten where it names the namespace
+            if len(old_parts) != len(new_parts) or old_parts[:alias_len] != new_parts[:alias_len]:
+                return
+            group = [Edit(m.start(i - alias_len + 2), m.end(i - alias_len + 2), n.encode())
+                     for i, (o, n) in enumerate(zip(old_parts, new_parts))
+                     if i >= alias_len and o != n]
+        elif len(old_parts) == len(new_parts):
             group = [Edit(m.start(i + 1), m.end(i + 1), n.encode())
                      for i, (o, n) in enumerate(zip(old_parts, new_parts)) if o != n]
         else:
