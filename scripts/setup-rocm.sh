@@ -41,7 +41,9 @@ LIB_PKGS="libhipblas-dev libhipblas-common-dev libhipblaslt-dev librocblas-dev
   libhipcub-dev librocprim-dev librocthrust-dev
   libhipfft-dev librocfft-dev libhipsolver-dev librocsolver-dev
   libhiprand-dev librocrand-dev libhipsparse-dev librocsparse-dev
-  libmiopen-dev librccl-dev"
+  libmiopen-dev librccl-dev libroctx-dev librocwmma-dev"
+
+PKG_SIG=$(echo $CORE_PKGS $LIB_PKGS | md5sum | cut -c1-12)
 
 log() { printf 'setup-rocm: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -82,11 +84,9 @@ BASE=$(cd "$BASE" && pwd)
 TODO=""
 for v in $VERSIONS; do
   suites_for "$v" >/dev/null
-  if [ -f "$BASE/$v/$STAMP_NAME" ] && prefix_complete "$BASE/$v" "$v"; then
-    continue
-  elif [ ! -f "$BASE/$v/$STAMP_NAME" ] && prefix_complete "$BASE/$v" "$v"; then
-    # A complete prefix made by other means (an earlier tool, a copy): use it, don't rebuild.
-    log "reusing existing ROCm $v prefix at $BASE/$v"
+  # A prefix is reused only when this script made it with the same package list: a prefix from
+  # another tool, or from an older list, is rebuilt (CI must see what a fresh machine sees).
+  if grep -qs "pkgs $PKG_SIG" "$BASE/$v/$STAMP_NAME" && prefix_complete "$BASE/$v" "$v"; then
     continue
   fi
   TODO="$TODO $v"
@@ -189,7 +189,7 @@ PORTER_HIP_VERSION=$HV
 PORTER_HIP_DEVICE_LIB_PATH=$BASE/$v/usr/${BC#"$STAGE"/usr/}
 PORTER_HIP_CLANG=/usr/bin/clang++-$CLANG_MAJOR
 EOF
-    echo "hip $HV from $MAIN, rocm-device-libs-$DL" > "$STAGE/$STAMP_NAME"
+    echo "hip $HV from $MAIN, rocm-device-libs-$DL, pkgs $PKG_SIG" > "$STAGE/$STAMP_NAME"
 
     # Swap the finished prefix into place (an old directory or symlink is replaced).
     if [ -L "$BASE/$v" ] || [ -f "$BASE/$v" ]; then
