@@ -102,43 +102,38 @@ class AsmSite:
         return f"inline PTX {shown}" if shown else "inline PTX"
 
 
+_ASM_TOKEN = re.compile(rb'"(?:\\.|[^"\\])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[():]|[A-Za-z_]\w*', re.S)
+
+
 def _lex_asm(data: bytes, pos: int, limit: int) -> tuple[str, int]:
     """From the `(` after `asm`: (template text, end offset after the matching `)`)."""
     assert data[pos:pos + 1] == b"("
-    i, depth, parts, in_template = pos + 1, 1, [], True
+    depth, parts, in_template = 1, [], True
     n = min(limit, len(data))
-    while i < n and depth > 0:
-        c = data[i:i + 1]
+    end = n
+    for m in _ASM_TOKEN.finditer(data, pos + 1, n):
+        tok = m.group()
+        c = tok[:1]
         if c == b'"':
-            j = i + 1
-            while j < n and data[j:j + 1] != b'"':
-                j += 2 if data[j:j + 1] == b"\\" else 1
             if in_template:
-                parts.append(data[i + 1:j].decode("utf-8", "replace"))
-            i = j + 1
+                body = tok[1:-1] if len(tok) > 1 and tok.endswith(b'"') else tok[1:]
+                parts.append(body.decode("utf-8", "replace"))
+        elif c == b"/":
             continue
-        if c == b"/" and data[i + 1:i + 2] == b"/":
-            j = data.find(b"\n", i)
-            i = n if j < 0 else j
-            continue
-        if c == b"/" and data[i + 1:i + 2] == b"*":
-            j = data.find(b"*/", i + 2)
-            i = n if j < 0 else j + 2
-            continue
-        if c == b"(":
+        elif c == b"(":
             depth += 1
         elif c == b")":
             depth -= 1
-        elif c == b":" and depth == 1:
-            in_template = False
-        elif in_template and (c.isalpha() or c == b"_"):
-            m = re.compile(rb"\w+").match(data, i)
-            parts.append(" {" + m.group().decode() + "} ")
-            i = m.end()
-            continue
-        i += 1
+            if depth == 0:
+                end = m.end()
+                break
+        elif c == b":":
+            if depth == 1:
+                in_template = False
+        elif in_template:
+            parts.append(" {" + tok.decode() + "} ")
     text = "".join(parts).replace("\\n", " ").replace("\\t", " ").replace("\\\n", " ")
-    return text, i
+    return text, end
 
 
 def classify(site: AsmSite) -> None:

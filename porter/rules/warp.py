@@ -608,9 +608,11 @@ class WarpSizeLiteral(Rule):
     def _ops(self, ctx, w64):
         for b in ctx.nodes("binary_expression"):
             op = b.child_by_field_name("operator")
+            if op is None or op.type not in ("&", "%", "/", ">>"):
+                continue
             right = b.child_by_field_name("right")
             left = b.child_by_field_name("left")
-            if op is None or right is None or left is None:
+            if right is None or left is None:
                 continue
             kind = self._kind(ctx, op.type, right)
             if kind is None:
@@ -1234,7 +1236,8 @@ class WarpLaneMask32(Rule):
     name = "warp-lanemask-32"
     severity = Severity.ERROR
     fix = "unsafe"
-    triggers = (b"<<", b">>")
+    # a lane index (is_lane_index) needs a lane-named variable, a lane-id call or `warpSize`
+    triggers = (b"lane", b"Lane", b"LANE", b"warpSize")
 
     def check(self, ctx):
         w64 = wave64_or_none(ctx)
