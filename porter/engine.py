@@ -138,7 +138,7 @@ def process_data(rel: str, data: bytes) -> FileResult:
     rules = _STATE["triggers"].rules_for(data, rw.idents or None)
     if rules:
         from .rules.base import RuleContext
-        if tree is None:
+        if tree is None and any(r.needs_tree for r in rules):
             from .parse.cuda import parse
             tree = parse(data)
         ctx = RuleContext(src, tree, opts.rules, _STATE["index"], rw.idents or None)

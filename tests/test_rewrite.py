@@ -82,3 +82,18 @@ def test_hip_launch_syntax_keeps_inner_rewrites():
                   launch_syntax="hip")
     assert "hipLaunchKernelGGL(k, dim3(n), dim3(64), 0, s[0], s);" in out
     assert "hipStream_t* s" in out
+
+
+def test_include_only_files_are_ported_without_a_parse():
+    src = ("/* a commented-out include:\n#include <cuda_runtime.h>\n*/\n"
+           "#include <cuda_fp16.h>\n#include \"cub/cub.cuh\"\n#include <vector>\n")
+    out, findings = port(src)
+    assert "#include <cuda_runtime.h>\n*/" in out            # inside the block comment: kept
+    assert "#include <hip/hip_fp16.h>" in out and "#include <hipcub/hipcub.hpp>" in out
+    assert "#include <vector>" in out
+    from porter.rewrite.cuda import include_directives
+    from porter.parse.cuda import parse
+    data = src.encode()
+    lexical = include_directives(data)
+    tree = include_directives(data, parse(data).root_node)
+    assert lexical == tree

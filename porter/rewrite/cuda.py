@@ -114,6 +114,51 @@ _DEVICE_WORDS = (b"__global__", b"__device__", b"__shared__", b"__constant__", b
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
 
 
+_BLOCK_COMMENT = re.compile(rb"/\*.*?(?:\*/|\Z)", re.S)
+
+
+class _Span:
+    __slots__ = ("start_byte", "end_byte")
+
+    def __init__(self, start: int, end: int):
+        self.start_byte, self.end_byte = start, end
+
+
+def block_comment_spans(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of every /* ... */ comment. A `/*` inside a string literal would be taken
+    for a comment: callers use this only to decide whether a line-start directive is code."""
+    if b"/*" not in data:
+        return []
+    return [m.span() for m in _BLOCK_COMMENT.finditer(data)]
+
+
+def in_spans(spans: list[tuple[int, int]], pos: int) -> bool:
+    import bisect
+    i = bisect.bisect_right(spans, (pos, float("inf"))) - 1
+    return i >= 0 and spans[i][0] <= pos < spans[i][1]
+
+
+def include_directives(data: bytes, root=None) -> list[tuple[int, int, str]]:
+    """(offset of '#', end of the path, path) of each #include that is code: from the tree when
+    there is one, else from the bytes (line-start directives outside block comments)."""
+    out = []
+    if root is not None:
+        from ..parse.cuda import captures
+        for inc in captures("(preproc_include) @i", root).get("i", []):
+            path = inc.child_by_field_name("path")
+            if path is not None:
+                raw = data[path.start_byte:path.end_byte].decode("utf-8", "replace")
+                out.append((inc.start_byte, path.end_byte, raw.strip("<>\"").strip()))
+        return out
+    comments = block_comment_spans(data)
+    for m in _INCLUDE_LINE.finditer(data):
+        hash_pos = data.index(b"#", m.start())
+        if in_spans(comments, hash_pos):
+            continue
+        out.append((hash_pos, m.end(1), m.group(1)[1:-1].decode("utf-8", "replace").strip()))
+    return out
+
+
 def identifiers(data: bytes) -> set[bytes]:
     """Every distinct identifier-like token of a file (one C-speed pass)."""
     return set(_IDENT.findall(data))
@@ -203,6 +248,14 @@ class CudaRewriter:
         include_hits = [m for m in _INCLUDE_LINE.finditer(data) if self._relevant_include(m.group(1))]
         device_hit = any(w in idents for w in _DEVICE_WORDS) or b"<<<" in data
         if not (name_hits or qual_hits or device_hit or include_hits):
+            return res
+        self.src = src
+        self.res = res
+        if tree is None and not (name_hits or qual_hits or device_hit):
+            # only #include lines to decide: a directive at the start of a line is code unless a
+            # block comment spans it, which a regex over the bytes tells without a parse
+            cuda_includes, _ = self._includes(data, None, include_hits)
+            res.uses_cuda = cuda_includes > 0
             return res
         if tree is None:
             tree = P.parse(data)
@@ -458,15 +511,21 @@ class CudaRewriter:
     def _includes(self, data: bytes, root, hits) -> tuple[int, bool]:
         cuda_includes = 0
         hip_runtime = False
+        comments = block_comment_spans(data) if root is None else None
         for m in hits:
-            node = root.descendant_for_byte_range(m.start(1), m.end(1))
-            while node is not None and node.type != "preproc_include":
-                node = node.parent
-            if node is None:
-                continue
-            path_node = node.child_by_field_name("path")
-            if path_node is None:
-                continue
+            if root is None:
+                if in_spans(comments, m.start(1)):
+                    continue
+                path_node = _Span(m.start(1), m.end(1))
+            else:
+                node = root.descendant_for_byte_range(m.start(1), m.end(1))
+                while node is not None and node.type != "preproc_include":
+                    node = node.parent
+                if node is None:
+                    continue
+                path_node = node.child_by_field_name("path")
+                if path_node is None:
+                    continue
             raw = data[path_node.start_byte:path_node.end_byte]
             if len(raw) < 2 or raw[:1] not in (b"<", b'"'):
                 continue

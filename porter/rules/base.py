@@ -206,6 +206,7 @@ class Rule:
     languages: tuple[str, ...] = ("cuda",)
     fix: str = "none"
     triggers: tuple[bytes, ...] = ()
+    needs_tree: bool = True           # False: works from ctx.data alone (ctx.root may be None)
     emitted_by_engine: bool = False   # API-mapping codes are produced by the rewriter itself
 
     def applies(self, data: bytes) -> bool:

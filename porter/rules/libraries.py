@@ -9,13 +9,11 @@ from .registry import register
 
 
 def _includes(ctx, rx: re.Pattern):
-    for inc in ctx.nodes("preproc_include"):
-        path = inc.child_by_field_name("path")
-        if path is None:
-            continue
-        p = ctx.text(path).strip("<>\"")
+    """(span of the directive, path) of the matching #include lines; works without a tree."""
+    from ..rewrite.cuda import include_directives
+    for start, end, p in include_directives(ctx.data, ctx.root):
         if rx.match(p):
-            yield inc, p
+            yield (start, end), p
 
 
 @register
@@ -47,6 +45,7 @@ class CudnnToMiopen(Rule):
     """
     code = "PT851"
     name = "cudnn-to-miopen"
+    needs_tree = False
     severity = Severity.WARNING
     triggers = (b"cudnn",)
 
@@ -90,6 +89,7 @@ class LibcuxxUnsupported(Rule):
     """
     code = "PT852"
     name = "libcuxx-unsupported"
+    needs_tree = False
     severity = Severity.WARNING
     triggers = (b"cuda/",)
 
@@ -128,6 +128,7 @@ class CutlassCute(Rule):
     """
     code = "PT853"
     name = "cutlass-cute"
+    needs_tree = False
     severity = Severity.ERROR
     triggers = (b"cutlass/", b"cute/")
 
