@@ -19,8 +19,6 @@ NOT_COMPILABLE = {
     # the PT002 finding shows; MIOpen has no such name, so the file cannot compile.
     "cudnn_descriptors.cpp",
 }
-# Ported fixtures whose library headers are not in every ROCm prefix: file -> header (relative to
-# the prefix's include/). The compile check skips them when the header is missing.
 
 
 def _args(variant: Path) -> list[str]:
