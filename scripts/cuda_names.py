@@ -469,3 +469,117 @@ def scan_headers(paths: Iterable[Path], attr_macros: set[str] | None = None,
             decl.functions.setdefault(name, set())
             _note(decl, name, p.name)
     return decl
+
+
+# -- numeric values of enumerators and macros, typedef aliases -----------------------------------
+
+_ENUM_BLOCK = re.compile(r"\benum\s+(?:(?:class|__\w+|CUDA_CB)\s+)*([A-Za-z_]\w*)?\s*(?::\s*[\w\s]+?)?\{([^{}]*)\}\s*([A-Za-z_]\w*)?")
+_CAST = re.compile(r"\(\s*(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|short|char|[A-Za-z_]\w*_t|CU\w+|hip\w+|cuda\w+)\s*\*?\s*\)")
+_NAME_IN_EXPR = re.compile(r"(?<!\w)[A-Za-z_]\w*")
+_INT_SUFFIX = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b")
+
+
+def eval_int(expr: str, known: dict[str, int]) -> int | None:
+    """The integer value of a C constant expression made of literals, casts, names in ``known``,
+    ``| & << >> + - ~`` and parentheses; None when it is anything else (pointers, floats, calls)."""
+    e = expr.strip()
+    if not e or "*" in e.replace("**", "") and re.search(r"\*\s*\)", e):
+        return None
+    e = _CAST.sub(" ", e)
+    e = _INT_SUFFIX.sub(r"\1", e)
+    for name in sorted(set(_NAME_IN_EXPR.findall(e)), key=len, reverse=True):
+        if name not in known:
+            return None
+        e = re.sub(rf"\b{name}\b", f"({known[name]})", e)
+    if not re.fullmatch(r"[\s0-9a-fA-FxX()|&<>+\-~^]*", e):
+        return None
+    try:
+        v = eval(e, {"__builtins__": {}}, {})  # noqa: S307 - digits and operators only (checked above)
+    except Exception:
+        return None
+    return v if isinstance(v, int) else None
+
+
+@dataclass
+class Values:
+    """Enumerator and object-like macro values of a set of headers."""
+
+    value: dict[str, int] = field(default_factory=dict)       # enumerator or macro -> int
+    enum_of: dict[str, str] = field(default_factory=dict)     # enumerator -> its enum (typedef or tag)
+    tag_of: dict[str, str] = field(default_factory=dict)      # enum typedef -> its tag (and tag -> tag)
+    members: dict[str, list[str]] = field(default_factory=dict)  # enum -> enumerators in order
+    alias: dict[str, str] = field(default_factory=dict)       # typedef NAME -> the type it names
+    struct_tag: dict[str, str] = field(default_factory=dict)  # typedef NAME -> struct/union/enum tag
+
+
+_TYPEDEF_ALIAS = re.compile(r"\btypedef\s+([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*;")
+_TYPEDEF_TAG = re.compile(r"\btypedef\s+(?:struct|union|enum)\s+([A-Za-z_]\w*)\s*(\{)?")
+
+
+def _typedef_names_after_body(text: str, open_brace: int) -> list[str]:
+    depth, i = 0, open_brace
+    while i < len(text):
+        c = text[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                break
+        i += 1
+    end = text.find(";", i)
+    return [n for n in _IDENT.findall(text[i + 1:end]) if n not in KEYWORDS] if end > 0 else []
+
+
+def scan_values(paths: Iterable[Path]) -> Values:
+    vals = Values()
+    texts = []
+    for p in paths:
+        try:
+            texts.append(strip_comments(p.read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            continue
+    for text in texts:
+        for m in _DEFINE.finditer(text):
+            if not m.group(2):
+                v = eval_int(m.group(3), vals.value)
+                if v is not None:
+                    vals.value.setdefault(m.group(1), v)
+        for m in _ENUM_BLOCK.finditer(text):
+            tag, body, tdef = m.group(1), m.group(2), m.group(3)
+            owner = tdef or tag
+            if not owner:
+                continue
+            if tag:
+                vals.tag_of.setdefault(owner, tag)
+                vals.tag_of.setdefault(tag, tag)
+            nxt = 0
+            body = re.sub(r"^\s*#.*$", "", body, flags=re.M)
+            for item in body.split(","):
+                item = re.sub(r"__attribute__\s*\(\(.*?\)\)|\b[A-Z_]*DEPRECATED\w*(\(.*?\))?", "", item).strip()
+                if not item:
+                    continue
+                name, _, expr = item.partition("=")
+                name = name.strip()
+                if not re.fullmatch(r"[A-Za-z_]\w*", name):
+                    continue
+                v = eval_int(expr, vals.value) if expr.strip() else nxt
+                if v is None:
+                    continue
+                vals.value.setdefault(name, v)
+                vals.enum_of.setdefault(name, owner)
+                vals.members.setdefault(owner, []).append(name)
+                nxt = v + 1
+        for m in _TYPEDEF_ALIAS.finditer(text):
+            if m.group(1) not in KEYWORDS and m.group(1) not in ("struct", "union", "enum"):
+                vals.alias.setdefault(m.group(2), m.group(1))
+        for m in _TYPEDEF_TAG.finditer(text):
+            tag = m.group(1)
+            if m.group(2):
+                names = _typedef_names_after_body(text, m.end() - 1)
+            else:
+                end = text.find(";", m.end())
+                names = _IDENT.findall(text[m.end():end])
+            for n in names:
+                vals.struct_tag.setdefault(n, tag)
+    return vals

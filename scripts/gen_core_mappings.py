@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cuda_names import KEYWORDS, Declarations, header_files, header_identifiers, scan_headers  # noqa: E402
+from cuda_names import (KEYWORDS, Declarations, Values, header_files, header_identifiers,  # noqa: E402
+                        scan_headers, scan_values)
 
 CUDA_VER = "CUDA 13"
 COLUMNS = ("cuda", "hip", "roc", "kind", "status", "hip_since", "transform", "notes", "source")
@@ -192,7 +193,8 @@ def camel(words: str) -> str:
 
 RUNTIME_HEADERS = ["cuda_runtime_api.h", "driver_types.h", "vector_types.h", "vector_functions.h",
                    "library_types.h", "surface_types.h", "texture_types.h", "channel_descriptor.h",
-                   "cuComplex.h", "cuda_profiler_api.h", "device_types.h", "cuda_runtime.h"]
+                   "cuComplex.h", "cuda_profiler_api.h", "device_types.h", "cuda_runtime.h",
+                   "math_constants.h", "cuda_gl_interop.h"]
 SYMBOL_APIS = {"cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbolAsync",
                "cudaMemcpyFromSymbolAsync", "cudaGetSymbolAddress", "cudaGetSymbolSize"}
 
@@ -218,6 +220,14 @@ RUNTIME_OVERRIDES = {
     "cudaSurfaceObject_t": ["hipSurfaceObject_t"],
     "cudaPointerAttributes": ["hipPointerAttribute_t"],
     "cudaMemAdvise": ["hipMemAdvise_v2"],
+    # HIP spells these device attributes differently; each is one int in hipDeviceProp_t like CUDA's
+    "cudaDevAttrGlobalMemoryBusWidth": ["hipDeviceAttributeMemoryBusWidth"],
+    "cudaDevAttrMaxSharedMemoryPerBlockOptin": ["hipDeviceAttributeSharedMemPerBlockOptin"],
+    "cudaDevAttrMaxSurface1DWidth": ["hipDeviceAttributeMaxSurface1D"],
+    "cudaDevAttrMaxSurfaceCubemapWidth": ["hipDeviceAttributeMaxSurfaceCubemap"],
+    "cudaDevAttrMaxTexture1DLinearWidth": ["hipDeviceAttributeMaxTexture1DLinear"],
+    "cudaDevAttrMaxTexture1DMipmappedWidth": ["hipDeviceAttributeMaxTexture1DMipmap"],
+    "cudaDevAttrMaxTextureCubemapWidth": ["hipDeviceAttributeMaxTextureCubemap"],
 }
 
 
@@ -300,7 +310,18 @@ DRIVER_OVERRIDES = {
     "CUlaunchConfig": ["HIP_LAUNCH_CONFIG"], "CUDA_LAUNCH_PARAMS": ["hipFunctionLaunchParams"],
     "CUgraphicsResource": ["hipGraphicsResource_t"], "CUtexref": ["hipTexRef"],
     "cuMemAdvise": ["hipMemAdvise_v2"], "cuMemPrefetchAsync": ["hipMemPrefetchAsync_v2"],
+    # CUDA's count of its own JIT input types (6); hipJitNumInputTypes also counts HIP-only ones
+    "CU_JIT_NUM_INPUT_TYPES": ["hipJitNumLegacyInputTypes"],
+    # the context-scoped limits are the device limits of the current context's device in HIP
+    "cuCtxGetLimit": ["hipDeviceGetLimit"], "cuCtxSetLimit": ["hipDeviceSetLimit"],
+    "cuCtxGetStreamPriorityRange": ["hipDeviceGetStreamPriorityRange"],
+    "cuMemAllocAsync": ["hipMallocAsync"], "cuMemFreeAsync": ["hipFreeAsync"],
+    "cuMemAllocFromPoolAsync": ["hipMallocFromPoolAsync"],
+    "CU_DEVICE_CPU": ["hipCpuDeviceId"], "CU_DEVICE_INVALID": ["hipInvalidDeviceId"],
 }
+
+
+DRIVER_HEADERS = ["cuda.h", "cudaGL.h"]
 
 
 def driver_candidates(name: str, kind: str) -> list[str]:
@@ -357,7 +378,7 @@ def lowp_candidates(name: str) -> list[str]:
 
 
 INTERNAL = re.compile(
-    r"^(__.*(_H|_HPP|_DECL|_INLINE|_API|_MACROS?)__?$|__internal|__cuda|__nv_(?!bfloat|fp)|__CUDA|_CUDA|__NV_|"
+    r"^(__.*(_H|_HPP|_DECL|_INLINE|_API|_MACROS?)__?$|__internal|__cuda|__nv_(?!bfloat|fp|cvt_|saturation)|__CUDA|_CUDA|__NV_|"
     r"__DEF_IF|__CUDACC|__float_simpl|__bfloat_simpl|__half_simpl|.*_v\d+$|.*_ptsz$|.*_ptds$|_Z)")
 
 
@@ -394,12 +415,15 @@ def is_internal(name: str, decl: Declarations) -> bool:
         return True
     if HOST_HELPERS.match(name):
         return True
-    if INTERNAL.match(name) and not name.startswith(("__nv_bfloat", "__nv_fp", "__NV_E", "__NV_SAT",
+    if INTERNAL.match(name) and not name.startswith(("__nv_bfloat", "__nv_fp", "__nv_cvt_", "__nv_saturation",
+                                                     "__NV_E", "__NV_SAT",
                                                      "__NV_NOSAT")):
         return True
     v = decl.macro_values.get(name, "")
     if name in decl.macros and name.startswith("__") and v in ("", "1"):
         return True   # guards and feature flags
+    if name in decl.macros and re.search(r"_H_*$", name) and v == "":
+        return True   # include guards (CUDAGL_H)
     return False
 
 
@@ -565,7 +589,7 @@ def make_tables(h72: Hip, h64: Hip) -> dict[str, list[dict]]:
     runtime_names = {p.cuda for p in props}
 
     # driver
-    dr = cuda_decl(["cuda.h"])
+    dr = cuda_decl(DRIVER_HEADERS)
     m = Matcher(h72, h64, dr)
     names = [(n, k) for n, k in build(dr, dr.names())
              if re.match(r"^(cu[A-Z]|CU)", n) and not is_internal(n, dr) and n not in runtime_names]
@@ -758,7 +782,14 @@ def main(argv=None) -> int:
     h72, h64 = load_hip(R72, "7.2"), load_hip(R64, "6.4")
     tables = make_tables(h72, h64)
     tables["headers"] = header_rows(h72, h64)
-    decls = {"runtime": cuda_decl(RUNTIME_HEADERS), "driver": cuda_decl(["cuda.h"])}
+    for line in bridge_by_value(tables, h72, h64):
+        if args.review:
+            print(line)
+    for r in tables["runtime"]:
+        if r["cuda"] in ROW_NOTES and r["hip"]:
+            r["notes"], extra = ROW_NOTES[r["cuda"]]
+            r["source"] += extra
+    decls = {"runtime": cuda_decl(RUNTIME_HEADERS), "driver": cuda_decl(DRIVER_HEADERS)}
     for area, r, diff in review_signatures(tables, decls, h72):
         if r["cuda"] in SIGNATURE_OK:
             continue
@@ -766,6 +797,9 @@ def main(argv=None) -> int:
             print("SIGNATURE", area, r["cuda"], "->", r["hip"], diff)
         r.update(notes=f"{r['hip']} exists but its parameters differ ({diff})", hip="",
                  status="unsupported", hip_since="", transform="", source=r["source"].split(";")[0])
+    for line in versioned_and_tags(tables, h72, h64):   # after the review: copies reviewed rows
+        if args.review:
+            print(line)
     for area, rows in tables.items():
         write(args.out / f"{area}.csv", rows)
         counts: dict[str, int] = {}
@@ -773,6 +807,274 @@ def main(argv=None) -> int:
             counts[r["status"]] = counts.get(r["status"], 0) + 1
         print(f"{area}.csv: {len(rows)} rows {counts}")
     return 0
+
+
+
+# -- enumerators and flags matched by value ------------------------------------------------------
+#
+# The naming rules miss driver enumerators and flags whose HIP name is spelled after the runtime
+# API (CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK -> hipDeviceAttributeMaxThreadsPerBlock). CUDA
+# gives each such driver value the same number as its runtime twin (CU_DEVICE_ATTRIBUTE_X and
+# cudaDevAttrX, CU_MEMHOSTALLOC_PORTABLE and cudaHostAllocPortable), so a driver value takes the
+# HIP name of the runtime value with the same number in the paired enum or flag family. Where the
+# HIP enum itself keeps CUDA's numbering (hipError_t, hipJitOption, ...), a CUDA value takes the
+# HIP enumerator with its number directly.
+
+CUDA_VALUE_HEADERS = ["cuda.h", "driver_types.h", "library_types.h", "cuda_gl_interop.h", "cudaGL.h",
+                      "texture_types.h", "surface_types.h"]
+
+# driver flag families (macros, or enumerators of enums without a runtime twin) -> runtime family
+FLAG_FAMILIES = [
+    ("CU_CTX_", "cudaDevice"), ("CU_MEMHOSTALLOC_", "cudaHostAlloc"),
+    ("CU_MEMHOSTREGISTER_", "cudaHostRegister"), ("CU_MEMATTACH_", "cudaMemAttach"),
+    ("CUDA_ARRAY3D_", "cudaArray"), ("CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_", "cudaCooperativeLaunchMultiDevice"),
+    ("CU_OCCUPANCY_", "cudaOccupancy"), ("CU_IPC_MEM_", "cudaIpcMem"),
+    ("CU_GL_DEVICE_LIST_", "cudaGLDeviceList"), ("CU_GRAPHICS_REGISTER_FLAGS_", "cudaGraphicsRegisterFlags"),
+    ("CU_GRAPHICS_MAP_RESOURCE_FLAGS_", "cudaGraphicsMapFlags"),
+]
+# enum twins whose HIP types differ, so the pairing by HIP type does not find them
+ENUM_TWINS = {"CUsharedconfig": "cudaSharedMemConfig", "CUjit_option": "cudaJitOption"}
+
+# reviewed value matches that are not the same meaning
+VALUE_DENY = {
+    "CU_STREAM_WAIT_VALUE_GEQ": "hipStreamWaitValueGte compares (*addr & mask) >= value; CUDA's GEQ is a "
+                                "wrap-around comparison (int32_t)(*addr - value) >= 0",
+    "CU_DEVICE_ATTRIBUTE_GPU_OVERLAP": "a yes/no attribute; HIP only has hipDeviceAttributeAsyncEngineCount (a count)",
+    "cudaDevAttrGpuOverlap": "a yes/no attribute; HIP only has hipDeviceAttributeAsyncEngineCount (a count)",
+}
+# HIP enumerators that reuse a CUDA number for a HIP-only meaning (911/912 are CUDA's external-device
+# and cluster-size errors; HIP uses them for channel descriptors and textures; CUDA's conditional graph
+# node is HIP's memcpy-to-symbol node)
+HIP_OWN_VALUES = {"hipErrorInvalidChannelDescriptor", "hipErrorInvalidTexture", "hipGraphNodeTypeMemcpyToSymbol",
+                  "hipGraphNodeTypeMemcpyFromSymbol"}
+# CUDA's per-dimension texture/surface limits (width, height, depth, layers): HIP has one attribute
+# per texture/surface shape (hipDeviceAttributeMaxTexture2DLayered, ...) whose value covers several
+# dimensions, so a per-dimension query has no one-to-one HIP name
+MULTI_DIM = re.compile(r"^(cudaDevAttrMax(Texture|Surface)\w*(Width|Height|Depth|Layers|Pitch|Alt)"
+                       r"|CU_DEVICE_ATTRIBUTE_MAXIMUM_(TEXTURE|SURFACE)\w*)$")
+MULTI_DIM_NOTE = ("HIP reports this limit through {hip}, one attribute for all the dimensions of that "
+                  "shape; there is no per-dimension HIP attribute")
+
+
+def multi_dim_key(name: str) -> str:
+    """cudaDevAttrMaxTexture2DLayeredHeight / CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    -> 'texture2dlayered' (the shape, without the dimension)."""
+    n = name.replace("CU_DEVICE_ATTRIBUTE_MAXIMUM_", "").replace("cudaDevAttrMax", "").lower().replace("_", "")
+    n = n.replace("array", "layered").replace("mipmapped", "mipmap")
+    return re.sub(r"(width|height|depth|layers|numlayers|pitch|alternate|alt)+$", "", n) + (
+        "alt" if n.endswith(("alternate", "alt")) else "")
+
+
+MULTI_DIM_HIP = {k.lower(): "hipDeviceAttributeMax" + k for k in (
+    "Texture1DLayered", "Texture2DLayered", "Texture2DGather", "Texture2DLinear", "Texture2DMipmap",
+    "Texture3DAlt", "TextureCubemapLayered", "Surface1DLayered", "Surface2D", "Surface2DLayered",
+    "Surface3D", "SurfaceCubemapLayered")}
+
+_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|\b|_)|[A-Z]?[a-z]+|\d+[A-Za-z]?|[A-Z]+")
+_PREFIX_WORDS = {"cu", "cuda", "hip", "hiprt", "cudart"}
+
+
+def words(name: str) -> set[str]:
+    out = set()
+    for part in name.split("_"):
+        out |= {w.lower() for w in _WORDS.findall(part)}
+    return out - _PREFIX_WORDS
+
+
+def similarity(a: str, b: str, drop: set[str] = frozenset()) -> float:
+    wa, wb = words(a) - drop, words(b) - drop
+    return len(wa & wb) / len(wa) if wa else 0.0
+
+
+def bridge_by_value(tables: dict[str, list[dict]], h72: Hip, h64: Hip) -> list[str]:
+    cv = scan_values([CUDA / f for f in CUDA_VALUE_HEADERS if (CUDA / f).is_file()])
+    hv = scan_values(header_files(R72 / "hip"))
+    rows = {area: {r["cuda"]: r for r in tables[area]} for area in ("runtime", "driver")}
+    log: list[str] = []
+
+    def hip_of(name: str) -> str:
+        for area in ("runtime", "driver"):
+            r = rows[area].get(name)
+            if r and r["hip"]:
+                return r["hip"]
+        return ""
+
+    def adopt(r: dict, hip: str, note: str) -> None:
+        r.update(hip=hip, status="supported", notes=note,
+                 hip_since="" if hip in h64.decl.names() or hip in h64.tokens else "7.2",
+                 source=r["source"].split(";")[0] + "; " + hip_source(h72, hip))
+        log.append(f"VALUE {r['cuda']} -> {hip}: {note}")
+
+    def hip_members(hip_type: str) -> list[str]:
+        return hv.members.get(hip_type) or hv.members.get(hv.tag_of.get(hip_type, ""), []) or []
+
+    def pick(name: str, cands: list[str], need: float, drop: set[str] = frozenset()) -> str:
+        cands = sorted(dict.fromkeys(c for c in cands if c and h72.kind(c)),
+                       key=lambda c: -similarity(name, c, drop))
+        if cands and similarity(name, cands[0], drop) >= need:
+            return cands[0]
+        return ""
+
+    # 1. HIP enums that keep CUDA's numbering: the HIP enumerator with the same value, when the
+    #    enumerators that share a value also share their names' words (hipJitOption, hipMemPoolAttr)
+    for area in ("runtime", "driver"):
+        for etype, members in cv.members.items():
+            hip_type = hip_of(etype)
+            hm = hip_members(hip_type) if hip_type else []
+            if not hm:
+                continue
+            drop = words(etype) | words(hip_type) | words(cv.tag_of.get(etype, ""))
+            by_value: dict[int, list[str]] = {}
+            for h in hm:
+                if h in hv.value:
+                    by_value.setdefault(hv.value[h], []).append(h)
+            pairs = [(m, by_value[cv.value[m]]) for m in members if cv.value[m] in by_value]
+            good = sum(1 for m, hs in pairs
+                       if hip_of(m) in hs or max(similarity(m, h, drop) for h in hs) >= 0.5)
+            mirrored = good >= 3 and good >= 0.8 * len(pairs)
+            # any family: the HIP enumerator whose name has exactly the same words (the number may
+            # differ where HIP leaves out CUDA-only values: CU_JIT_POSITION_INDEPENDENT_CODE)
+            for mname in members:
+                r = rows[area].get(mname)
+                if not r or r["hip"] or mname in VALUE_DENY:
+                    continue
+                same = [h for h in hm if words(mname) - drop == words(h) - drop and h not in HIP_OWN_VALUES]
+                if len(same) == 1:
+                    adopt(r, same[0], f"the {hip_type} enumerator of the same name")
+            if not mirrored:
+                continue
+            for mname, hs in pairs:
+                r = rows[area].get(mname)
+                if not r or r["hip"] or mname in VALUE_DENY:
+                    continue
+                hs = [h for h in hs if h not in HIP_OWN_VALUES]
+                hip = pick(mname, hs, 0.0 if hip_type == "hipError_t" else 0.5, drop)
+                if hip:
+                    adopt(r, hip, f"{hip_type} keeps CUDA's numbering: {hip} has the value of {mname} "
+                                  f"({cv.value[mname]})")
+
+    # 2. driver value -> runtime value with the same number in the twin enum or flag family
+    twins: dict[str, list[str]] = {}
+    for dtype in cv.members:
+        if not dtype.startswith("CU"):
+            continue
+        h = hip_of(dtype)
+        twins[dtype] = [rtype for rtype in cv.members if rtype.startswith("cuda") and h and hip_of(rtype) == h]
+        if dtype in ENUM_TWINS:
+            twins[dtype].append(ENUM_TWINS[dtype])
+    runtime_by_family = {}
+    for dp, rp in FLAG_FAMILIES:
+        runtime_by_family[dp] = [n for n in rows["runtime"] if n.startswith(rp) and n in cv.value
+                                 and rows["runtime"][n]["kind"] in ("macro", "enum")]
+    for name, r in rows["driver"].items():
+        if r["hip"] or name not in cv.value or name in VALUE_DENY or MULTI_DIM.match(name):
+            continue
+        v = cv.value[name]
+        cands: list[str] = []
+        dtype = cv.enum_of.get(name)
+        for rtype in twins.get(dtype, []):
+            cands += [m for m in cv.members[rtype] if cv.value[m] == v]
+        for dp, rnames in runtime_by_family.items():
+            if name.startswith(dp):
+                cands += [m for m in rnames if cv.value[m] == v]
+        hips = {hip_of(c): c for c in cands if hip_of(c)}
+        if not hips:
+            continue
+        if len(hips) > 1:
+            best = pick(name, list(hips), 0.0)
+            hips = {best: hips[best]} if best else {}
+        for hip, rname in hips.items():
+            adopt(r, hip, f"same value as {rname} ({v}), which HIP names {hip}")
+
+    for area in ("runtime", "driver"):
+        for r in tables[area]:
+            if r["hip"]:
+                continue
+            if r["cuda"] in VALUE_DENY:
+                r["notes"] = VALUE_DENY[r["cuda"]]
+            elif MULTI_DIM.match(r["cuda"]):
+                what = MULTI_DIM_HIP.get(multi_dim_key(r["cuda"]))
+                if what and h72.kind(what):
+                    r["notes"] = MULTI_DIM_NOTE.format(hip=what)
+    return log
+
+
+# reviewed notes kept on regenerated rows: cuda -> (notes, addition to the source)
+ROW_NOTES = {
+    "cudaMallocHost": ("C++: HIP's template overload hipHostMalloc(T**, size, flags = hipHostMallocDefault) takes "
+                       "the same two arguments; C code must pass hipHostMallocDefault as a third; hipMallocHost "
+                       "is deprecated", " (template hipHostMalloc)"),
+}
+
+_VERSIONED_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(cu\w+)[ \t]+(\1_v\d+)[ \t]*$", re.M)
+
+
+def versioned_and_tags(tables: dict[str, list[dict]], h72: Hip, h64: Hip) -> list[str]:
+    """Rows for the versioned names CUDA declares behind the plain ones (cuMemAlloc is
+    `#define cuMemAlloc cuMemAlloc_v2`; CUDA_MEMCPY2D is `typedef CUDA_MEMCPY2D_v2 CUDA_MEMCPY2D`): the
+    same HIP name as the plain name. Struct/enum tags whose CUDA typedef maps to a HIP typedef of
+    a tagged struct/enum: the HIP tag (CUDA_MEMCPY2D_st -> hip_Memcpy2D, CUfunc_st -> ihipModuleSymbol_t)."""
+    log: list[str] = []
+    cv = scan_values([CUDA / f for f in CUDA_VALUE_HEADERS if (CUDA / f).is_file()])
+    hv = scan_values(header_files(R72 / "hip"))
+    hv64 = scan_values(header_files(R64 / "hip"))
+    driver = tables["driver"]
+    rows = {r["cuda"]: r for area in ("runtime", "driver") for r in tables[area]}
+
+    def add(name: str, base: dict, kind: str, note: str, src: str) -> None:
+        r = dict(base, cuda=name, kind=kind, notes=note,
+                 source=f"{src} {CUDA_VER}" + (";" + base["source"].split(";", 1)[1] if ";" in base["source"] else ""))
+        driver.append(r)
+        rows[name] = r
+        log.append(f"VERSIONED {name} -> {r['hip']}: {note}")
+
+    text = strip_text(CUDA / "cuda.h")
+    for m in _VERSIONED_DEFINE.finditer(text):
+        plain, versioned = m.group(1), m.group(2)
+        base = rows.get(plain)
+        if base and base["hip"] and versioned not in rows and base["kind"] == "function":
+            add(versioned, base, "function", f"cuda.h defines {plain} as {versioned}", "cuda.h")
+    for plain, versioned in sorted(cv.alias.items()):
+        base = rows.get(plain)
+        if (re.fullmatch(re.escape(plain) + r"_v\d+", versioned) and base and base["hip"]
+                and versioned not in rows and base["kind"] == "type"):
+            add(versioned, base, "type", f"cuda.h: typedef {versioned} {plain}", "cuda.h")
+
+    # tags
+    names_of_tag: dict[str, set[str]] = {}
+    for n, tag in list(cv.struct_tag.items()) + [(n, t) for n, t in cv.tag_of.items() if n != t]:
+        names_of_tag.setdefault(tag, set()).add(n)
+    aliases_of: dict[str, set[str]] = {}
+    for a, b in cv.alias.items():
+        aliases_of.setdefault(b, set()).add(a)
+    for tag, typedefs in sorted(names_of_tag.items()):
+        r = rows.get(tag)
+        if not r or r["hip"]:
+            continue
+        names, todo = set(), list(typedefs)
+        while todo:
+            n = todo.pop()
+            if n not in names:
+                names.add(n)
+                todo += aliases_of.get(n, ())
+        hips = {rows[n]["hip"] for n in names if n in rows and rows[n]["hip"] and rows[n]["kind"] == "type"}
+        is_enum = tag in cv.tag_of.values() and tag.endswith("_enum") or tag in cv.members
+        htags = {hv.tag_of.get(h) if is_enum else hv.struct_tag.get(h) for h in hips} - {None}
+        htags = {t for t in htags if h72.tags.get(t) == ("enum" if is_enum else "struct")}
+        if len(htags) != 1:
+            continue
+        hip = htags.pop()
+        via = sorted(n for n in names if n in rows and rows[n]["hip"])[0]
+        r.update(hip=hip, status="supported", hip_since="" if hip in h64.tags else "7.2",
+                 notes=f"struct/enum tag of {via}: maps to the tag of its HIP type {rows[via]['hip']}",
+                 source=r["source"].split(";")[0] + "; " + hip_source(h72, rows[via]["hip"]))
+        log.append(f"TAG {tag} -> {hip} (via {via} -> {rows[via]['hip']})")
+    return log
+
+
+def strip_text(path: Path) -> str:
+    from cuda_names import strip_comments
+    return strip_comments(path.read_text(encoding="utf-8", errors="replace"))
 
 
 if __name__ == "__main__":
