@@ -221,6 +221,8 @@ RUNTIME_OVERRIDES = {
     "cudaPointerAttributes": ["hipPointerAttribute_t"],
     "cudaMemAdvise": ["hipMemAdvise_v2"],
     # HIP spells these device attributes differently; each is one int in hipDeviceProp_t like CUDA's
+    # deprecated CUDA 4.0 spelling of cudaDeviceScheduleBlockingSync (same value, driver_types.h)
+    "cudaDeviceBlockingSync": ["hipDeviceScheduleBlockingSync"],
     "cudaDevAttrGlobalMemoryBusWidth": ["hipDeviceAttributeMemoryBusWidth"],
     "cudaDevAttrMaxSharedMemoryPerBlockOptin": ["hipDeviceAttributeSharedMemPerBlockOptin"],
     "cudaDevAttrMaxSurface1DWidth": ["hipDeviceAttributeMaxSurface1D"],
@@ -318,6 +320,9 @@ DRIVER_OVERRIDES = {
     "cuMemAllocAsync": ["hipMallocAsync"], "cuMemFreeAsync": ["hipFreeAsync"],
     "cuMemAllocFromPoolAsync": ["hipMallocFromPoolAsync"],
     "CU_DEVICE_CPU": ["hipCpuDeviceId"], "CU_DEVICE_INVALID": ["hipInvalidDeviceId"],
+    # flags of cuLaunchCooperativeKernelMultiDevice (HIP: hipLaunchCooperativeKernelMultiDevice)
+    "CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC": ["hipCooperativeLaunchMultiDeviceNoPreSync"],
+    "CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC": ["hipCooperativeLaunchMultiDeviceNoPostSync"],
 }
 
 
@@ -464,7 +469,12 @@ def removed_runtime(current: Declarations) -> set[str]:
 # thread-era API); kept as `removed` rows so porter can say what they became
 EXTRA_REMOVED_RUNTIME = ["cudaThreadSynchronize", "cudaThreadExit", "cudaThreadGetLimit", "cudaThreadSetLimit",
                          "cudaThreadGetCacheConfig", "cudaThreadSetCacheConfig", "textureReference",
-                         "surfaceReference", "cudaTextureType1D", "cudaGetTextureReference"]
+                         "surfaceReference", "cudaTextureType1D", "cudaGetTextureReference",
+                         "cudaCooperativeLaunchMultiDeviceNoPreSync", "cudaCooperativeLaunchMultiDeviceNoPostSync",
+                         "cudaDevAttrCooperativeMultiDeviceLaunch"]
+# kinds of removed names that are not functions
+REMOVED_KIND = {"cudaCooperativeLaunchMultiDeviceNoPreSync": "macro", "cudaCooperativeLaunchMultiDeviceNoPostSync": "macro",
+                "cudaDevAttrCooperativeMultiDeviceLaunch": "enum"}
 # the CUDA 4.0 thread-era functions were renamed cudaDevice* with the same parameters and meaning
 # (CUDA 12 removed the old names); their HIP targets are the cudaDevice* equivalents
 REMOVED_EQUIVALENT = {
@@ -572,6 +582,8 @@ def make_tables(h72: Hip, h64: Hip) -> dict[str, list[dict]]:
                      "generated_cudart_removed_meta.h")
         if n.startswith("cudaTextureType"):
             p.kind = "macro"
+        if n in REMOVED_KIND:
+            p.kind, p.cuda_file = REMOVED_KIND[n], "driver_types.h of CUDA 12, absent from"
         hip, why = m.find(n, "function" if p.kind == "function" else p.kind,
                           [REMOVED_EQUIVALENT[n]] if n in REMOVED_EQUIVALENT else runtime_candidates(n) + [n])
         p.status = "removed"
@@ -967,7 +979,7 @@ def bridge_by_value(tables: dict[str, list[dict]], h72: Hip, h64: Hip) -> list[s
         runtime_by_family[dp] = [n for n in rows["runtime"] if n.startswith(rp) and n in cv.value
                                  and rows["runtime"][n]["kind"] in ("macro", "enum")]
     for name, r in rows["driver"].items():
-        if r["hip"] or name not in cv.value or name in VALUE_DENY or MULTI_DIM.match(name):
+        if r["hip"] or name not in cv.value or name in VALUE_DENY:
             continue
         v = cv.value[name]
         cands: list[str] = []
@@ -1006,7 +1018,8 @@ ROW_NOTES = {
                        "is deprecated", " (template hipHostMalloc)"),
 }
 
-_VERSIONED_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(cu\w+)[ \t]+(\1_v\d+)[ \t]*$", re.M)
+_VERSIONED_DEFINE = re.compile(
+    r"^[ \t]*#[ \t]*define[ \t]+(cu\w+)[ \t]+(?:__CUDA_API_PT(?:DS|SZ)\(\s*)?(\1_v\d+)\s*\)?[ \t]*$", re.M)
 
 
 def versioned_and_tags(tables: dict[str, list[dict]], h72: Hip, h64: Hip) -> list[str]:

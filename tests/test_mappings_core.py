@@ -129,3 +129,36 @@ def test_symbol_apis(core_rows):
         want = "symbol_arg0" if "ToSymbol" in name else "symbol_arg1"   # where the symbol sits
         assert by[name].transform == want, name
         assert by[name].hip == "hip" + name[4:]
+
+
+def test_driver_values_follow_their_runtime_twins(core_rows):
+    """Driver enumerators and flags take the HIP name of the runtime value with the same number."""
+    by = {r.cuda: r for a in ("runtime", "driver") for r in core_rows[a]}
+    want = {
+        "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK": "hipDeviceAttributeMaxThreadsPerBlock",
+        "CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK": "hipDeviceAttributeMaxRegistersPerBlock",
+        "CU_CTX_SCHED_SPIN": "hipDeviceScheduleSpin", "CU_CTX_MAP_HOST": "hipDeviceMapHost",
+        "CU_MEMHOSTALLOC_PORTABLE": by["cudaHostAllocPortable"].hip,
+        "CU_MEMHOSTREGISTER_PORTABLE": "hipHostRegisterPortable",
+        "CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK": "hipDevP2PAttrPerformanceRank",
+        "CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC": "hipMemPoolReuseAllowOpportunistic",
+        "CU_JIT_MAX_REGISTERS": "hipJitOptionMaxRegisters", "cudaJitMaxRegisters": "hipJitOptionMaxRegisters",
+        "CUDA_ERROR_LAUNCH_FAILED": "hipErrorLaunchFailure",
+        "cuMemAlloc_v2": "hipMalloc", "CUdeviceptr_v2": "hipDeviceptr_t",
+        "CUDA_MEMCPY2D_st": "hip_Memcpy2D", "CUfunc_st": "ihipModuleSymbol_t",
+    }
+    wrong = {k: (by[k].hip if k in by else None) for k, v in want.items() if k not in by or by[k].hip != v}
+    assert not wrong, wrong
+    # a driver value matched through a runtime twin keeps that twin's HIP name
+    for r in core_rows["driver"]:
+        if r.notes.startswith("same value as "):
+            twin = r.notes.split()[3]
+            assert by[twin].hip == r.hip, (r.cuda, twin)
+
+
+def test_per_dimension_limits_stay_unsupported(core_rows):
+    """HIP has one attribute per texture shape for several dimensions: no one-to-one rename."""
+    by = {r.cuda: r for a in ("runtime", "driver") for r in core_rows[a]}
+    for name in ("cudaDevAttrMaxTexture2DLayeredWidth", "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT",
+                 "cudaDevAttrMaxSurface3DDepth", "CUDA_ERROR_EXTERNAL_DEVICE", "cudaGraphNodeTypeConditional"):
+        assert not by[name].hip, name
