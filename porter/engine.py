@@ -15,6 +15,8 @@ from .rewrite.cuda import CudaRewriter, PortOptions, Stats
 from .rewrite.edits import apply
 from .source import SourceFile, is_binary, is_utf8
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
 SUPPRESS = re.compile(rb"porter:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?")
 
 
@@ -238,16 +240,18 @@ def _comment_only_line(text: str) -> bool:
 # -- files -----------------------------------------------------------------------------------
 def atomic_write(path: Path, data: bytes, mode_from: Path | None = None) -> None:
     """Write through a temporary file in the same folder and rename: never half-written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".porter-tmp", dir=path.parent)
+    folder = path.parent
+    if not folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".porter-tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        if mode_from is not None:
-            try:
-                shutil.copymode(mode_from, tmp)
-            except OSError:
-                pass
+        try:   # mkstemp makes 0600 files: give the result the source's mode, or the umask's
+            mode = os.stat(mode_from).st_mode & 0o7777 if mode_from is not None else 0o666 & ~_UMASK
+            os.chmod(tmp, mode)
+        except OSError:
+            pass
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -321,10 +325,8 @@ def run_job(job: Job) -> FileResult:
         if job.backup and new != data:
             atomic_copy(e.path, Path(job.backup))
         if job.out:
-            if new == data:
-                atomic_copy(e.path, Path(job.out))
-            else:
-                atomic_write(Path(job.out), new, mode_from=e.path)
+            # the bytes are in memory already: write them rather than copy the file again
+            atomic_write(Path(job.out), new, mode_from=e.path)
         if not job.keep_data:
             res.new_data = None
             res.old_data = None
