@@ -97,3 +97,11 @@ def test_include_only_files_are_ported_without_a_parse():
     lexical = include_directives(data)
     tree = include_directives(data, parse(data).root_node)
     assert lexical == tree
+
+
+def test_only_cuda_toolkit_include_paths_count_as_unconverted():
+    out, findings = port("#include <cutlass/cutlass.h>\n#include \"custom_kernels.h\"\n"
+                         "#include <cuda/std/barrier>\n#include <cusparseLt.h>\n")
+    unconverted = sorted(f.name for f in findings if f.code in ("PT001", "PT002"))
+    assert "cutlass/cutlass.h" not in unconverted and "custom_kernels.h" not in unconverted
+    assert "cuda/std/barrier" in unconverted and "cusparseLt.h" in unconverted

@@ -24,7 +24,12 @@ CUDA_LOOKING = re.compile(
     r"(?:cuda[A-Z]\w*|cu[A-Z][a-z]\w*|CU_[A-Z0-9_]+|CUDA_[A-Z0-9_]+|CUDART_[A-Z0-9_]+"
     r"|(?:cublas|cublasLt|cusparse|cufft|curand|cusolver|cudnn|nvrtc|nvtx|cutensor)[A-Z_]\w*"
     r"|(?:CUBLAS|CUSPARSE|CUFFT|CURAND|CUSOLVER|CUDNN|NVRTC|CUTENSOR)_\w+|__nv_\w+)$")
-_CUDA_HEADER = re.compile(r"(cuda|cu[a-z]+|nvtx|nvrtc|cub/|thrust/system/cuda|cooperative_groups)")
+# Include paths that belong to the CUDA toolkit or its libraries (CUTLASS & co. are reported by
+# their own rules, not as unconverted CUDA headers).
+_CUDA_HEADER = re.compile(
+    r"(cuda|cu(?:blas|fft|rand|sparse|solver|dnn|tensor|pti|file|Complex)|nvtx|nvToolsExt|nvrtc"
+    r"|nvml|nvperf|cub/|thrust/system/cuda|cooperative_groups|sm_\d\d_(?:intrinsics|atomic)"
+    r"|device_(?:functions|launch_parameters|atomic_functions)|crt/)")
 QUALIFIED_SEP = rb"\s*::\s*"
 
 # Parents under which an identifier is being declared, with the field that holds the name.
