@@ -258,6 +258,7 @@ def run_port_or_check(args) -> int:
             progress.close()
     filter_declared(results)
     errors = [(r.rel, r.note) for r in results if r.status == "error"]
+    errors += [(r.rel, e) for r in results for e in r.errors]
     report = RunReport(command, results, res.options_dict(), skipped, errors)
 
     fmt = args.format or "terminal"

@@ -45,6 +45,7 @@ class FileResult:
     old_data: bytes | None = None
     uses_cuda: bool = False
     fixes_applied: int = 0
+    errors: list[str] = field(default_factory=list)   # internal errors (exit code 2)
 
 
 class TriggerIndex:
@@ -146,7 +147,11 @@ def process_data(rel: str, data: bytes) -> FileResult:
         ctx = RuleContext(src, tree, opts.rules, _STATE["index"], rw.idents or None)
         specific = []
         for rule in rules:
-            specific.extend(rule.check(ctx))
+            try:
+                specific.extend(rule.check(ctx))
+            except Exception as exc:  # noqa: BLE001 - a rule bug must not stop the port
+                res.errors.append(f"internal error in rule {rule.code} "
+                                  f"({type(exc).__name__}: {exc}); its findings are missing")
         # a rule that explains a construct (TMA, clusters, version macros...) supersedes the
         # generic "no HIP equivalent" finding for the same name
         by_line: dict[int, list[int]] = {}
@@ -334,6 +339,17 @@ def run_job(job: Job) -> FileResult:
     except PermissionError:
         res.status = "error"
         res.note = "permission denied"
+        return res
+    except (RecursionError, MemoryError, ValueError, IndexError, KeyError, AttributeError,
+            TypeError, UnicodeError) as exc:
+        # a porter bug on this file: keep the original in the output, report it, go on
+        res.status = "error"
+        res.note = f"internal error ({type(exc).__name__}: {exc}); copied unchanged"
+        if job.out and e.kind != "symlink" and os.path.exists(e.path):
+            try:
+                atomic_copy(e.path, Path(job.out))
+            except OSError:
+                pass
         return res
     except OSError as exc:
         res.status = "error"

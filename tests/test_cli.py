@@ -334,3 +334,19 @@ def test_pyproject_tool_porter_section(tmp_path):
     (src / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.porter]\nignore = ["PT001"]\n')
     rc, stdout, _ = run_cli("check", str(src))
     assert rc == 0 and "PT001" not in stdout
+
+
+def test_a_crashing_rule_is_reported_and_the_port_goes_on(tmp_path, monkeypatch, capsys):
+    src = make_tree(tmp_path / "in")
+    from porter.rules import warp
+
+    def boom(self, ctx):
+        raise RecursionError("maximum recursion depth exceeded")
+        yield
+    monkeypatch.setattr(warp.WarpMask32Bit, "check", boom)
+    out = tmp_path / "out"
+    (src / "src" / "w.cu").write_bytes(b"__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n")
+    rc = main(["port", str(src), "-o", str(out), "-j", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "internal error in rule PT104" in err and "Traceback" not in err
+    assert (out / "src" / "w.cu").exists() and (out / "src" / "k.cu").exists()
