@@ -199,10 +199,15 @@ SYMBOL_APIS = {"cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbol
                "cudaMemcpyFromSymbolAsync", "cudaGetSymbolAddress", "cudaGetSymbolSize"}
 
 # irregular spellings; every target is still checked against the HIP headers
+# CUDA default arguments the HIP function lacks (a call with N arguments gets `, TEXT`)
+DEFAULT_ARGS = {"cudaGraphInstantiate": "default_arg:2:0"}
+
 RUNTIME_OVERRIDES = {
     # hipMallocHost is deprecated; hipHostMalloc's C++ template overload defaults the flags
     "cudaMallocHost": ["hipHostMalloc"],
     "cudaFreeHost": ["hipHostFree"],
+    # CUDA 12+ (exec, graph, flags = 0): HIP's hipGraphInstantiate has the CUDA 11 5-argument form
+    "cudaGraphInstantiate": ["hipGraphInstantiateWithFlags"],
     "cudaDataType_t": ["hipDataType"],
     "cudaDataType": ["hipDataType"],
     "libraryPropertyType": ["hipLibraryPropertyType"],
@@ -576,6 +581,8 @@ def make_tables(h72: Hip, h64: Hip) -> dict[str, list[dict]]:
         if p.cuda in SYMBOL_APIS and p.hip:
             # the device symbol is the first argument of the To* copies, the second of the rest
             p.transform = "symbol_arg0" if "ToSymbol" in p.cuda else "symbol_arg1"
+        if p.cuda in DEFAULT_ARGS and p.hip:
+            p.transform = DEFAULT_ARGS[p.cuda]
     removed = sorted(removed_runtime(rt) | {n for n in EXTRA_REMOVED_RUNTIME if n not in rt.names()})
     for n in removed:
         p = Proposal(n, "type" if n[0].islower() and not n.startswith("cuda") else "function",

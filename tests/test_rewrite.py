@@ -105,3 +105,10 @@ def test_only_cuda_toolkit_include_paths_count_as_unconverted():
     unconverted = sorted(f.name for f in findings if f.code in ("PT001", "PT002"))
     assert "cutlass/cutlass.h" not in unconverted and "custom_kernels.h" not in unconverted
     assert "cuda/std/barrier" in unconverted and "cusparseLt.h" in unconverted
+
+
+def test_default_argument_transform():
+    out, _ = port("void f(cudaGraph_t g) { cudaGraphExec_t e; cudaGraphInstantiate(&e, g); "
+                  "cudaGraphInstantiate(&e, g, 1); }\n")
+    assert "hipGraphInstantiateWithFlags(&e, g, 0);" in out
+    assert "hipGraphInstantiateWithFlags(&e, g, 1);" in out

@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .model import COLUMNS, KINDS, STATUSES, TRANSFORMS, Row, parse_version
+from .model import COLUMNS, KINDS, STATUSES, Row, parse_version, valid_transform
 
 CACHE_FORMAT = 3
 
@@ -63,7 +63,7 @@ def validate_rows(rows: list[Row], name: str) -> list[str]:
             problems.append(f"{where}: unknown kind {r.kind!r}")
         if r.status not in STATUSES:
             problems.append(f"{where}: unknown status {r.status!r}")
-        if r.transform not in TRANSFORMS:
+        if not valid_transform(r.transform):
             problems.append(f"{where}: unknown transform {r.transform!r}")
         if r.status == "unsupported" and r.hip:
             problems.append(f"{where}: unsupported row has a hip name")

@@ -1,6 +1,7 @@
 """One row of a mapping table."""
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 COLUMNS = ("cuda", "hip", "roc", "kind", "status", "hip_since", "transform", "notes", "source")
@@ -8,6 +9,13 @@ KINDS = frozenset({"function", "device_function", "type", "enum", "macro", "head
                    "header_dir", "namespace", "python_attr"})
 STATUSES = frozenset({"supported", "unsupported", "deprecated", "removed", "experimental"})
 TRANSFORMS = frozenset({"", "drop_arg0", "symbol_arg0", "symbol_arg1"})
+# plus `default_arg:N:TEXT`: a call with exactly N arguments gets `, TEXT` appended (a CUDA
+# default argument that the HIP function lacks)
+DEFAULT_ARG = re.compile(r"^default_arg:(\d+):([^:]+)$")
+
+
+def valid_transform(t: str) -> bool:
+    return t in TRANSFORMS or DEFAULT_ARG.match(t) is not None
 
 
 def parse_version(text: str) -> tuple[int, ...]:

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from ..findings import Edit, Finding, Severity
 from ..mappings.index import MappingIndex
-from ..mappings.model import Row
+from ..mappings.model import DEFAULT_ARG, Row
 from ..parse import cuda as P
 from ..source import SourceFile
 from .edits import EditSet
@@ -444,9 +444,19 @@ class CudaRewriter:
 
     def _transform(self, row: Row, node) -> list[Edit] | None:
         args = self._call_args(node)
-        if not args:
+        if args is None:
             return None
         data = self.src.data
+        m = DEFAULT_ARG.match(row.transform)
+        if m:
+            n, text = int(m.group(1)), m.group(2)
+            if len(args) != n:
+                return []
+            if n == 0:
+                return None
+            return [Edit(args[-1].end_byte, args[-1].end_byte, b", " + text.encode())]
+        if not args:
+            return None
         if row.transform == "drop_arg0":
             a0 = args[0]
             end = args[1].start_byte if len(args) > 1 else a0.end_byte
