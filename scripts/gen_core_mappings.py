@@ -200,7 +200,13 @@ SYMBOL_APIS = {"cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbol
 
 # irregular spellings; every target is still checked against the HIP headers
 # CUDA default arguments the HIP function lacks (a call with N arguments gets `, TEXT`)
-DEFAULT_ARGS = {"cudaGraphInstantiate": "default_arg:2:0"}
+DEFAULT_ARGS = {
+    "cudaGraphInstantiate": "default_arg:2:0", "cudaGraphInstantiateWithFlags": "default_arg:2:0",
+    "cudaGetDriverEntryPoint": "default_arg:3:nullptr", "cudaMalloc3DArray": "default_arg:3:0",
+    "cudaMemcpy2DArrayToArray": "default_arg:8:hipMemcpyDeviceToDevice",
+    "cudaSignalExternalSemaphoresAsync": "default_arg:3:0",
+    "cudaWaitExternalSemaphoresAsync": "default_arg:3:0",
+}
 
 RUNTIME_OVERRIDES = {
     # hipMallocHost is deprecated; hipHostMalloc's C++ template overload defaults the flags

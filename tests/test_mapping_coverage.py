@@ -106,6 +106,8 @@ def _expected(row, roc: bool) -> str:
             return f"{new}(HIP_SYMBOL(a0), a1, a2)"
         if row.transform == "symbol_arg1":
             return f"{new}(a0, HIP_SYMBOL(a1), a2)"
+        if row.transform.startswith("default_arg:3:"):    # three arguments: CUDA's default added
+            return f"{new}(a0, a1, a2, {row.transform.split(':', 2)[2]})"
         return f"{new}(a0, a1, a2)"
     return new
 
