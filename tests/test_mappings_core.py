@@ -162,3 +162,47 @@ def test_per_dimension_limits_stay_unsupported(core_rows):
     for name in ("cudaDevAttrMaxTexture2DLayeredWidth", "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT",
                  "cudaDevAttrMaxSurface3DDepth", "CUDA_ERROR_EXTERNAL_DEVICE", "cudaGraphNodeTypeConditional"):
         assert not by[name].hip, name
+
+
+def _required_params(text: str, name: str) -> list[int]:
+    """Required-parameter counts of every declaration of `name` in a header's text (parameters
+    with CUDA's `__dv(x)`, HIP's `__dparm(x)` or `= x` defaults are optional)."""
+    import re as _re
+    out = []
+    for m in _re.finditer(r"\b" + _re.escape(name) + r"\s*\(", text):
+        i = j = m.end()
+        depth = 1
+        while j < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        if not _re.match(r"\s*(;|\{|__attribute|HIP_|__THROW)", text[j:j + 30]):
+            continue                      # a call or a comment, not a declaration
+        parts, depth, cur = [], 0, ""
+        for ch in text[i:j - 1]:
+            depth += {"(": 1, "<": 1, ")": -1, ">": -1}.get(ch, 0)
+            if ch == "," and depth == 0:
+                parts.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        if cur.strip() and cur.strip() != "void":
+            parts.append(cur)
+        out.append(sum(1 for p in parts if "__dv(" not in p and "__dparm(" not in p and "=" not in p))
+    return out
+
+
+def test_runtime_calls_keep_compiling_without_cuda_default_arguments(core_rows, rocm72):
+    """A CUDA call may omit arguments that have defaults; the HIP function must accept the same
+    call (its own defaults, or a default_arg transform that adds them)."""
+    cuda = (Path("/usr/local/cuda/include") / "cuda_runtime_api.h")
+    need(cuda.is_file(), "CUDA toolkit headers not found")
+    ctext = cuda.read_text(errors="replace")
+    htext = (rocm72 / "include" / "hip" / "hip_runtime_api.h").read_text(errors="replace")
+    bad = []
+    for r in core_rows["runtime"]:
+        if r.kind != "function" or not r.hip or r.transform.startswith("default_arg"):
+            continue
+        c, h = _required_params(ctext, r.cuda), _required_params(htext, r.hip)
+        if c and h and min(c) < min(h):
+            bad.append(f"{r.cuda} (CUDA needs {min(c)} arguments) -> {r.hip} (needs {min(h)})")
+    assert not bad, "\n".join(bad)
