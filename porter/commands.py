@@ -96,11 +96,11 @@ class Resolved:
         def pick(cli, key, default=None):
             return cli if cli not in (None, [], False) else cfg.get(key, default)
 
-        self.rocm_version = parse_rocm_version(pick(args.rocm_version, "rocm-version"))
+        rv = pick(args.rocm_version, "rocm-version")
+        self.rocm_version = parse_rocm_version(None if rv is None else str(rv))
         try:
-            self.targets = parse_archs(pick(args.offload_arch, "offload-arch", "gfx942")
-                                       if not isinstance(cfg.get("offload-arch"), list) or args.offload_arch
-                                       else cfg["offload-arch"])
+            # a string "gfx942,gfx90a" or a TOML list; parse_archs takes either
+            self.targets = parse_archs(pick(args.offload_arch, "offload-arch", "gfx942"))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         self.rule_options = RuleOptions(self.targets, self.rocm_version)

@@ -350,3 +350,16 @@ def test_a_crashing_rule_is_reported_and_the_port_goes_on(tmp_path, monkeypatch,
     err = capsys.readouterr().err
     assert rc == 2 and "internal error in rule PT104" in err and "Traceback" not in err
     assert (out / "src" / "w.cu").exists() and (out / "src" / "k.cu").exists()
+
+
+def test_config_targets_as_list_and_version_as_number(tmp_path):
+    src = tmp_path / "proj"
+    src.mkdir()
+    (src / "k.cu").write_bytes(b"__global__ void k(float* p) { __shared__ float s[32 * 1024 + 8192]; p[0] = s[0]; }\n")
+    (src / ".porter.toml").write_text('offload-arch = ["gfx90a", "gfx950"]\nrocm-version = 7.2\n')
+    rc, stdout, stderr = run_cli("check", str(src), "--format", "json")
+    assert rc == 1, stderr
+    doc = json.loads(stdout)
+    assert doc["options"]["offload_arch"] == ["gfx90a", "gfx950"] and doc["options"]["rocm_version"] == "7.2"
+    lds = [f for f in doc["findings"] if f["code"] == "PT401"]
+    assert lds and lds[0]["targets"] == ["gfx90a"]      # 160 KiB fits gfx950's LDS, not gfx90a's
