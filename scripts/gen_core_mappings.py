@@ -194,7 +194,7 @@ def camel(words: str) -> str:
 RUNTIME_HEADERS = ["cuda_runtime_api.h", "driver_types.h", "vector_types.h", "vector_functions.h",
                    "library_types.h", "surface_types.h", "texture_types.h", "channel_descriptor.h",
                    "cuComplex.h", "cuda_profiler_api.h", "device_types.h", "cuda_runtime.h",
-                   "math_constants.h", "cuda_gl_interop.h"]
+                   "math_constants.h", "cuda_gl_interop.h", "driver_functions.h"]
 SYMBOL_APIS = {"cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbolAsync",
                "cudaMemcpyFromSymbolAsync", "cudaGetSymbolAddress", "cudaGetSymbolSize"}
 
@@ -255,6 +255,8 @@ def runtime_candidates(name: str) -> list[str]:
         c += ["HIP_" + name[5:]]
     elif name.startswith("CUDART_"):
         c += ["HIP_" + name[7:], "HIPRT_" + name[7:]]
+    elif name.startswith("make_cuda"):             # make_cudaExtent -> make_hipExtent
+        c.append("make_hip" + name[9:])
     elif name.startswith("make_cu"):
         c.append("make_hip" + name[7:])
     elif name.startswith("cu") and name[2:3].isupper():   # cuComplex.h
@@ -814,6 +816,11 @@ def main(argv=None) -> int:
         if r["cuda"] in ROW_NOTES and r["hip"]:
             r["notes"], extra = ROW_NOTES[r["cuda"]]
             r["source"] += extra
+        elif r["cuda"] in DEFAULT_ARGS and r["hip"]:
+            r["notes"] = "CUDA gives the last argument a default; HIP does not"
+        if r["cuda"] in HAND_UNSUPPORTED:
+            r.update(hip="", status="unsupported", hip_since="", transform="",
+                     notes=HAND_UNSUPPORTED[r["cuda"]])
     decls = {"runtime": cuda_decl(RUNTIME_HEADERS), "driver": cuda_decl(DRIVER_HEADERS)}
     for area, r, diff in review_signatures(tables, decls, h72):
         if r["cuda"] in SIGNATURE_OK:
@@ -825,6 +832,11 @@ def main(argv=None) -> int:
     for line in versioned_and_tags(tables, h72, h64):   # after the review: copies reviewed rows
         if args.review:
             print(line)
+    for area in ("runtime", "driver"):
+        for r in tables[area]:
+            if r["cuda"] in MEMLOC:
+                r["hip"], r["transform"] = MEMLOC[r["cuda"]]
+                r.update(status="supported", hip_since="", notes=MEMLOC_NOTE)
     for area, rows in tables.items():
         write(args.out / f"{area}.csv", rows)
         counts: dict[str, int] = {}
@@ -1024,8 +1036,30 @@ def bridge_by_value(tables: dict[str, list[dict]], h72: Hip, h64: Hip) -> list[s
     return log
 
 
+# CUDA 13 moved these to a cudaMemLocation argument; CUDA 12 code passes a device number. The row
+# keeps HIP's device form and the transform picks the _v2 (location) form per call.
+MEMLOC_NOTE = ("CUDA 13 takes a cudaMemLocation where CUDA 12 took a device number: a call passing a "
+               "location becomes the _v2 function (ROCm 7.2), a device number keeps the plain one")
+MEMLOC = {
+    "cudaMemPrefetchAsync": ("hipMemPrefetchAsync", "memloc:2:hipMemPrefetchAsync_v2:7.2"),
+    "cudaMemAdvise": ("hipMemAdvise", "memloc:3:hipMemAdvise_v2:7.2"),
+    "cuMemPrefetchAsync": ("hipMemPrefetchAsync", "memloc:2:hipMemPrefetchAsync_v2:7.2"),
+    "cuMemAdvise": ("hipMemAdvise", "memloc:3:hipMemAdvise_v2:7.2"),
+    "cuMemPrefetchAsync_v2": ("hipMemPrefetchAsync", "memloc:2:hipMemPrefetchAsync_v2:7.2"),
+    "cuMemAdvise_v2": ("hipMemAdvise", "memloc:3:hipMemAdvise_v2:7.2"),
+}
+
+# reviewed: same name in HIP, different signature the header scan cannot see
+HAND_UNSUPPORTED = {
+    "cudaGraphExecUpdate": "CUDA 12+ takes (exec, graph, cudaGraphExecUpdateResultInfo*); hipGraphExecUpdate "
+                           "keeps the CUDA 11 form (exec, graph, hipGraphNode_t*, hipGraphExecUpdateResult*): "
+                           "rewrite the call by hand",
+}
+
 # reviewed notes kept on regenerated rows: cuda -> (notes, addition to the source)
 ROW_NOTES = {
+    "cudaGraphInstantiate": ("CUDA 12+ cudaGraphInstantiate(exec, graph, flags = 0) is HIP's WithFlags form; "
+                             "hipGraphInstantiate keeps the 5-argument CUDA 11 signature", ""),
     "cudaMallocHost": ("C++: HIP's template overload hipHostMalloc(T**, size, flags = hipHostMallocDefault) takes "
                        "the same two arguments; C code must pass hipHostMallocDefault as a third; hipMallocHost "
                        "is deprecated", " (template hipHostMalloc)"),

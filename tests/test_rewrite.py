@@ -112,3 +112,26 @@ def test_default_argument_transform():
                   "cudaGraphInstantiate(&e, g, 1); }\n")
     assert "hipGraphInstantiateWithFlags(&e, g, 0);" in out
     assert "hipGraphInstantiateWithFlags(&e, g, 1);" in out
+
+
+def test_memory_hints_follow_the_cuda12_or_cuda13_form_of_each_call():
+    src = ("void f(float* um, size_t n, int dev, cudaStream_t s) {\n"
+           "  cudaMemPrefetchAsync(um, n, dev, s);\n"
+           "  cudaMemAdvise(um, n, cudaMemAdviseSetAccessedBy, cudaCpuDeviceId);\n"
+           "  cudaMemLocation loc = {cudaMemLocationTypeDevice, dev};\n"
+           "  cudaMemPrefetchAsync(um, n, loc, 0, s);\n"
+           "  cudaMemAdvise(um, n, cudaMemAdviseSetReadMostly, loc);\n}\n")
+    out, _ = port(src)
+    assert "hipMemPrefetchAsync(um, n, dev, s);" in out
+    assert "hipMemAdvise(um, n, hipMemAdviseSetAccessedBy, hipCpuDeviceId);" in out
+    assert "hipMemPrefetchAsync_v2(um, n, loc, 0, s);" in out
+    assert "hipMemAdvise_v2(um, n, hipMemAdviseSetReadMostly, loc);" in out
+    out64, findings = port(src, version=(6, 4))
+    assert "hipMemPrefetchAsync(um, n, dev, s);" in out64
+    assert sum(1 for f in findings if f.code == "PT002") == 2
+
+
+def test_make_cuda_helpers():
+    out, _ = port("void f() { cudaExtent e = make_cudaExtent(1, 2, 3); "
+                  "cudaPitchedPtr p = make_cudaPitchedPtr(0, 4, 1, 1); }\n")
+    assert "make_hipExtent(1, 2, 3)" in out and "make_hipPitchedPtr(0, 4, 1, 1)" in out

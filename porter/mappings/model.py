@@ -12,10 +12,14 @@ TRANSFORMS = frozenset({"", "drop_arg0", "symbol_arg0", "symbol_arg1"})
 # plus `default_arg:N:TEXT`: a call with exactly N arguments gets `, TEXT` appended (a CUDA
 # default argument that the HIP function lacks)
 DEFAULT_ARG = re.compile(r"^default_arg:(\d+):([^:]+)$")
+# plus `memloc:N:NAME:X.Y`: CUDA 13 changed the function to take a cudaMemLocation as argument N;
+# a call passing a location there becomes NAME (which needs ROCm X.Y), a call passing a device
+# number (the CUDA 12 form) keeps the row's hip name
+MEMLOC = re.compile(r"^memloc:(\d+):(\w+):(\d+\.\d+)$")
 
 
 def valid_transform(t: str) -> bool:
-    return t in TRANSFORMS or DEFAULT_ARG.match(t) is not None
+    return t in TRANSFORMS or DEFAULT_ARG.match(t) is not None or MEMLOC.match(t) is not None
 
 
 def parse_version(text: str) -> tuple[int, ...]:

@@ -14,14 +14,14 @@ from functools import lru_cache
 
 from ..findings import Edit, Finding, Severity
 from ..mappings.index import MappingIndex
-from ..mappings.model import DEFAULT_ARG, Row
+from ..mappings.model import DEFAULT_ARG, MEMLOC, Row, parse_version
 from ..parse import cuda as P
 from ..source import SourceFile
 from .edits import EditSet
 
 # Identifiers that look like CUDA API names: reported when neither mapped nor declared by the project.
 CUDA_LOOKING = re.compile(
-    r"(?:cuda[A-Z]\w*|cu[A-Z][a-z]\w*|CU_[A-Z0-9_]+|CUDA_[A-Z0-9_]+|CUDART_[A-Z0-9_]+"
+    r"(?:cuda[A-Z]\w*|make_cuda[A-Z]\w*|cu[A-Z][a-z]\w*|CU_[A-Z0-9_]+|CUDA_[A-Z0-9_]+|CUDART_[A-Z0-9_]+"
     r"|(?:cublas|cublasLt|cusparse|cufft|curand|cusolver|cudnn|nvrtc|nvtx|cutensor)[A-Z_]\w*"
     r"|(?:CUBLAS|CUSPARSE|CUFFT|CURAND|CUSOLVER|CUDNN|NVRTC|CUTENSOR)_\w+|__nv_\w+)$")
 # Include paths that belong to the CUDA toolkit or its libraries (CUTLASS & co. are reported by
@@ -112,7 +112,7 @@ def scanner_for(index: MappingIndex) -> Scanner:
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _NS_ALIAS = re.compile(rb"namespace\s+([A-Za-z_]\w*)\s*=\s*((?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*;")
 _CUDA_LOOKING_B = re.compile(CUDA_LOOKING.pattern.encode())
-_LOOKING_PREFIXES = frozenset({b"cu", b"CU", b"nv", b"NV", b"__"})
+_LOOKING_PREFIXES = frozenset({b"cu", b"CU", b"nv", b"NV", b"__", b"ma"})
 _INCLUDE_LINE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*([<\"][^>\"\n]*[>\"])", re.M)
 _DEVICE_WORDS = (b"__global__", b"__device__", b"__shared__", b"__constant__", b"__managed__",
                  b"threadIdx", b"blockIdx", b"__syncthreads")
@@ -406,6 +406,27 @@ class CudaRewriter:
             self._unsupported(row, available, start, name)
             return
         new = row.target(self._roc(row))
+        m = MEMLOC.match(row.transform)
+        if m:
+            if ctx != "code":
+                self._finding("PT002", Severity.ERROR,
+                              f"`{name}` inside a macro body: porter cannot tell its CUDA 12 (device) "
+                              f"form from its CUDA 13 (cudaMemLocation) form there; left unchanged",
+                              start, name=name)
+                return
+            args = self._call_args(node) or []
+            idx = int(m.group(1))
+            if len(args) > idx and self._is_location(args[idx], len(args), idx):
+                if parse_version(m.group(3)) > self.opts.rocm_version:
+                    self._unsupported(row._replace(hip_since=m.group(3),
+                                                   notes="the cudaMemLocation form needs "
+                                                         f"{m.group(2)}"), False, start, name)
+                    return
+                new = m.group(2)
+            group = [] if new == name else [Edit(start, end, new.encode())]
+            if self.res.edits.add_group(group):
+                self.res.stats.converted[row.area] = self.res.stats.converted.get(row.area, 0) + 1
+            return
         group = [] if new == name else [Edit(start, end, new.encode())]
         if row.transform and ctx == "code":
             extra = self._transform(row, node)
@@ -427,6 +448,18 @@ class CudaRewriter:
         if row.status == "deprecated":
             self._finding("PT004", Severity.INFO,
                           f"`{name}` becomes `{new}`, which HIP marks deprecated", start, name=name)
+
+    def _is_location(self, arg, nargs: int, idx: int) -> bool:
+        """Is this argument a cudaMemLocation (CUDA 13 form) rather than a device number?"""
+        if nargs > idx + 2:            # prefetch: (ptr, count, location, flags, stream)
+            return True
+        text = self.src.data[arg.start_byte:arg.end_byte]
+        if arg.type in ("initializer_list", "compound_literal_expression") or b"ocation" in text:
+            return True
+        if arg.type == "identifier":
+            rx = rb"(?:cuda|hip|CU|hip)[Mm]em_?[Ll]ocation\w*\s*[&*]?\s*" + re.escape(text) + rb"\b"
+            return re.search(rx, self.src.data) is not None
+        return False
 
     def _call_args(self, node):
         parent = node.parent
