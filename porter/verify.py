@@ -88,7 +88,7 @@ class CompileResult:
     def first_error(self) -> str:
         """The first ``error:`` line of the compiler's output, or '' when there is none."""
         for line in self.stderr_tail.splitlines():
-            if "error:" in line:
+            if _is_error(line):
                 return line.strip()
         return ""
 
@@ -300,11 +300,20 @@ def parse_archs(value: str | Sequence[str] | None) -> list[str]:
 # compiling
 
 
+_ERROR_LINE = re.compile(r"^(?:[^:\s][^:]*:\d+:\d+: )?(?:fatal error|error): ")
+
+
+def _is_error(line: str) -> bool:
+    """A compiler error diagnostic, not a source line the compiler echoes (which may well contain
+    the text `error:` inside a printf format)."""
+    return _ERROR_LINE.match(line) is not None
+
+
 def _relevant_output(stderr: str, failed: bool) -> str:
     lines = stderr.splitlines()
     if failed:
         for i, line in enumerate(lines):
-            if "error:" in line:
+            if _is_error(line):
                 lines = lines[i:]
                 break
         text = "\n".join(lines[:_TAIL_LINES])
@@ -322,7 +331,7 @@ def _user_location(stderr: str, rocm: Path) -> str:
     rocm_s = str(rocm)
     for line in stderr.splitlines():
         if not seen_error:
-            seen_error = "error:" in line
+            seen_error = _is_error(line)
             if not seen_error:
                 continue
         m = _DIAG.match(line)

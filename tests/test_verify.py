@@ -237,3 +237,11 @@ def test_ported_example_compiles_rocm64(tmp_path, tc64):
     out = tmp_path / "gpukit-hip"
     port_tree(EXAMPLE, out, "--rocm-version", "6.4")
     check_compiles(verify.verify_tree(out, ["gfx942"], jobs=2, rocm=tc64))
+
+
+def test_error_lines_are_diagnostics_not_echoed_source():
+    stderr = ("x.hip:26:3: warning: expression result unused [-Wunused-value]\n"
+              "   26 |   fprintf(stderr, \"error: %s failed\\n\", msg);\n"
+              "x.hip:44:3: error: unknown type name 'CUctxCreateParams'\n")
+    assert verify._relevant_output(stderr, True).startswith("x.hip:44:3: error:")
+    assert verify._user_location(stderr, Path("/opt/rocm")) == "x.hip:44:3"
