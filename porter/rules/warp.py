@@ -1111,15 +1111,54 @@ class WarpBallotWidth(Rule):
             if len(args) != 1:
                 continue
             a = strip_parens(args[0])
-            if a.type != "identifier" or amd_guarded(ctx, call):
+            if a is None or amd_guarded(ctx, call):
                 continue
-            d = ballot_var(ctx, a)
-            if d is None:
-                continue
-            yield from self._bitop(ctx, call, args[0], f"{d.name}` (a `"
-                                   f"{call_name(ctx, strip_parens(d.value))}` result", w64)
+            if a.type == "identifier":
+                d = ballot_var(ctx, a)
+                if d is None:
+                    continue
+                yield from self._bitop(ctx, call, args[0], f"{d.name}` (a `"
+                                       f"{call_name(ctx, strip_parens(d.value))}` result", w64)
+            elif a.type in ("binary_expression", "unary_expression"):
+                # __popc(mask & ((1u << lane) - 1)): a ballot combined bitwise is still 64 bits
+                d = self._ballot_operand(ctx, a)
+                if d is not None:
+                    # `~ballot` sets bits 32-63 on wave32 targets, where __popcll would count
+                    # them: widen the count only when no complement is involved
+                    fixable = b"~" not in ctx.btext(a)
+                    yield from self._bitop(ctx, call, args[0], f"{ctx.text(a)}` (built from "
+                                           f"the ballot `{d}`", w64, fixable=fixable)
 
-    def _bitop(self, ctx, call, arg, src, w64):
+    @staticmethod
+    def _ballot_operand(ctx, expr, depth: int = 0):
+        """Name of a ballot variable (or call) combined by &, |, ^ or ~ into `expr`, or None."""
+        expr = strip_parens(expr)
+        if expr is None or depth > 8:
+            return None
+        if expr.type == "identifier":
+            d = ballot_var(ctx, expr)
+            return d.name if d is not None else None
+        if expr.type == "call_expression":
+            name = call_name(ctx, expr)
+            return name if name in MASK_SOURCES else None
+        if expr.type == "unary_expression":
+            op = expr.child_by_field_name("operator")
+            if op is not None and op.type == "~":
+                return WarpBallotWidth._ballot_operand(ctx, expr.child_by_field_name("argument"),
+                                                       depth + 1)
+            return None
+        if expr.type == "binary_expression":
+            op = expr.child_by_field_name("operator")
+            if op is None or op.type not in ("&", "|", "^"):
+                return None
+            for side in ("left", "right"):
+                found = WarpBallotWidth._ballot_operand(ctx, expr.child_by_field_name(side),
+                                                        depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _bitop(self, ctx, call, arg, src, w64, fixable: bool = True):
         if call is None or call.type != "call_expression":
             return
         op = call_name(ctx, call)
@@ -1127,7 +1166,7 @@ class WarpBallotWidth(Rule):
             return
         fn = call.child_by_field_name("function")
         new = self.BITOPS_FIX.get(op)
-        if new is not None and fn is not None and fn.type == "identifier":
+        if fixable and new is not None and fn is not None and fn.type == "identifier":
             fix = self.make_fix([Edit(fn.start_byte, fn.end_byte, new.encode())],
                                 Applicability.SAFE, f"use {new}")
             yield self.finding(ctx, fn, f"`{op}` truncates `{src}` to 32 bits, dropping lanes "
