@@ -135,3 +135,10 @@ def test_make_cuda_helpers():
     out, _ = port("void f() { cudaExtent e = make_cudaExtent(1, 2, 3); "
                   "cudaPitchedPtr p = make_cudaPitchedPtr(0, 4, 1, 1); }\n")
     assert "make_hipExtent(1, 2, 3)" in out and "make_hipPitchedPtr(0, 4, 1, 1)" in out
+
+
+def test_macro_bodies_that_are_a_single_name():
+    out, _ = port("#define CUBLAS_LOWP CUDA_R_16BF\n#define gpuStream_t cudaStream_t\n"
+                  "#define floatX __nv_bfloat16\n#define D2H cudaMemcpyDeviceToHost\n")
+    assert out == ("#define CUBLAS_LOWP HIP_R_16BF\n#define gpuStream_t hipStream_t\n"
+                   "#define floatX __hip_bfloat16\n#define D2H hipMemcpyDeviceToHost\n")

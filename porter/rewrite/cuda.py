@@ -328,6 +328,8 @@ class CudaRewriter:
         if node.start_byte == start and node.end_byte == end:
             if t in P.IDENT_TYPES:
                 return "code", node
+            if t in P.OPAQUE_TYPES:      # `#define gpuStream_t cudaStream_t`: the whole body
+                return "opaque", node
             return "partial", node
         if t in P.OPAQUE_TYPES or (node.start_byte <= start and end <= node.end_byte
                                    and not node.named_child_count and t not in P.IDENT_TYPES):
