@@ -142,3 +142,13 @@ def test_macro_bodies_that_are_a_single_name():
                   "#define floatX __nv_bfloat16\n#define D2H cudaMemcpyDeviceToHost\n")
     assert out == ("#define CUBLAS_LOWP HIP_R_16BF\n#define gpuStream_t hipStream_t\n"
                    "#define floatX __hip_bfloat16\n#define D2H hipMemcpyDeviceToHost\n")
+
+
+def test_two_cuda_headers_becoming_one_hip_header_are_included_once():
+    out, _ = port("#include <cuda.h>\n#include <cuda_runtime.h>\n#include <vector>\n"
+                  "#ifdef USE_DRIVER\n#include <cuda.h>\n#else\n#include <cuda_runtime.h>\n#endif\n")
+    assert out == ("#include <hip/hip_runtime.h>\n#include <vector>\n"
+                   "#ifdef USE_DRIVER\n#include <hip/hip_runtime.h>\n#else\n"
+                   "#include <hip/hip_runtime.h>\n#endif\n")
+    again, _ = port(out)
+    assert again == out

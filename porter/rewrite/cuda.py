@@ -119,6 +119,7 @@ _DEVICE_WORDS = (b"__global__", b"__device__", b"__shared__", b"__constant__", b
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
 
 
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b", re.M)
 _BLOCK_COMMENT = re.compile(rb"/\*.*?(?:\*/|\Z)", re.S)
 
 
@@ -562,6 +563,7 @@ class CudaRewriter:
         cuda_includes = 0
         hip_runtime = False
         comments = block_comment_spans(data) if root is None else None
+        seen: dict[str, int] = {}       # HIP include path -> end of the line that includes it
         for m in hits:
             if root is None:
                 if in_spans(comments, m.start(1)):
@@ -583,6 +585,7 @@ class CudaRewriter:
             if path.startswith("hip/") or path in ("hip_runtime.h",):
                 hip_runtime = hip_runtime or path == "hip/hip_runtime.h"
                 cuda_includes += 1
+                seen.setdefault(path, _line_end(data, path_node.end_byte))
                 continue
             found = self.index.lookup_header(path, None)
             if found is None:
@@ -605,12 +608,32 @@ class CudaRewriter:
             if not (available and new):
                 self._unsupported(row, available, path_node.start_byte, path)
                 continue
-            if self.res.edits.add_group([Edit(path_node.start_byte, path_node.end_byte,
-                                              b"<" + new.encode() + b">")]):
+            dup = self._duplicate_include_line(data, path_node, seen.get(new))
+            edit = dup if dup is not None else Edit(path_node.start_byte, path_node.end_byte,
+                                                    b"<" + new.encode() + b">")
+            if self.res.edits.add_group([edit]):
                 self.res.stats.converted[row.area] = self.res.stats.converted.get(row.area, 0) + 1
+            seen.setdefault(new, _line_end(data, path_node.end_byte))
             if new == "hip/hip_runtime.h":
                 hip_runtime = True
         return cuda_includes, hip_runtime
+
+    @staticmethod
+    def _duplicate_include_line(data: bytes, path_node, earlier_end: int | None) -> Edit | None:
+        """An edit deleting this #include line when an earlier line already includes the same
+        HIP header (`cuda.h` and `cuda_runtime.h` both become hip/hip_runtime.h), provided no
+        conditional directive lies between them and the line holds nothing else."""
+        if earlier_end is None:
+            return None
+        start = data.rfind(b"\n", 0, path_node.start_byte) + 1
+        end = _line_end(data, path_node.end_byte)
+        if not re.fullmatch(rb"[ \t]*#[ \t]*include[ \t]*", data[start:path_node.start_byte]):
+            return None
+        if data[path_node.end_byte:end].strip():
+            return None
+        if earlier_end > start or _CONDITIONAL.search(data, earlier_end, start):
+            return None
+        return Edit(start, end, b"")
 
     def _include_position(self, data: bytes, root) -> int:
         """Where to add `#include <hip/hip_runtime.h>`: before the first top-level include (or the
