@@ -832,6 +832,11 @@ def main(argv=None) -> int:
     for line in versioned_and_tags(tables, h72, h64):   # after the review: copies reviewed rows
         if args.review:
             print(line)
+    for r in tables["runtime"]:
+        if r["cuda"] in MAX_ARGS_ROWS:
+            r["hip"], r["transform"], r["notes"] = MAX_ARGS_ROWS[r["cuda"]]
+            r.update(status="supported", hip_since="",
+                     source=r["source"].split(";")[0] + "; hip_runtime_api.h ROCm 7.2")
     for area in ("runtime", "driver"):
         for r in tables[area]:
             if r["cuda"] in MEMLOC:
@@ -1047,6 +1052,13 @@ MEMLOC = {
     "cuMemAdvise": ("hipMemAdvise", "memloc:3:hipMemAdvise_v2:7.2"),
     "cuMemPrefetchAsync_v2": ("hipMemPrefetchAsync", "memloc:2:hipMemPrefetchAsync_v2:7.2"),
     "cuMemAdvise_v2": ("hipMemAdvise", "memloc:3:hipMemAdvise_v2:7.2"),
+}
+
+# reviewed: calls with at most N arguments are the same in HIP (CUDA 13 inserted a parameter later on)
+MAX_ARGS_ROWS = {
+    "cudaStreamGetCaptureInfo": ("hipStreamGetCaptureInfo_v2", "max_args:5",
+                                 "CUDA 13 inserts edgeData_out before numDependencies_out: calls with up "
+                                 "to 5 arguments match hipStreamGetCaptureInfo_v2, longer ones are reported"),
 }
 
 # reviewed: same name in HIP, different signature the header scan cannot see

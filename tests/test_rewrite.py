@@ -152,3 +152,13 @@ def test_two_cuda_headers_becoming_one_hip_header_are_included_once():
                    "#include <hip/hip_runtime.h>\n#endif\n")
     again, _ = port(out)
     assert again == out
+
+
+def test_max_args_transform():
+    out, findings = port("void f(cudaStream_t s, cudaStreamCaptureStatus* st, unsigned long long* id,\n"
+                         "       const cudaGraphEdgeData** e, size_t* n, cudaGraph_t* g, const cudaGraphNode_t** d) {\n"
+                         "  cudaStreamGetCaptureInfo(s, st, id);\n"
+                         "  cudaStreamGetCaptureInfo(s, st, id, g, d, e, n);\n}\n")
+    assert "hipStreamGetCaptureInfo_v2(s, st, id);" in out
+    assert "cudaStreamGetCaptureInfo(s, st, id, g, d, e, n);" in out
+    assert [f.line for f in findings if f.code == "PT002" and f.name == "cudaStreamGetCaptureInfo"] == [4]

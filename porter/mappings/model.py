@@ -18,8 +18,14 @@ DEFAULT_ARG = re.compile(r"^default_arg:(\d+):([^:]+)$")
 MEMLOC = re.compile(r"^memloc:(\d+):(\w+):(\d+\.\d+)$")
 
 
+# plus `max_args:N`: only calls with at most N arguments map (CUDA added a parameter before others
+# that HIP's function has); a longer call is reported
+MAX_ARGS = re.compile(r"^max_args:(\d+)$")
+
+
 def valid_transform(t: str) -> bool:
-    return t in TRANSFORMS or DEFAULT_ARG.match(t) is not None or MEMLOC.match(t) is not None
+    return (t in TRANSFORMS or DEFAULT_ARG.match(t) is not None or MEMLOC.match(t) is not None
+            or MAX_ARGS.match(t) is not None)
 
 
 def parse_version(text: str) -> tuple[int, ...]:

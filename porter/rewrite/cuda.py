@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from ..findings import Edit, Finding, Severity
 from ..mappings.index import MappingIndex
-from ..mappings.model import DEFAULT_ARG, MEMLOC, Row, parse_version
+from ..mappings.model import DEFAULT_ARG, MAX_ARGS, MEMLOC, Row, parse_version
 from ..parse import cuda as P
 from ..source import SourceFile
 from .edits import EditSet
@@ -483,6 +483,9 @@ class CudaRewriter:
         if args is None:
             return None
         data = self.src.data
+        m = MAX_ARGS.match(row.transform)
+        if m:
+            return [] if len(args) <= int(m.group(1)) else None
         m = DEFAULT_ARG.match(row.transform)
         if m:
             n, text = int(m.group(1)), m.group(2)
