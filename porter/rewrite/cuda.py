@@ -434,9 +434,12 @@ class CudaRewriter:
         if row.transform and ctx == "code":
             extra = self._transform(row, node)
             if extra is None:
-                self._finding("PT002", Severity.ERROR,
-                              f"`{name}` maps to `{new}` only as a direct call ({row.transform}); "
-                              f"left unchanged", start, name=name)
+                if MAX_ARGS.match(row.transform) and self._call_args(node) is not None:
+                    why = f"this call's arguments have no HIP equivalent ({row.notes})"
+                else:
+                    why = f"maps to `{new}` only as a direct call ({row.transform})"
+                self._finding("PT002", Severity.ERROR, f"`{name}`: {why}; left unchanged",
+                              start, name=name)
                 self.res.stats.unsupported[row.area] = self.res.stats.unsupported.get(row.area, 0) + 1
                 return
             group += extra
