@@ -248,6 +248,16 @@ def run_port_or_check(args) -> int:
     roc_areas = frozenset()
     if res.roc:
         roc_areas = _roc_plan(res, jobs, args.quiet)
+    # a file ported on its own still sees what its quoted project headers declare
+    from .discover import Entry
+    from .engine import local_headers
+    given = {j.entry.path.resolve() for j in jobs}
+    for p, d in zip(inputs, discoveries):
+        if d.root is None and d.entries and d.entries[0].kind == "cuda":
+            for h in local_headers(d.entries[0].path):
+                if h not in given:
+                    given.add(h)
+                    jobs.append(Job(Entry(h, str(h), "cuda"), context=True))
     options = _engine_options(res, args, command, roc_areas)
     workers = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     progress = _progress(len(jobs), quiet=args.quiet)
@@ -257,6 +267,8 @@ def run_port_or_check(args) -> int:
         if progress:
             progress.close()
     filter_declared(results)
+    results = [r for r, j in zip(results, jobs) if not j.context]
+    jobs = [j for j in jobs if not j.context]
     errors = [(r.rel, r.note) for r in results if r.status == "error"]
     errors += [(r.rel, e) for r in results for e in r.errors]
     report = RunReport(command, results, res.options_dict(), skipped, errors)

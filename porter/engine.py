@@ -287,11 +287,21 @@ class Job:
     out: str | None = None          # where to write (tree / file mode)
     keep_data: bool = False         # return old/new text (stdout, diff)
     backup: str | None = None       # in-place: where to keep the original
+    context: bool = False           # read only for the names it declares (a header next to a
+                                    # single input file); not ported, not reported
 
 
 def run_job(job: Job) -> FileResult:
     e = job.entry
     res = FileResult(e.rel, e.kind)
+    if job.context:
+        try:
+            data = e.path.read_bytes()
+        except OSError:
+            return res
+        if not is_binary(data):
+            res.declared = _STATE["rewriter"].run(SourceFile(e.rel, data)).declared
+        return res
     try:
         if e.kind == "symlink":
             if job.out:
@@ -391,6 +401,32 @@ def run_jobs(jobs: list[Job], options: EngineOptions, workers: int, progress=Non
 def _indexed(item):
     i, job = item
     return i, run_job(job)
+
+
+_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+
+
+def local_headers(path: Path, depth: int = 3) -> list[Path]:
+    """Headers a file includes with quotes that exist beside it (and theirs, `depth` levels):
+    porting one file still knows the macros and types its own project headers declare."""
+    found: list[Path] = []
+    todo = [(path.resolve(), 0)]
+    seen = {path.resolve()}
+    while todo:
+        p, d = todo.pop()
+        if d >= depth:
+            continue
+        try:
+            data = p.read_bytes()
+        except OSError:
+            continue
+        for m in _QUOTED_INCLUDE.finditer(data):
+            h = (p.parent / m.group(1).decode("utf-8", "replace")).resolve()
+            if h not in seen and h.is_file():
+                seen.add(h)
+                found.append(h)
+                todo.append((h, d + 1))
+    return found
 
 
 def filter_declared(results: list[FileResult]) -> None:

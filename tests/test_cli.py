@@ -363,3 +363,12 @@ def test_config_targets_as_list_and_version_as_number(tmp_path):
     assert doc["options"]["offload_arch"] == ["gfx90a", "gfx950"] and doc["options"]["rocm_version"] == "7.2"
     lds = [f for f in doc["findings"] if f["code"] == "PT401"]
     assert lds and lds[0]["targets"] == ["gfx90a"]      # 160 KiB fits gfx950's LDS, not gfx90a's
+
+
+def test_single_file_sees_macros_of_its_own_headers(tmp_path):
+    (tmp_path / "common.cuh").write_text("#pragma once\n#define CUDA_CHECK(x) do { cudaError_t e = (x); (void)e; } while (0)\n")
+    f = tmp_path / "a.cu"
+    f.write_text('#include "common.cuh"\nvoid f(float* d) { CUDA_CHECK(cudaFree(d)); }\n')
+    rc, stdout, stderr = run_cli("port", str(f))
+    assert rc == 0 and "PT001" not in stderr
+    assert stdout == '#include "common.cuh"\nvoid f(float* d) { CUDA_CHECK(hipFree(d)); }\n'
