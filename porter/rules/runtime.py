@@ -286,7 +286,9 @@ class FuncPtrCasts(Rule):
                     n = n.child_by_field_name("name")
             else:
                 n = target
-            if n is None or n.type != "identifier" or ctx.text(n) not in funcs:
+            if n is None or n.type != "identifier":
+                continue
+            if ctx.text(n) not in funcs and not _kernel_like(ctx, n):
                 continue
             fx = self.make_fix([Edit(a.start_byte, a.start_byte, b"reinterpret_cast<const void*>("),
                                 Edit(a.end_byte, a.end_byte, b")")], Applicability.SAFE,
@@ -294,6 +296,38 @@ class FuncPtrCasts(Rule):
             yield self.finding(ctx, a, f"`{name}` takes `const void*` in HIP (no template "
                                f"overload): pass `reinterpret_cast<const void*>({ctx.text(a)})`",
                                fix=fx)
+
+
+def _kernel_like(ctx, ident) -> bool:
+    """A name that is not a function defined here but still holds a kernel: a variable (`auto k =
+    kernel<T>;`, a function pointer) or a kernel declared in another file. Object pointers
+    declared `void*` need no cast and are left alone; a cast to `const void*` is valid for every
+    other case, so the fix stays safe."""
+    from ..rewrite.cuda import is_declaration_name
+    name = ctx.text(ident)
+    if name in ("nullptr", "NULL", "0"):
+        return False
+    for node in ctx.identifiers([name]):
+        if not is_declaration_name(node):
+            continue
+        decl = node.parent
+        function_pointer = False
+        while decl is not None and decl.type not in ("declaration", "parameter_declaration",
+                                                    "field_declaration", "function_definition"):
+            function_pointer = function_pointer or decl.type == "function_declarator"
+            decl = decl.parent
+        if function_pointer:
+            return True
+        if decl is None:
+            continue
+        if decl.type == "function_definition":
+            return True
+        t = decl.child_by_field_name("type")
+        text = ctx.text(decl)
+        if t is not None and ctx.text(t).strip() in ("void", "const void") and "*" in text:
+            return False          # already a void pointer
+        return True
+    return True                   # declared elsewhere: a kernel from another translation unit
 
 
 @register
