@@ -10,7 +10,7 @@ from __future__ import annotations
 from .lazyre import re
 from typing import Iterator
 
-from ..findings import Severity
+from ..findings import Applicability, Edit, Severity
 from ..parse import cuda as P
 from .base import Rule, RuleContext
 from .registry import register
@@ -808,6 +808,18 @@ def _arg_value(ctx: RuleContext, span, shadow) -> int | None:
     return consts(ctx).text(text)
 
 
+def _comma_outside_parens(raw: bytes) -> bool:
+    depth = 0
+    for ch in raw:
+        if ch == 0x28:        # (
+            depth += 1
+        elif ch == 0x29:      # )
+            depth -= 1
+        elif ch == 0x2C and depth == 0:
+            return True
+    return False
+
+
 def _short(raw: bytes, limit: int = 40) -> str:
     text = " ".join(raw.decode("utf-8", "replace").split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
@@ -916,6 +928,7 @@ class LaunchBoundsUnsupportedForm(Rule):
     code = "PT405"
     name = "launch-bounds-unsupported-form"
     severity = Severity.ERROR
+    fix = "safe"
     triggers = (b"__launch_bounds__",)
 
     def check(self, ctx: RuleContext) -> Iterator:
@@ -924,6 +937,19 @@ class LaunchBoundsUnsupportedForm(Rule):
             if node is not None and nvidia_only(ctx, node):
                 continue
             text = _short(ctx.data[start:end], 80)
+            # HIP's __launch_bounds__ is a variadic macro: the preprocessor splits a template
+            # argument list (`Traits<A, B>::kThreads`) at its commas. Parentheses keep it whole.
+            wrap = [a for a in args if _comma_outside_parens(ctx.data[a[0]:a[1]])]
+            if wrap and len(args) <= 2:
+                fx = self.make_fix([e for a in wrap for e in (Edit(a[0], a[0], b"("),
+                                                             Edit(a[1], a[1], b")"))],
+                                   Applicability.SAFE, "parenthesize the template expression")
+                yield self.finding(
+                    ctx, (start, end),
+                    f"`{text}`: HIP's __launch_bounds__ is a macro, so the commas of the template "
+                    f"arguments split it into extra arguments; wrap the expression in parentheses",
+                    fix=fx)
+                continue
             if len(args) >= 3:
                 yield self.finding(
                     ctx, (start, end),
