@@ -1476,6 +1476,8 @@ class WarpReduceOffset16(Rule):
         if direction is None:
             return None
         c = strip_parens(cond)
+        if direction == "down" and sv == 16 and c.type == "identifier" and ctx.text(c) == name:
+            return name, strip_parens(start), "warpSize / 2"     # for (o = 16; o; o >>= 1)
         if c.type != "binary_expression":
             return None
         cop = c.child_by_field_name("operator")
