@@ -376,6 +376,8 @@ SYNC_WARP = ["__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sy
              "__ballot_sync", "__any_sync", "__all_sync"]
 
 LOWP_OVERRIDES = {
+    # HIP's __float2bfloat16 is static_cast<__bf16>(float): IEEE round-to-nearest-even, as _rn
+    "__float2bfloat16_rn": ["__float2bfloat16"],
     "nv_bfloat16": ["__hip_bfloat16"], "nv_bfloat162": ["__hip_bfloat162"],
 }
 
@@ -812,7 +814,7 @@ def main(argv=None) -> int:
     for line in bridge_by_value(tables, h72, h64):
         if args.review:
             print(line)
-    for r in tables["runtime"]:
+    for r in tables["runtime"] + tables["lowp"]:
         if r["cuda"] in ROW_NOTES and r["hip"]:
             r["notes"], extra = ROW_NOTES[r["cuda"]]
             r["source"] += extra
@@ -1070,6 +1072,8 @@ HAND_UNSUPPORTED = {
 
 # reviewed notes kept on regenerated rows: cuda -> (notes, addition to the source)
 ROW_NOTES = {
+    "__float2bfloat16_rn": ("HIP's __float2bfloat16 converts with static_cast<__bf16>, which rounds to "
+                            "nearest even like CUDA's _rn", " (__float2bfloat16, amd_hip_bf16.h)"),
     "cudaGraphInstantiate": ("CUDA 12+ cudaGraphInstantiate(exec, graph, flags = 0) is HIP's WithFlags form; "
                              "hipGraphInstantiate keeps the 5-argument CUDA 11 signature", ""),
     "cudaMallocHost": ("C++: HIP's template overload hipHostMalloc(T**, size, flags = hipHostMallocDefault) takes "

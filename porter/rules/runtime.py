@@ -7,7 +7,7 @@ from ..findings import Applicability, Edit, Severity
 from ..parse import cuda as P
 from .base import Rule
 from .registry import register
-from .textures import calls
+from .textures import calls, enclosing_function, function_head
 
 _ARCH_OPT = re.compile(r"(?:^|\s)(-arch[= ]|--gpu-architecture[= ]|-gencode\s*arch=)"
                        r"\s*(?:sm|compute|lto)_\w*")
@@ -482,3 +482,70 @@ class DriverContextMixing(Rule):
         yield self.finding(ctx, ident, f"`{name}` mixes explicit driver contexts with runtime "
                            f"API calls in this file; HIP pushes the primary context on an empty "
                            f"stack, so prefer the runtime API (hipSetDevice) throughout")
+
+
+_CSTRING_FUNCS = ("memset", "memcpy", "memmove", "memcmp", "memchr", "strlen", "strcpy", "strncpy",
+                  "strcmp", "strncmp", "strcat", "strchr", "strstr")
+_CSTRING_HEADERS = ("cstring", "string.h")
+
+
+@register
+class HostStringFunctions(Rule):
+    """Host `memset`/`memcpy`/`strlen` without `<cstring>`.
+
+    ## What it finds
+    Calls of the C string functions (`memset`, `memcpy`, `memmove`, `memcmp`, `strlen`,
+    `strcpy`, ...) in host code of a file that includes neither `<cstring>` nor `<string.h>`.
+    Device functions (`__global__`/`__device__` only) are not reported: HIP declares device
+    versions of `memset` and `memcpy`.
+
+    ## Why it breaks on AMD
+    nvcc's `cuda_runtime.h` pulls in `<string.h>`, so CUDA code often calls `memset` without
+    including it. ROCm 7.2's `hip/hip_runtime.h` does not; the only `memset` in scope is HIP's
+    `__device__` overload, and the host call fails to compile with "no matching function for
+    call to 'memset'" (checked with clang-22 against ROCm 7.2; ROCm 6.4's headers still include
+    it).
+
+    ## Example
+    ```cpp
+    #include <cuda_runtime.h>
+    cudaResourceDesc res;
+    memset(&res, 0, sizeof(res));
+    ```
+
+    ## Use instead
+    Include `<cstring>` (the safe fix adds it before the file's first `#include`).
+
+    ## References
+    - ROCm 7.2 `hip/hip_runtime.h` and `hip/amd_detail/amd_device_functions.h` (device-only
+      `memset`/`memcpy`)
+    - CUDA 13 `cuda_runtime.h` (includes `<string.h>` through `crt/host_config.h` /
+      `crt/common_functions.h`)
+    """
+    code = "PT808"
+    name = "host-string-functions-need-cstring"
+    severity = Severity.ERROR
+    fix = "safe"
+    triggers = tuple(f.encode() for f in _CSTRING_FUNCS)
+
+    def check(self, ctx):
+        from ..rewrite.cuda import include_directives
+        includes = include_directives(ctx.data, ctx.root)
+        if any(p in _CSTRING_HEADERS for _, _, p in includes):
+            return
+        if not any(p.startswith(("cuda", "hip/")) or p == "cuda.h" for _, _, p in includes) \
+                and b"__global__" not in ctx.data and b"__device__" not in ctx.data:
+            return                # plain C++ host code: its own includes are its business
+        for name, ident, call, _args in calls(ctx, _CSTRING_FUNCS):
+            fn = enclosing_function(call)
+            if fn is not None:
+                head = function_head(ctx, fn)
+                if ("__global__" in head or "__device__" in head) and "__host__" not in head:
+                    continue
+            pos = includes[0][0] if includes else 0
+            fx = self.make_fix([Edit(pos, pos, b"#include <cstring>\n")], Applicability.SAFE,
+                               "include <cstring>")
+            yield self.finding(ctx, ident, f"host `{name}` with no `<cstring>`: ROCm 7.2's "
+                               f"hip/hip_runtime.h does not provide it (cuda_runtime.h did), so "
+                               f"only HIP's device overload is visible; include <cstring>", fix=fx)
+            return                # one finding (and one include) per file
