@@ -160,7 +160,13 @@ def process_data(rel: str, data: bytes) -> FileResult:
 
         def covered(f: Finding) -> bool:
             return any(f.col <= c < f.col + max(1, len(f.name)) for c in by_line.get(f.line, ()))
-        findings = [f for f in findings if not (f.code == "PT002" and covered(f))]
+        kept = []
+        for f in findings:
+            if f.code == "PT002" and covered(f):
+                _uncount(res.stats, f)
+            else:
+                kept.append(f)
+        findings = kept
         findings.extend(specific)
     if opts.rule_codes is not None:          # --select / --ignore cover the rewriter's codes too
         chosen = set(opts.rule_codes)
@@ -429,6 +435,15 @@ def local_headers(path: Path, depth: int = 3) -> list[Path]:
     return found
 
 
+def _uncount(stats: Stats, f: Finding) -> None:
+    """Take a dropped PT002 finding out of the per-area 'unsupported' count."""
+    area = f.extra.get("area")
+    if area and stats.unsupported.get(area):
+        stats.unsupported[area] -= 1
+        if not stats.unsupported[area]:
+            del stats.unsupported[area]
+
+
 def filter_declared(results: list[FileResult]) -> None:
     """Drop unconverted/unsupported findings for names the project declares itself (in any file):
     a project's own `cudaGaugeField` or `umin` is not a CUDA API reference."""
@@ -444,6 +459,7 @@ def filter_declared(results: list[FileResult]) -> None:
                 r.stats.unconverted -= 1
                 continue
             if f.code == "PT002" and f.name in declared:
+                _uncount(r.stats, f)
                 continue
             kept.append(f)
         r.findings = kept

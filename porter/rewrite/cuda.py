@@ -375,6 +375,7 @@ class CudaRewriter:
         note = f": {row.notes}" if row.notes else ""
         self._finding("PT002", Severity.ERROR, f"`{name}` {why}; left unchanged{note}",
                       start, name=name)
+        self.res.findings[-1].extra["area"] = row.area   # to undo the count if superseded
 
     # -- identifiers ---------------------------------------------------------------------------
     def _name(self, root, name: str, start: int, end: int) -> None:

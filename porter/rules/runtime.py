@@ -549,3 +549,54 @@ class HostStringFunctions(Rule):
                                f"hip/hip_runtime.h does not provide it (cuda_runtime.h did), so "
                                f"only HIP's device overload is visible; include <cstring>", fix=fx)
             return                # one finding (and one include) per file
+
+
+@register
+class CallbackCallingConvention(Rule):
+    """`CUDART_CB` / `CUDA_CB` calling-convention macro on a host callback.
+
+    ## What it finds
+    The `CUDART_CB` (runtime) and `CUDA_CB` (driver) macros that CUDA code puts between the
+    return type and the name of stream and host-function callbacks.
+
+    ## Why it breaks on AMD
+    HIP defines no such macro, so the ported declaration does not parse ("variable has
+    incomplete type 'void'"). The macro only carries a calling convention: it is empty on Linux
+    and `__stdcall` on Windows, where HIP's callback types have no calling convention either.
+
+    ## Example
+    ```cpp
+    void CUDART_CB on_done(cudaStream_t s, cudaError_t e, void* user);
+    ```
+
+    ## Use instead
+    Drop the macro (the safe fix does): `void on_done(hipStream_t s, hipError_t e, void* user);`
+
+    ## References
+    - CUDA 13 `cuda_runtime_api.h` / `cuda.h` (`#define CUDART_CB` / `CUDA_CB`)
+    - ROCm 7.2 `hip_runtime_api.h`: `hipStreamCallback_t`, `hipHostFn_t` (no calling convention)
+    """
+    code = "PT809"
+    name = "callback-calling-convention"
+    severity = Severity.ERROR
+    fix = "safe"
+    triggers = (b"CUDART_CB", b"CUDA_CB")
+
+    def check(self, ctx):
+        from ..rewrite.cuda import find_word
+        data = ctx.data
+        for word in (b"CUDART_CB", b"CUDA_CB"):
+            for pos in find_word(data, word):
+                if ctx.in_comment_or_string(pos, pos + len(word)):
+                    continue
+                line_start = data.rfind(b"\n", 0, pos) + 1
+                if data[line_start:pos].lstrip().startswith(b"#"):
+                    continue          # #define CUDART_CB / #ifndef CUDART_CB
+                end = pos + len(word)
+                while end < len(data) and data[end:end + 1] in (b" ", b"\t"):
+                    end += 1
+                fx = self.make_fix([Edit(pos, end, b"")], Applicability.SAFE,
+                                   f"drop {word.decode()}")
+                yield self.finding(ctx, (pos, pos + len(word)),
+                                   f"`{word.decode()}` does not exist in HIP and is only a calling "
+                                   f"convention (empty on Linux): drop it", fix=fx)
