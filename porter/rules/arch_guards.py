@@ -464,11 +464,11 @@ def _head(b: Branch) -> str:
 
 
 def _is(body: str) -> str:
-    return "is" if body.startswith("line ") else "are"
+    return "is" if body.startswith(("line ", "an ", "a ", "the ")) else "are"
 
 
 def _them(body: str) -> str:
-    return "it" if body.startswith("line ") else "them"
+    return "it" if body.startswith(("line ", "an ", "a ", "the ")) else "them"
 
 
 def _body_desc(pp: PPState, b: Branch) -> str:
@@ -477,12 +477,19 @@ def _body_desc(pp: PPState, b: Branch) -> str:
     return pp.lines(b.line_end, b.end)
 
 
+_NV_ONLY_MACROS = re.compile(r"__CUDA_ARCH\w*|__NVCC__|__CUDACC\w*|__CUDA__")
+
+
 def _alt_desc(pp: PPState, b: Branch) -> str:
-    rest = b.group.branches[b.index + 1:]
-    if not rest:
-        return ""
-    r = rest[0]
-    return f"the `{_directive_word(r)}` branch at line {pp.line(r.start)}"
+    """The branch HIP-Clang compiles instead: the first later branch of the chain that is not
+    itself always false there (an `#elif __CUDA_ARCH__ >= 700` is as dead as the `#if`)."""
+    for r in b.group.branches[b.index + 1:]:
+        if r.cond is not None:
+            override = {n: (False, 0) for n in r.cond.names if _NV_ONLY_MACROS.fullmatch(n)}
+            if r.cond.eval("amd", override) == 0:
+                continue
+        return f"the `{_directive_word(r)}` branch at line {pp.line(r.start)}"
+    return ""
 
 
 def _guard_branches(ctx: RuleContext, names_pred):
