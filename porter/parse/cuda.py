@@ -1,6 +1,7 @@
 """tree-sitter-cuda parsing (one parser per process)."""
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 # Node types whose text is a comment or a string: never rewritten unless asked.
@@ -27,7 +28,15 @@ def _parser():
     return tree_sitter.Parser(language())
 
 
+# Attribute-like macros tree-sitter-cuda does not know; each turns a whole declaration into an
+# ERROR node. They are blanked with spaces of the same length before parsing (byte offsets do not
+# move, and the text rules and rewriter read is the original). Only forms with no names inside.
+_BLANK = re.compile(rb"\b__align__\s*\(\s*\d+\s*\)|\bCUDART_CB\b|\bCUDA_CB\b")
+
+
 def parse(data: bytes):
+    if b"__align__" in data or b"_CB" in data:
+        data = _BLANK.sub(lambda m: b" " * (m.end() - m.start()), data)
     return _parser().parse(data)
 
 
