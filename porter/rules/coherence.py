@@ -642,3 +642,76 @@ class DeviceMallocHeap(Rule):
                     f"`{ctx.text(args[0])}` sizes the device malloc heap; HIP documents its device "
                     f"heap as dynamic (older docs: the limit is ignored), so memory use of kernels "
                     f"calling malloc/new may differ; prefer preallocated buffers")
+
+
+# -- PT508 ------------------------------------------------------------------------------------
+_LOWP_TYPES = re.compile(r"\b(?:__half2?|half2?|__nv_bfloat162?|nv_bfloat162?|__hip_bfloat162?)\b")
+_LOWP_VALUE_FNS = ("__float2half", "__float2half_rn", "__floats2half2_rn", "__half2half2",
+                   "__float2bfloat16", "__float2bfloat16_rn", "__floats2bfloat162_rn",
+                   "__float22bfloat162_rn", "__float2half2_rn")
+
+
+@register
+class LowPrecisionAtomicAdd(Rule):
+    """`atomicAdd` on `__half`, `__half2`, `__nv_bfloat16` or `__nv_bfloat162` memory.
+
+    ## What it finds
+    `atomicAdd` calls whose address points into a variable declared with a 16-bit float type
+    (the declaration is found in the same function or file), or whose value is built by a
+    half/bfloat16 conversion intrinsic.
+
+    ## Why it breaks on AMD
+    CUDA (sm_60+/sm_80+) overloads `atomicAdd` for `__half`, `__half2`, `__nv_bfloat16` and
+    `__nv_bfloat162`. ROCm 7.2 has no such overloads: the call does not compile ("no matching
+    function for call to 'atomicAdd'"). HIP offers only `unsafeAtomicAdd` for these types,
+    which uses the hardware atomic and is undefined on fine-grained memory (host-coherent,
+    managed or peer allocations).
+
+    ## Example
+    ```cpp
+    __global__ void accumulate(__nv_bfloat16* grad, const float* g, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) atomicAdd(&grad[i % 64], __float2bfloat16(g[i]));
+    }
+    ```
+
+    ## Use instead
+    `unsafeAtomicAdd(&grad[...], v)` on a coarse-grained `hipMalloc` buffer (the unsafe fix
+    renames the call), or accumulate in `float` and convert once at the end, or a
+    compare-and-swap loop on the containing 32-bit word.
+
+    ## References
+    - ROCm 7.2 `hip/amd_detail/amd_hip_fp16.h` (`unsafeAtomicAdd(__half*)`, `(__half2*)`) and
+      `amd_hip_bf16.h` (`unsafeAtomicAdd(__hip_bfloat16*)`, `(__hip_bfloat162*)`); no `atomicAdd`
+    - CUDA 13 `cuda_fp16.hpp` / `cuda_bf16.hpp` (`atomicAdd` overloads)
+    """
+    code = "PT508"
+    name = "low-precision-atomic-add"
+    severity = Severity.ERROR
+    fix = "unsafe"
+    triggers = (b"atomicAdd",)
+
+    def check(self, ctx: RuleContext) -> Iterator:
+        if not _LOWP_TYPES.search(ctx.data.decode("utf-8", "replace")):
+            return
+        from ..findings import Applicability, Edit
+        for name, call, args in calls(ctx, ("atomicAdd",)):
+            if len(args) != 2 or nvidia_only(ctx, call):
+                continue
+            ty = None
+            decl = _pointee_decl(ctx, args[0], enclosing_function(call))
+            if decl is not None and decl.child_by_field_name("type") is not None:
+                t = ctx.text(decl.child_by_field_name("type"))
+                if _LOWP_TYPES.search(t):
+                    ty = t
+            if ty is None and args[1].type == "call_expression" and \
+                    call_name(ctx, args[1]) in _LOWP_VALUE_FNS:
+                ty = f"the result of {call_name(ctx, args[1])}"
+            if ty is None:
+                continue
+            fn = call.child_by_field_name("function")
+            fx = self.make_fix([Edit(fn.start_byte, fn.end_byte, b"unsafeAtomicAdd")],
+                               Applicability.UNSAFE, "use unsafeAtomicAdd (coarse-grained memory only)")
+            yield self.finding(ctx, fn, f"`atomicAdd` on `{ty}`: HIP has no 16-bit float "
+                               f"atomicAdd overloads, so this does not compile; use unsafeAtomicAdd "
+                               f"on a coarse-grained buffer, or accumulate in float", fix=fx)
