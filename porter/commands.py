@@ -136,10 +136,27 @@ class Resolved:
                 "offload_arch": [t.arch for t in self.targets], "roc": self.roc}
 
 
-def _engine_options(res: Resolved, args, command: str, roc_areas=frozenset()):
+def _project_shims(jobs) -> frozenset:
+    """CUDA names the project maps to HIP with its own macros or aliases (see shim_names)."""
+    from .mappings.index import load_index
+    from .rewrite.cuda import shim_names
+    names: set[str] = set()
+    for j in jobs:
+        if j.entry.kind == "cuda":
+            try:
+                names |= shim_names(j.entry.path.read_bytes())
+            except OSError:
+                continue
+    if not names:
+        return frozenset()
+    idx = load_index()
+    return frozenset(n for n in names if n in idx.by_name or n in idx.qualified)
+
+
+def _engine_options(res: Resolved, args, command: str, roc_areas=frozenset(), shims=frozenset()):
     from .engine import EngineOptions
     from .rewrite.cuda import PortOptions
-    port = PortOptions(rocm_version=res.rocm_version, roc=res.roc, roc_areas=roc_areas,
+    port = PortOptions(rocm_version=res.rocm_version, roc=res.roc, roc_areas=roc_areas, shims=shims,
                        launch_syntax=res.launch_syntax,
                        rewrite_comments=getattr(args, "rewrite_comments", False),
                        rewrite_strings=getattr(args, "rewrite_strings", False),
@@ -258,7 +275,7 @@ def run_port_or_check(args) -> int:
                 if h not in given:
                     given.add(h)
                     jobs.append(Job(Entry(h, str(h), "cuda"), context=True))
-    options = _engine_options(res, args, command, roc_areas)
+    options = _engine_options(res, args, command, roc_areas, _project_shims(jobs))
     workers = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     progress = _progress(len(jobs), quiet=args.quiet)
     try:

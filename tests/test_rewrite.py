@@ -162,3 +162,47 @@ def test_max_args_transform():
     assert "hipStreamGetCaptureInfo_v2(s, st, id);" in out
     assert "cudaStreamGetCaptureInfo(s, st, id, g, d, e, n);" in out
     assert [f.line for f in findings if f.code == "PT002" and f.name == "cudaStreamGetCaptureInfo"] == [4]
+
+
+def test_vendor_switch_keeps_the_nvidia_side_and_reports_nothing_there():
+    src = ("#if defined(USE_ROCM)\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\n"
+           "inline void reset() { cudaCtxResetPersistingL2Cache(); }\n#endif\n"
+           "#ifndef __HIP_PLATFORM_AMD__\n__device__ unsigned s(void* p) { return __cvta_generic_to_shared(p); }\n#endif\n"
+           "void f(float* d) { cudaFree(d); }\n")
+    out, findings = port(src)
+    assert "#include <cuda_runtime.h>" in out and "cudaCtxResetPersistingL2Cache();" in out
+    assert "__cvta_generic_to_shared(p)" in out and "hipFree(d)" in out
+    assert not [f for f in findings if f.code in ("PT001", "PT002")]
+
+
+def test_project_definitions_of_cuda_names_are_not_renamed():
+    src = ("#define cudaStreamNonBlocking hipStreamNonBlocking\n"
+           "#define cudaMallocHost(p, n) hipHostMalloc(p, n, hipHostMallocDefault)\n"
+           "namespace cub = hipcub;\n"
+           "inline const char* cudaGetErrorName(hipError_t e) { return hipGetErrorName(e); }\n"
+           "#undef cudaMalloc\n")
+    out, _ = port(src)
+    assert out == src
+
+
+def test_a_project_shim_layer_is_left_to_do_its_job(tmp_path):
+    import subprocess
+    import sys
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "vendors.h").write_text(
+        "#pragma once\n#if defined(GGML_USE_HIP)\n#include <hip/hip_runtime.h>\n"
+        "#define cudaError_t hipError_t\n#define cudaSuccess hipSuccess\n#define cudaMalloc hipMalloc\n"
+        "#else\n#include <cuda_runtime.h>\n#endif\n")
+    use = ('#include "vendors.h"\n__global__ void k(float* p) { p[threadIdx.x] = 0.f; }\n'
+           "cudaError_t alloc(float** p) { cudaError_t e = cudaMalloc(p, 4); return e == cudaSuccess ? e : e; }\n"
+           "void sync() { cudaDeviceSynchronize(); }\n")
+    (tmp_path / "src" / "use.cu").write_text(use)
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(tmp_path / "src"), "-o", str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert (out / "vendors.h").read_text() == (tmp_path / "src" / "vendors.h").read_text()
+    ported = (out / "use.cu").read_text()
+    assert "cudaError_t e = cudaMalloc(p, 4)" in ported       # the shim's names stay
+    assert "hipDeviceSynchronize()" in ported                  # the rest is ported
+    assert "#include <hip/hip_runtime.h>" not in ported        # the shim header includes it

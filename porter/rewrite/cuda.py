@@ -43,6 +43,7 @@ _DECL_FIELDS = {
     "enum_specifier": "name", "enumerator": "name", "preproc_def": "name",
     "preproc_function_def": "name", "alias_declaration": "name",
     "namespace_definition": "name", "type_parameter_declaration": None,
+    "namespace_alias_definition": "name",
     "preproc_params": None, "template_function": None,
 }
 HIP_RUNTIME_INCLUDE = b"#include <hip/hip_runtime.h>\n"
@@ -53,6 +54,7 @@ class PortOptions:
     rocm_version: tuple[int, ...] = (7, 2)
     roc: bool = False
     roc_areas: frozenset = frozenset()     # with roc: the areas that go to roc* (see roc_plan)
+    shims: frozenset = frozenset()         # CUDA names the project maps to HIP itself (shim_names)
     launch_syntax: str = "keep"           # keep | hip
     rewrite_comments: bool = False
     rewrite_strings: bool = False
@@ -119,6 +121,7 @@ _DEVICE_WORDS = (b"__global__", b"__device__", b"__shared__", b"__constant__", b
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
 
 
+_AMD_HINT = re.compile(rb"HIP|ROCM|ROCm|AMD|[gG][fF][xX]\d")
 _CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b", re.M)
 _BLOCK_COMMENT = re.compile(rb"/\*.*?(?:\*/|\Z)", re.S)
 
@@ -162,6 +165,25 @@ def include_directives(data: bytes, root=None) -> list[tuple[int, int, str]]:
         if in_spans(comments, hash_pos):
             continue
         out.append((hash_pos, m.end(1), m.group(1)[1:-1].decode("utf-8", "replace").strip()))
+    return out
+
+
+_SHIM = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:\([^)\n]*\))?[ \t]+[^\n]*?\b(?:hip|HIP|roc)[A-Za-z_]"
+    rb"|\busing[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*(?:::)?(?:hip|HIP|roc)[A-Za-z_]"
+    rb"|\bnamespace[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*(?:::)?(?:hip|roc)[A-Za-z_]", re.M)
+
+
+def shim_names(data: bytes) -> set[str]:
+    """Names a dual-vendor project maps to HIP itself: `#define cudaMalloc hipMalloc`,
+    `using cudaStream_t = hipStream_t;`, `namespace cub = hipcub;`. porter leaves them (and their
+    uses) alone: the project's shim already does the porting, and its CUDA build needs them."""
+    out = set()
+    if b"hip" not in data and b"HIP" not in data and b"roc" not in data:
+        return out
+    for m in _SHIM.finditer(data):
+        name = m.group(1) or m.group(2) or m.group(3)
+        out.add(name.decode())
     return out
 
 
@@ -257,6 +279,7 @@ class CudaRewriter:
             return res
         self.src = src
         self.res = res
+        self._pp = None
         if tree is None and not (name_hits or qual_hits or device_hit):
             # only #include lines to decide: a directive at the start of a line is code unless a
             # block comment spans it, which a regex over the bytes tells without a parse
@@ -268,8 +291,7 @@ class CudaRewriter:
         res.tree = tree
         root = tree.root_node
         self._opaque_cache: dict[int, list[tuple[int, int]]] = {}
-        self.src = src
-        self.res = res
+        self._pp = self._vendor_switches(src, tree) if _AMD_HINT.search(b"\n".join(idents)) else None
         cuda_includes, hip_runtime_included = self._includes(data, root, include_hits)
         for m, key, skip in qual_hits:
             self._qualified(data, root, m, key, skip)
@@ -281,7 +303,10 @@ class CudaRewriter:
                              or uses_device)
         # nvcc includes cuda_runtime.h in every .cu file; hipcc does not: a file with device code
         # needs hip/hip_runtime.h unless one of its includes already is (or becomes) that header.
-        if self.opts.add_runtime_include and uses_device and not hip_runtime_included:
+        # a dual-vendor file (it tests AMD/HIP macros) or a project with its own shim layer
+        # includes the right runtime itself: adding hip_runtime.h would break its CUDA build
+        if self.opts.add_runtime_include and uses_device and not hip_runtime_included \
+                and self._pp is None and not self.opts.shims:
             pos = self._include_position(data, root)
             if res.edits.add_group([Edit(pos, pos, HIP_RUNTIME_INCLUDE)]):
                 res.stats.includes_added += 1
@@ -383,11 +408,18 @@ class CudaRewriter:
         looks = rows is None and CUDA_LOOKING.match(name) is not None
         if rows is None and not looks:
             return
+        if name in self.opts.shims:
+            return                  # the project's own shim (#define cudaMalloc hipMalloc) owns it
         ctx, node = self._context(root, start, end)
         if node is not None and ctx == "code" and is_declaration_name(node):
+            # the project defines this name itself (`#define cudaMalloc hipMalloc`, a shim
+            # function, `namespace cub = hipcub;`): its own definition is never renamed
             self.res.declared.add(name)
-            if rows is None or node.type == "field_identifier":
-                return
+            return
+        if ctx == "opaque" and _in_undef(node):
+            return                  # `#undef cudaMalloc` belongs to the project's shim
+        if self._vendor_nv(start):
+            return                  # the NVIDIA side of a vendor switch stays CUDA
         if not self._allowed(ctx):
             return
         if ctx == "code" and node.type == "field_identifier":
@@ -539,8 +571,11 @@ class CudaRewriter:
 
     def _qualified(self, data: bytes, root, m: re.Match, key: str, alias_len: int = 0) -> None:
         ctx, node = self._context(root, m.start(1), m.end(1))
-        if not self._allowed(ctx):
+        if not self._allowed(ctx) or self._vendor_nv(m.start()):
             return
+        if ctx == "code" and node is not None and node.parent is not None \
+                and node.parent.type == "namespace_alias_definition":
+            return                  # `namespace cub = hipcub;` is the project's own alias
         rows = self.index.qualified[key]
         row, available = self._pick(rows)
         shown = data[m.start():m.end()].decode("utf-8", "replace")
@@ -572,6 +607,8 @@ class CudaRewriter:
         comments = block_comment_spans(data) if root is None else None
         seen: dict[str, int] = {}       # HIP include path -> end of the line that includes it
         for m in hits:
+            if self._vendor_nv(m.start(1)):
+                continue
             if root is None:
                 if in_spans(comments, m.start(1)):
                     continue
@@ -729,6 +766,27 @@ class CudaRewriter:
             edits.append(Edit(cfg[3].end_byte, args.start_byte + 1, tail))
         self.res.edits.add_group(edits)
 
+    @staticmethod
+    def _vendor_switches(src: SourceFile, tree):
+        """The file's #if structure, when it tests an AMD/HIP macro (a dual-vendor file)."""
+        from ..rules.arch_guards import PPState
+        from ..rules.base import RuleContext, RuleOptions
+        pp = PPState(RuleContext(src, tree, RuleOptions()))
+        return pp if any(g.mentions_amd() for g in pp.groups) else None
+
+    def _vendor_nv(self, pos: int) -> bool:
+        """Is `pos` on the NVIDIA side of a vendor switch (`#ifndef __HIP_PLATFORM_AMD__`, the
+        `#else` of `#ifdef USE_ROCM`)? Such code is the project's CUDA build: left as it is."""
+        pp = self._pp
+        if pp is None:
+            return False
+        b = pp.branch_at(pos)
+        while b is not None:
+            if b.group.mentions_amd() and pp.branch_value(b, "amd") == 0:
+                return True
+            b = b.group.parent
+        return False
+
     def _relevant_include(self, raw: bytes) -> bool:
         path = raw[1:-1].decode("utf-8", "replace").strip()
         return (path.startswith("hip/") or self.index.lookup_header(path, None) is not None
@@ -771,6 +829,14 @@ def roc_plan(index: MappingIndex, files, version) -> tuple[frozenset, dict[str, 
         if row.area in capable and row.hip and not row.roc:
             blockers.setdefault(row.area, []).append(name)
     return frozenset(capable - set(blockers)), blockers
+
+
+def _in_undef(node) -> bool:
+    p = node.parent if node is not None else None
+    if p is None or p.type != "preproc_call":
+        return False
+    d = p.child_by_field_name("directive")
+    return d is not None and d.text is not None and d.text.strip() == b"#undef"
 
 
 def _line_end(data: bytes, pos: int) -> int:
