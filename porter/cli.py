@@ -98,7 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("paths", nargs="+", metavar="PATH")
     v.add_argument("--offload-arch", default="gfx942", metavar="GFX[,GFX...]")
     v.add_argument("-j", "--jobs", type=int, default=0, metavar="N")
-    v.add_argument("-I", dest="include", action="append", default=[], metavar="DIR")
+    v.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
+                   help="extra include folder (repeatable)")
+    v.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="define a macro for the compile, as the project's build does (repeatable)")
     return parser
 
 

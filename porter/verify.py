@@ -121,6 +121,9 @@ class Toolchain:
         # -isystem first: a machine with Debian's own HIP 5.2 in /usr/include would otherwise
         # silently compile against those headers.
         flags += ["-isystem", str(self.rocm / "include")]
+        # what hipcc and CMake's hip::host define for an AMD build: dual-vendor headers test it
+        # before any HIP header is included
+        flags.append("-D__HIP_PLATFORM_AMD__=1")
         if self.warp_sync_opt_in:
             flags.append("-DHIP_ENABLE_WARP_SYNC_BUILTINS")
         if self.needs_wave_define:
@@ -485,8 +488,9 @@ def main_verify(args) -> int:
     verbose = bool(getattr(args, "verbose", False))
     if not quiet:
         print(f"compiling {len(units)} file(s) for {', '.join(archs)} with {tc.describe()}", file=out)
-    results = verify_tree(target, archs, getattr(args, "jobs", None) or None, tc,
-                          list(getattr(args, "extra_flags", None) or ()),
+    extra = list(getattr(args, "extra_flags", None) or ())
+    extra += [f"-D{d}" for d in (getattr(args, "defines", None) or ())]
+    results = verify_tree(target, archs, getattr(args, "jobs", None) or None, tc, extra,
                           include_dirs=list(getattr(args, "include", None) or ()))
     base = target if target.is_dir() else target.parent
     failed = [r for r in results if not r.ok]

@@ -245,3 +245,16 @@ def test_error_lines_are_diagnostics_not_echoed_source():
               "x.hip:44:3: error: unknown type name 'CUctxCreateParams'\n")
     assert verify._relevant_output(stderr, True).startswith("x.hip:44:3: error:")
     assert verify._user_location(stderr, Path("/opt/rocm")) == "x.hip:44:3"
+
+
+def test_verify_defines_the_amd_platform_and_takes_defines(tmp_path, tc72):
+    import subprocess
+    import sys
+    f = tmp_path / "vt.hip"
+    f.write_text("#if !defined(__HIP_PLATFORM_AMD__)\n#error not an AMD build\n#endif\n"
+                 "#include <hip/hip_runtime.h>\n#ifndef USE_ROCM\n#error need USE_ROCM\n#endif\n"
+                 "__global__ void k(float* p) { p[0] = 1.f; }\n")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "porter.cli", "verify", str(f), *a],  # noqa: E731
+                                    capture_output=True, text=True)
+    assert run("-D", "USE_ROCM").returncode == 0
+    assert run().returncode == 1
