@@ -45,7 +45,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE", help="configuration file (default: the nearest "
                    ".porter.toml or pyproject.toml with [tool.porter])")
     p.add_argument("--roc", action="store_true",
-                   help="target rocBLAS/rocRAND/rocFFT/rocSPARSE/rocSOLVER instead of the hip* libraries")
+                   help="target rocBLAS/rocRAND/rocSPARSE instead of the hip* libraries (a library "
+                        "moves only when every name used from it maps one to one; hipFFT and "
+                        "hipSOLVER have no one-to-one roc* API and stay)")
     p.add_argument("-q", "--quiet", action="store_true", help="print only findings and errors")
 
 

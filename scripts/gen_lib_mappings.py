@@ -313,7 +313,7 @@ _PFX = {
     "curand": r"(curand|CURAND|skipahead)",
     "cufft": r"(cufft|CUFFT)",
     "cusparse": r"(cusparse|CUSPARSE)",
-    "cusolver": r"(cusolver|CUSOLVER)",
+    "cusolver": r"(cusolver|CUSOLVER|syevjInfo|gesvdjInfo)",
 }
 SOURCES = {
     "cublas": ("nvidia_cublas", ["cublas_api.h", "cublas_v2.h", "cublas.h", "cublasXt.h"]),
@@ -350,6 +350,9 @@ def _wheel_headers(wheel_dir: Path, wheel: str, names):
     return f"{wheel.replace('_', '-')} {version}", texts
 
 
+_QUALIFIED_FN = re.compile(r"^QUALIFIERS\s+[\w\s\*]*?\b(curand\w*)\s*\(", re.M)
+
+
 def extract_cuda(wheel_dir: Path):
     """CUDA names per list: {list: (source, {name: (kind, header)}, aliases)}."""
     out = {}
@@ -365,6 +368,12 @@ def extract_cuda(wheel_dir: Path):
                 keep = pfx.match(n) or hname == "cudalibxt.h"
                 if keep and not _NOT_API.search(n) and n not in names:
                     names[n] = (k, hname)
+            # cuRAND's device functions follow templated helpers the reader loses sync on
+            # (curand_poisson.h, curand_discrete2.h): take `QUALIFIERS <type> curand_x(` directly
+            for m in _QUALIFIED_FN.finditer(text):
+                n = m.group(1)
+                if pfx.match(n) and not _NOT_API.search(n) and n not in names:
+                    names[n] = ("function", hname)
         out[lst] = (src, names, aliases)
     return out
 
@@ -407,6 +416,8 @@ HIP_EXTRA = {
     "libFormat": "hiplibFormat_t", "libFormat_t": "hiplibFormat_t",
     "MAX_CUDA_DESCRIPTOR_GPUS": "MAX_HIP_DESCRIPTOR_GPUS",
     "cublasGetStatusString": "hipblasStatusToString",
+    # cusolverDn's Jacobi parameter handles carry no library prefix
+    "syevjInfo_t": "hipsolverSyevjInfo_t", "gesvdjInfo_t": "hipsolverGesvdjInfo_t",
     # synonyms in the CUDA headers (same value as the name they stand for)
     "CUBLAS_GEMM_DFALT": "HIPBLAS_GEMM_DEFAULT", "CUBLAS_OP_HERMITAN": "HIPBLAS_OP_C",
     "cublasDataType_t": "hipDataType", "cublasStatus": "hipblasStatus_t",
@@ -539,9 +550,13 @@ ROC_TYPES = {
 }
 ROC_FUNCS = {  # host functions whose rocX name does not follow the snake-case rule
     "blas": {"cublasCreate_v2": "rocblas_create_handle", "cublasDestroy_v2": "rocblas_destroy_handle",
-             "cublasCreate": "rocblas_create_handle", "cublasDestroy": "rocblas_destroy_handle"},
-    "sparse": {"cusparseCreate": "rocsparse_create_handle", "cusparseDestroy": "rocsparse_destroy_handle"},
+             "cublasCreate": "rocblas_create_handle", "cublasDestroy": "rocblas_destroy_handle",
+             "cublasGetStatusString": "rocblas_status_to_string"},
+    "sparse": {"cusparseCreate": "rocsparse_create_handle", "cusparseDestroy": "rocsparse_destroy_handle",
+               "cusparseGetErrorString": "rocsparse_get_status_name",
+               "cusparseSpMatGetSize": "rocsparse_spmat_get_size"},
     "rand": {"curandCreateGenerator": "rocrand_create_generator",
+             "curandCreateGeneratorHost": "rocrand_create_generator_host",
              "curandDestroyGenerator": "rocrand_destroy_generator",
              "curandSetPseudoRandomGeneratorSeed": "rocrand_set_seed",
              "curandSetGeneratorOffset": "rocrand_set_offset",
