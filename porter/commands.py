@@ -237,7 +237,9 @@ def run_port_or_check(args) -> int:
         for e in d.entries:
             if d.root is None:
                 e.rel = str(p)
-            elif multi:
+            elif multi or not p.is_absolute():
+                # paths as the user can open them from where porter runs (`proj/src/k.cu`), the
+                # way compilers and linters print them; SARIF/GitHub annotations need that too
                 e.rel = _display(p, e.rel, d.root)
             if mode == "check" or mode == "diff":
                 if e.kind in ("cuda", "build"):

@@ -372,3 +372,11 @@ def test_single_file_sees_macros_of_its_own_headers(tmp_path):
     rc, stdout, stderr = run_cli("port", str(f))
     assert rc == 0 and "PT001" not in stderr
     assert stdout == '#include "common.cuh"\nvoid f(float* d) { CUDA_CHECK(hipFree(d)); }\n'
+
+
+def test_finding_paths_open_from_the_working_directory(tmp_path):
+    (tmp_path / "proj" / "src").mkdir(parents=True)
+    (tmp_path / "proj" / "src" / "k.cu").write_text("void f() { cudaNotReal(); }\n")
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", "check", "proj", "--format", "github"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.stdout.startswith("::warning file=proj/src/k.cu,line=1,col=12")
