@@ -97,18 +97,23 @@ class RewriteResult:
 
 @dataclass
 class Scanner:
-    relevant: frozenset[bytes]                       # table names worth looking at
-    qualified: dict[bytes, list[tuple[re.Pattern, str]]]  # first component -> (regex, key)
+    relevant: frozenset[bytes]                 # table names worth looking at
+    qualified: dict[bytes, list[str]]          # first component -> qualified keys, longest first
 
 
 @lru_cache(maxsize=4)
 def scanner_for(index: MappingIndex) -> Scanner:
-    quals: dict[bytes, list[tuple[re.Pattern, str]]] = {}
+    quals: dict[bytes, list[str]] = {}
     for key in sorted(index.qualified, key=lambda k: -len(k)):
-        parts = [re.escape(p.encode()) for p in key.split("::")]
-        rx = re.compile(QUALIFIED_SEP.join(b"(" + p + b")" for p in parts) + rb"(?![\w$])")
-        quals.setdefault(key.split("::")[0].encode(), []).append((rx, key))
+        quals.setdefault(key.split("::")[0].encode(), []).append(key)
     return Scanner(index.relevant, quals)
+
+
+@lru_cache(maxsize=None)
+def qualified_regex(key: str) -> re.Pattern:
+    """`a::b::c` with any spacing around the `::` (compiled on first use: most files use none)."""
+    parts = [re.escape(p.encode()) for p in key.split("::")]
+    return re.compile(QUALIFIED_SEP.join(b"(" + p + b")" for p in parts) + rb"(?![\w$])")
 
 
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
@@ -267,8 +272,8 @@ class CudaRewriter:
         qual_hits = []
         for first, keys in scan.qualified.items():
             if first in idents:
-                for rx, key in keys:
-                    for m in rx.finditer(data):
+                for key in keys:
+                    for m in qualified_regex(key).finditer(data):
                         if m.start() == 0 or data[m.start() - 1] not in _WORD:
                             qual_hits.append((m, key, 0))
         if b"namespace" in idents:
