@@ -774,9 +774,8 @@ class CudaRewriter:
     @staticmethod
     def _vendor_switches(src: SourceFile, tree):
         """The file's #if structure, when it tests an AMD/HIP macro (a dual-vendor file)."""
-        from ..rules.arch_guards import PPState
-        from ..rules.base import RuleContext, RuleOptions
-        pp = PPState(RuleContext(src, tree, RuleOptions()))
+        from ..parse.preproc import PPState
+        pp = PPState(_TreeView(src.data, tree.root_node))
         return pp if any(g.mentions_amd() for g in pp.groups) else None
 
     def _vendor_nv(self, pos: int) -> bool:
@@ -834,6 +833,21 @@ def roc_plan(index: MappingIndex, files, version) -> tuple[frozenset, dict[str, 
         if row.area in capable and row.hip and not row.roc:
             blockers.setdefault(row.area, []).append(name)
     return frozenset(capable - set(blockers)), blockers
+
+
+class _TreeView:
+    """What the preprocessor model reads of a file: its bytes and where comments are."""
+
+    def __init__(self, data: bytes, root):
+        self.data, self.root = data, root
+
+    def in_comment_or_string(self, start: int, end: int) -> bool:
+        node = self.root.descendant_for_byte_range(start, end)
+        while node is not None:
+            if node.type in P.COMMENT_TYPES or node.type in P.STRING_TYPES:
+                return True
+            node = node.parent
+        return False
 
 
 def _in_undef(node) -> bool:

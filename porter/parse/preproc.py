@@ -1,0 +1,441 @@
+"""A model of a file's conditional preprocessor directives (`#if`/`#ifdef`/`#elif`/`#else`).
+
+It evaluates each branch in two worlds, HIP-Clang for AMD ("amd") and nvcc ("nv"), knowing which
+macros each defines and that a project's vendor flags (`USE_ROCM`, `GGML_USE_HIP`) name AMD. The
+rules use it to find guards that silently change meaning on AMD; the rewriter uses it to leave
+the NVIDIA side of a dual-vendor file alone.
+
+`PPState(view)` takes any object with `.data` (bytes), `.root` (a tree-sitter root node or None)
+and `.in_comment_or_string(start, end)`.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+# -- macro worlds ------------------------------------------------------------------------------
+# Verified with clang-22 -x hip -dM -E (host and device passes, --offload-arch=gfx942): HIP-Clang
+# defines __HIP__, __HIPCC__, __clang__, __AMDGCN__ and, in the device pass, __HIP_DEVICE_COMPILE__,
+# __GFX9__, __gfx942__; it defines none of __CUDA_ARCH__, __CUDACC__, __NVCC__, __CUDA__.
+# hip/hip_common.h defines __HIP_PLATFORM_AMD__ under clang+HIP.
+NV_ONLY_MACROS = frozenset({
+    "__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__CUDA_ARCH_SPECIFIC__", "__CUDA_ARCH_FAMILY_SPECIFIC__",
+    "__NVCC__", "__CUDACC__", "__CUDACC_RTC__", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
+    "__CUDACC_VER_BUILD__", "__CUDACC_VER__", "__CUDACC_DEBUG__", "__CUDACC_RDC__", "__CUDACC_EWP__",
+    "__CUDACC_RELAXED_CONSTEXPR__", "__CUDACC_EXTENDED_LAMBDA__", "__CUDA__", "__NVCOMPILER",
+    "__NVCOMPILER_CUDA__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__", "CUDART_VERSION",
+    "CUDA_VERSION", "__CUDA_API_VERSION",
+})
+_NV_PREFIX = ("__CUDA_ARCH_FEAT_", "__CUDACC_VER")
+# defined on the NVIDIA side when compiling with nvcc (value unknown or 1)
+_NV_DEFINED = {"__NVCC__": 1, "__CUDACC__": 1}
+_AMD_TOKENS = frozenset({"HIP", "ROCM", "AMD", "HCC", "AMDGCN", "AMDGPU", "HIPCC", "HIPBLAS",
+                         "HIPBLASLT", "HIPRTC", "ROCBLAS", "MIOPEN", "CDNA", "RDNA"})
+_AMD_OFFICIAL = {"__HIP_PLATFORM_AMD__": 1, "__HIP_PLATFORM_HCC__": 1, "__HIP__": 1,
+                 "__HIPCC__": 1}
+_AMD_UNKNOWN = re.compile(r"^(?:__HIP_DEVICE_COMPILE__|__AMDGCN__|__AMDGCN_\w+|__gfx\w+__|__GFX\d+\w*__"
+                          r"|__HIP_NO_\w+|__HIP_ARCH_\w+|__HIPCC_RTC__|\w*VERSION\w*)$")
+
+
+def is_amd_macro(name: str) -> bool:
+    """A macro that names AMD/HIP/ROCm: official (`__HIP_PLATFORM_AMD__`, `__HIPCC__`, `__gfx942__`)
+    or a project's own flag (`USE_ROCM`, `GGML_USE_HIP`)."""
+    if name in ("__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"):
+        return False
+    toks = [t.upper() for t in name.split("_") if t]
+    return any(t in _AMD_TOKENS or re.fullmatch(r"GFX\d+\w*", t) for t in toks)
+
+
+def is_nv_macro(name: str) -> bool:
+    return name in NV_ONLY_MACROS or name.startswith(_NV_PREFIX)
+
+
+def macro(name: str, world: str) -> tuple[bool | None, int | None]:
+    """(defined?, value) of a macro in world "amd" (HIP-Clang) or "nv" (nvcc); None = unknown."""
+    if world == "amd":
+        if is_nv_macro(name):
+            return False, 0
+        if name in _AMD_OFFICIAL:
+            return True, _AMD_OFFICIAL[name]
+        if is_amd_macro(name):
+            if _AMD_UNKNOWN.match(name):
+                return (True, None) if "VERSION" in name else (None, None)
+            return True, 1                      # project flag set by its ROCm build
+        return None, None
+    # nvcc
+    if name in _NV_DEFINED:
+        return True, _NV_DEFINED[name]
+    if name in ("__HIPCC__", "__HIP_DEVICE_COMPILE__", "__HIP_PLATFORM_NVIDIA__") or "VERSION" in name:
+        return None, None                       # HIP-on-NVIDIA defines some of these
+    if is_amd_macro(name):
+        return False, 0
+    return None, None
+
+
+# -- preprocessor expressions ------------------------------------------------------------------
+_TOK = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)"
+                  r"|(?P<chr>'(?:\\.|[^'])*')|(?P<op>&&|\|\||==|!=|>=|<=|<<|>>|[-+*/%<>!~&|^()?:,]))")
+
+
+def _tokens(text: str):
+    out, pos = [], 0
+    while pos < len(text):
+        m = _TOK.match(text, pos)
+        if not m or m.end() == pos:
+            if text[pos:].strip() == "":
+                break
+            out.append(("bad", text[pos]))
+            pos += 1
+            continue
+        pos = m.end()
+        if m.group("num"):
+            s = m.group("num")
+            out.append(("num", int(s, 0) if not re.fullmatch(r"0\d+", s) else int(s, 8)))
+        elif m.group("id"):
+            out.append(("id", m.group("id")))
+        elif m.group("chr"):
+            out.append(("num", None))
+        else:
+            out.append(("op", m.group("op")))
+    return out
+
+
+@dataclass
+class Cond:
+    """A parsed #if condition: an evaluator per world, and the macro names it mentions."""
+    text: str
+    names: list[str]
+    ast: object
+
+    def eval(self, world: str, override: dict | None = None) -> int | None:
+        return _eval(self.ast, world, override or {})
+
+
+_BIN_PREC = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="),
+             ("<<", ">>"), ("+", "-"), ("*", "/", "%")]
+
+
+class _Parser:
+    def __init__(self, toks):
+        self.t = toks
+        self.i = 0
+        self.names: list[str] = []
+
+    def peek(self):
+        return self.t[self.i] if self.i < len(self.t) else ("end", None)
+
+    def take(self):
+        tok = self.peek()
+        self.i += 1
+        return tok
+
+    def expr(self):
+        c = self.binary(0)
+        if self.peek() == ("op", "?"):
+            self.take()
+            a = self.expr()
+            if self.peek() == ("op", ":"):
+                self.take()
+            b = self.expr()
+            return ("?", c, a, b)
+        return c
+
+    def binary(self, level):
+        if level == len(_BIN_PREC):
+            return self.unary()
+        left = self.binary(level + 1)
+        while self.peek()[0] == "op" and self.peek()[1] in _BIN_PREC[level]:
+            op = self.take()[1]
+            right = self.binary(level + 1)
+            left = ("bin", op, left, right)
+        return left
+
+    def unary(self):
+        kind, val = self.take()
+        if kind == "op" and val in ("!", "-", "+", "~"):
+            return ("un", val, self.unary())
+        if kind == "op" and val == "(":
+            e = self.expr()
+            if self.peek() == ("op", ")"):
+                self.take()
+            return e
+        if kind == "num":
+            return ("num", val)
+        if kind == "id":
+            if val == "defined":
+                paren = self.peek() == ("op", "(")
+                if paren:
+                    self.take()
+                k2, name = self.take()
+                if paren and self.peek() == ("op", ")"):
+                    self.take()
+                if k2 != "id":
+                    return ("unk",)
+                self.names.append(name)
+                return ("def", name)
+            if self.peek() == ("op", "("):       # function-like macro / __has_include(...)
+                depth = 0
+                while self.peek()[0] != "end":
+                    k, v = self.take()
+                    if (k, v) == ("op", "("):
+                        depth += 1
+                    elif (k, v) == ("op", ")"):
+                        depth -= 1
+                        if depth == 0:
+                            break
+                return ("unk",)
+            self.names.append(val)
+            return ("id", val)
+        return ("unk",)
+
+
+def parse_cond(text: str) -> Cond:
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//.*", "", text)
+    toks = _tokens(text)
+    if any(k == "bad" for k, _ in toks) or any(k == "id" and v in ("__has_include", "__has_include_next")
+                                               for k, v in toks):
+        p = _Parser([t for t in toks if t[0] == "id"])
+        names = [v for k, v in toks if k == "id" and v != "defined"]
+        return Cond(text.strip(), names, ("unk",))
+    p = _Parser(toks)
+    ast = p.expr()
+    if p.i < len(toks):
+        ast = ("unk",)
+    return Cond(text.strip(), p.names, ast)
+
+
+def _eval(node, world, override):
+    kind = node[0]
+    if kind == "num":
+        return node[1]
+    if kind == "unk":
+        return None
+    if kind == "def":
+        if node[1] in override:
+            d = override[node[1]][0]
+        else:
+            d = macro(node[1], world)[0]
+        return None if d is None else int(d)
+    if kind == "id":
+        if node[1] in ("true",):
+            return 1
+        if node[1] in ("false",):
+            return 0
+        return override[node[1]][1] if node[1] in override else macro(node[1], world)[1]
+    if kind == "un":
+        v = _eval(node[2], world, override)
+        if v is None:
+            return None
+        return {"!": int(not v), "-": -v, "+": v, "~": ~v}[node[1]]
+    if kind == "?":
+        c = _eval(node[1], world, override)
+        a, b = _eval(node[2], world, override), _eval(node[3], world, override)
+        if c is None:
+            return a if a == b else None
+        return a if c else b
+    op, l, r = node[1], node[2], node[3]
+    a = _eval(l, world, override)
+    if op in ("&&", "||"):
+        b = _eval(r, world, override)
+        if op == "&&":
+            if a == 0 or b == 0:
+                return 0
+            return 1 if a is not None and b is not None else None
+        if (a is not None and a != 0) or (b is not None and b != 0):
+            return 1
+        return 0 if a is not None and b is not None else None
+    b = _eval(r, world, override)
+    if a is None or b is None:
+        return None
+    try:
+        return {"==": lambda: int(a == b), "!=": lambda: int(a != b), "<": lambda: int(a < b),
+                ">": lambda: int(a > b), "<=": lambda: int(a <= b), ">=": lambda: int(a >= b),
+                "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                "/": lambda: int(a / b), "%": lambda: a % b, "<<": lambda: a << b,
+                ">>": lambda: a >> b, "&": lambda: a & b, "|": lambda: a | b,
+                "^": lambda: a ^ b}[op]()
+    except (ZeroDivisionError, ValueError, KeyError):
+        return None
+
+
+def _and(a, b):
+    if a == 0 or b == 0:
+        return 0
+    return 1 if a is not None and b is not None else None
+
+
+def _not(a):
+    return None if a is None else int(not a)
+
+
+# -- directive structure -----------------------------------------------------------------------
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b",
+                        re.M)
+
+
+@dataclass
+class Branch:
+    kind: str                 # if / ifdef / ifndef / elif / elifdef / elifndef / else
+    cond: Cond | None         # None for #else
+    start: int                # byte offset of the directive
+    line_end: int             # byte offset after the directive line (body start)
+    cond_start: int = 0       # byte range of the condition text
+    cond_end: int = 0
+    raw: str = ""             # the condition as written
+    end: int = 0              # byte offset of the next directive of the group (body end)
+    group: "Group | None" = None
+    index: int = 0
+
+
+@dataclass
+class Group:
+    branches: list[Branch] = field(default_factory=list)
+    end: int = 0              # end of the #endif line
+    parent: Branch | None = None
+
+    def mentions_amd(self) -> bool:
+        return any(b.cond is not None and any(is_amd_macro(n) for n in b.cond.names)
+                   for b in self.branches)
+
+
+def _logical_line_end(data: bytes, pos: int) -> int:
+    while True:
+        j = data.find(b"\n", pos)
+        if j < 0:
+            return len(data)
+        k = j - 1
+        if k >= 0 and data[k:k + 1] == b"\r":
+            k -= 1
+        if k >= 0 and data[k:k + 1] == b"\\":
+            pos = j + 1
+            continue
+        return j + 1
+
+
+class PPState:
+    """Conditional-directive structure of one file."""
+
+    def __init__(self, ctx):
+        data = ctx.data
+        self.data = data
+        self.groups: list[Group] = []
+        self.branches: list[Branch] = []
+        self._starts: list[int] | None = None
+        self._dstarts: list[int] | None = None
+        self._memo: dict = {}
+        self._nl: list[int] | None = None
+        stack: list[Group] = []
+        for m in _DIRECTIVE.finditer(data):
+            if ctx.root is not None and ctx.in_comment_or_string(m.start(1), m.end(1)):
+                continue
+            kind = m.group(1).decode()
+            eol = _logical_line_end(data, m.end())
+            text = data[m.end():eol].decode("utf-8", "replace").replace("\\\n", " ").replace("\\\r\n", " ")
+            if kind in ("if", "ifdef", "ifndef"):
+                g = Group(parent=self._innermost(stack, m.start()))
+                stack.append(g)
+                self.groups.append(g)
+            if not stack:
+                continue                   # stray #elif/#else/#endif (header fragment)
+            g = stack[-1]
+            if g.branches:
+                g.branches[-1].end = m.start()
+            if kind == "endif":
+                g.end = eol
+                stack.pop()
+                continue
+            if kind == "else":
+                cond = None
+            elif kind in ("ifdef", "elifdef"):
+                cond = parse_cond(f"defined({text.strip().split()[0] if text.strip() else ''})")
+            elif kind in ("ifndef", "elifndef"):
+                cond = parse_cond(f"!defined({text.strip().split()[0] if text.strip() else ''})")
+            else:
+                cond = parse_cond(text)
+            raw = re.sub(r"\s+", " ", re.sub(r"/\*.*?\*/|//.*", "", text)).strip()
+            b = Branch(kind, cond, m.start(), eol, m.end(), eol, raw=raw, end=len(data), group=g,
+                       index=len(g.branches))
+            g.branches.append(b)
+            self.branches.append(b)
+        for g in stack:                    # unterminated
+            g.end = len(data)
+            if g.branches:
+                g.branches[-1].end = len(data)
+
+    @staticmethod
+    def _innermost(stack, pos):
+        if not stack:
+            return None
+        g = stack[-1]
+        return g.branches[-1] if g.branches else None
+
+    def branch_at(self, pos: int) -> Branch | None:
+        """Innermost branch whose body contains `pos`."""
+        if not self.branches:
+            return None
+        if self._starts is None:
+            self._starts = [b.line_end for b in self.branches]   # ascending (document order)
+        i = bisect.bisect_right(self._starts, pos) - 1
+        while i >= 0:
+            b = self.branches[i]
+            if b.line_end <= pos < b.end:
+                return b
+            i -= 1
+        return None
+
+    def on_directive_line(self, pos: int) -> bool:
+        """`pos` is on a conditional directive's line (its condition)."""
+        if self._dstarts is None:
+            self._dstarts = [b.start for b in self.branches]
+        i = bisect.bisect_right(self._dstarts, pos) - 1
+        return i >= 0 and self.branches[i].start <= pos < self.branches[i].line_end
+
+    def branch_value(self, b: Branch, world: str, override: dict | None = None):
+        """Is branch `b` taken (given its group is reached)?"""
+        if override is None:
+            key = (id(b), world)
+            if key not in self._memo:
+                self._memo[key] = self.branch_value(b, world, {})
+            return self._memo[key]
+        v = 1
+        for prev in b.group.branches[:b.index]:
+            v = _and(v, _not(prev.cond.eval(world, override) if prev.cond else 1))
+        if b.cond is not None:
+            v = _and(v, b.cond.eval(world, override))
+        return v
+
+    def path_value(self, pos: int, world: str) -> int | None:
+        """Is the code at `pos` compiled in `world`? (1 yes, 0 no, None unknown)."""
+        v = 1
+        b = self.branch_at(pos)
+        while b is not None:
+            v = _and(v, self.branch_value(b, world))
+            b = b.group.parent
+        return v
+
+    def enclosing(self, pos: int):
+        b = self.branch_at(pos)
+        while b is not None:
+            yield b
+            b = b.group.parent
+
+    def dead_on_amd(self, pos: int) -> bool:
+        return self.path_value(pos, "amd") == 0
+
+    def amd_only(self, pos: int) -> bool:
+        return self.path_value(pos, "nv") == 0
+
+    def skip(self, pos: int) -> bool:
+        """Code that HIP-Clang never compiles, or that only HIP-Clang compiles (already ported)."""
+        return self.dead_on_amd(pos) or self.amd_only(pos)
+
+    def lines(self, a: int, b: int) -> str:
+        la, lb = self.line(a), self.line(max(a, b - 1))
+        return f"line {la}" if la == lb else f"lines {la}-{lb}"
+
+    def line(self, pos: int) -> int:
+        if self._nl is None:
+            self._nl = [m.start() for m in re.finditer(rb"\n", self.data)]
+        return bisect.bisect_left(self._nl, pos) + 1
