@@ -62,6 +62,15 @@ def matches(pattern: str, node):
     return cur.matches(node)
 
 
+def in_comment_or_string(root, start: int, end: int) -> bool:
+    node = root.descendant_for_byte_range(start, end)
+    while node is not None:
+        if node.type in COMMENT_TYPES or node.type in STRING_TYPES:
+            return True
+        node = node.parent
+    return False
+
+
 def ancestors(node):
     node = node.parent
     while node is not None:

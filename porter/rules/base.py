@@ -183,12 +183,7 @@ class RuleContext:
         return out
 
     def in_comment_or_string(self, start: int, end: int) -> bool:
-        node = self.root.descendant_for_byte_range(start, end)
-        while node is not None:
-            if node.type in P.COMMENT_TYPES or node.type in P.STRING_TYPES:
-                return True
-            node = node.parent
-        return False
+        return P.in_comment_or_string(self.root, start, end)
 
     def macro_bodies(self) -> list:
         """`#define` bodies (preproc_arg nodes): opaque text that rules may lex themselves."""
