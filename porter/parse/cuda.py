@@ -71,6 +71,15 @@ def in_comment_or_string(root, start: int, end: int) -> bool:
     return False
 
 
+def enclosing_function(node, lambdas: bool = True):
+    """The function definition (or, with `lambdas`, the lambda) that contains `node`."""
+    kinds = ("function_definition", "lambda_expression") if lambdas else ("function_definition",)
+    for a in ancestors(node):
+        if a.type in kinds:
+            return a
+    return None
+
+
 def ancestors(node):
     node = node.parent
     while node is not None:

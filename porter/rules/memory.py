@@ -345,10 +345,7 @@ def function_name(ctx: RuleContext, fn) -> str | None:
 
 
 def enclosing_function(node):
-    for a in P.ancestors(node):
-        if a.type == "function_definition":
-            return a
-    return None
+    return P.enclosing_function(node, lambdas=False)
 
 
 def shadowed_names(ctx: RuleContext, fn) -> frozenset[str]:

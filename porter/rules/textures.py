@@ -41,11 +41,7 @@ def calls(ctx: RuleContext, names):
     return out
 
 
-def enclosing_function(node):
-    for a in P.ancestors(node):
-        if a.type in ("function_definition", "lambda_expression"):
-            return a
-    return None
+enclosing_function = P.enclosing_function
 
 
 def function_head(ctx: RuleContext, fn) -> str:

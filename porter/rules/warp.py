@@ -129,11 +129,7 @@ def call_args(call) -> list:
     return [c for c in args.named_children if c.type != "comment"]
 
 
-def enclosing_function(node):
-    for a in P.ancestors(node):
-        if a.type in ("function_definition", "lambda_expression"):
-            return a
-    return None
+enclosing_function = P.enclosing_function
 
 
 def amd_guarded(ctx: RuleContext, node) -> bool:
