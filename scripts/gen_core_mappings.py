@@ -199,6 +199,12 @@ SYMBOL_APIS = {"cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbol
                "cudaMemcpyFromSymbolAsync", "cudaGetSymbolAddress", "cudaGetSymbolSize"}
 
 # irregular spellings; every target is still checked against the HIP headers
+# block-scoped atomics: HIP has only device scope (and _system), which is stronger, so the plain
+# atomic is a correct replacement
+DEVICE_OVERRIDES = {f"atomic{op}_block": [f"atomic{op}"]
+                    for op in ("Add", "Sub", "Exch", "Min", "Max", "Inc", "Dec", "CAS", "And", "Or",
+                               "Xor")}
+
 # CUDA default arguments the HIP function lacks (a call with N arguments gets `, TEXT`)
 DEFAULT_ARGS = {
     "cudaGraphInstantiate": "default_arg:2:0", "cudaGraphInstantiateWithFlags": "default_arg:2:0",
@@ -214,6 +220,10 @@ RUNTIME_OVERRIDES = {
     "cudaFreeHost": ["hipHostFree"],
     # CUDA 12+ (exec, graph, flags = 0): HIP's hipGraphInstantiate has the CUDA 11 5-argument form
     "cudaGraphInstantiate": ["hipGraphInstantiateWithFlags"],
+    # HIP words these device attributes differently
+    "cudaDevAttrMaxPersistingL2CacheSize": ["hipDeviceAttributePersistingL2CacheMaxSize"],
+    "cudaDevAttrReservedSharedMemoryPerBlock": ["hipDeviceAttributeReservedSharedMemPerBlock"],
+    "cudaDevAttrMaxAccessPolicyWindowSize": ["hipDeviceAttributeAccessPolicyMaxWindowSize"],
     "cudaDataType_t": ["hipDataType"],
     "cudaDataType": ["hipDataType"],
     "libraryPropertyType": ["hipLibraryPropertyType"],
@@ -292,7 +302,12 @@ DRIVER_OVERRIDES = {
     "cuGetErrorString": ["hipDrvGetErrorString"], "cuGetErrorName": ["hipDrvGetErrorName"],
     "cuStreamCreate": ["hipStreamCreateWithFlags"], "cuEventCreate": ["hipEventCreateWithFlags"],
     "cuGraphInstantiate": ["hipGraphInstantiateWithFlags"],
-    "cuMemsetD2D8": ["hipMemset2D"],
+    "cuMemsetD2D8": ["hipMemset2D"],     # same meaning; hipMemsetD2D8 is new in 7.2
+    # HIP words these device attributes and flags differently
+    "CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE": ["hipDeviceAttributePersistingL2CacheMaxSize"],
+    "CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK": ["hipDeviceAttributeReservedSharedMemPerBlock"],
+    "CU_MEM_ALLOC_GRANULARITY_RECOMMENDED": ["hipMemAllocationGranularityRecommended"],
+    "CU_MEM_ALLOC_GRANULARITY_MINIMUM": ["hipMemAllocationGranularityMinimum"],
     # types
     "CUresult": ["hipError_t"], "CUdevice": ["hipDevice_t"], "CUdevice_v1": ["hipDevice_t"],
     "CUcontext": ["hipCtx_t"], "CUmodule": ["hipModule_t"], "CUfunction": ["hipFunction_t"],
@@ -631,7 +646,7 @@ def make_tables(h72: Hip, h64: Hip) -> dict[str, list[dict]]:
     names = [(n, "device_function") for n in sorted(dv.functions)
              if not is_internal(n, dv) and n not in SYNC_WARP]
     names += [(n, "macro") for n in sorted(ATTRIBUTES) if n in dv.names()]
-    props = propose_table(m, names, lambda n, k: [n], lambda n: dv.origin[n])
+    props = propose_table(m, names, lambda n, k: DEVICE_OVERRIDES.get(n, [n]), lambda n: dv.origin[n])
     for p in props:
         if ROUNDED.match(p.cuda) and p.hip:
             p.hip, p.status, p.hip_since, p.hip_file = "", "unsupported", "", ""
@@ -814,7 +829,7 @@ def main(argv=None) -> int:
     for line in bridge_by_value(tables, h72, h64):
         if args.review:
             print(line)
-    for r in tables["runtime"] + tables["lowp"]:
+    for r in tables["runtime"] + tables["lowp"] + tables["device"]:
         if r["cuda"] in ROW_NOTES and r["hip"]:
             r["notes"], extra = ROW_NOTES[r["cuda"]]
             r["source"] += extra
@@ -1072,6 +1087,9 @@ HAND_UNSUPPORTED = {
 
 # reviewed notes kept on regenerated rows: cuda -> (notes, addition to the source)
 ROW_NOTES = {
+    **{f"atomic{op}_block": ("HIP has no block-scoped atomics; the device-scoped one is stronger "
+                             "(correct, maybe slower)", "")
+       for op in ("Add", "Sub", "Exch", "Min", "Max", "Inc", "Dec", "CAS", "And", "Or", "Xor")},
     "__float2bfloat16_rn": ("HIP's __float2bfloat16 converts with static_cast<__bf16>, which rounds to "
                             "nearest even like CUDA's _rn", " (__float2bfloat16, amd_hip_bf16.h)"),
     "cudaGraphInstantiate": ("CUDA 12+ cudaGraphInstantiate(exec, graph, flags = 0) is HIP's WithFlags form; "
