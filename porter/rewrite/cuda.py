@@ -465,7 +465,7 @@ class CudaRewriter:
                     return
                 new = m.group(2)
             group = [] if new == name else [Edit(start, end, new.encode())]
-            if self.res.edits.add_group(group):
+            if group and self.res.edits.add_group(group):
                 self.res.stats.converted[row.area] = self.res.stats.converted.get(row.area, 0) + 1
             return
         group = [] if new == name else [Edit(start, end, new.encode())]
@@ -486,7 +486,9 @@ class CudaRewriter:
                           f"`{name}` inside a macro body needs a call rewrite ({row.transform}) "
                           f"that porter does not do in macros; left unchanged", start, name=name)
             return
-        if group and not self.res.edits.add_group(group):
+        if not group:
+            return                  # already the HIP spelling: nothing converted
+        if not self.res.edits.add_group(group):
             return
         self.res.stats.converted[row.area] = self.res.stats.converted.get(row.area, 0) + 1
         if row.status == "deprecated":
@@ -602,7 +604,7 @@ class CudaRewriter:
                      for i, (o, n) in enumerate(zip(old_parts, new_parts)) if o != n]
         else:
             group = [Edit(m.start(), m.end(), new.encode())]
-        if self.res.edits.add_group(group):
+        if group and self.res.edits.add_group(group):
             self.res.stats.converted[row.area] = self.res.stats.converted.get(row.area, 0) + 1
 
     # -- includes -----------------------------------------------------------------------------

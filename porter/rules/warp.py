@@ -1103,7 +1103,7 @@ class WarpBallotWidth(Rule):
                                            f"32-63 are lost on {fmt_targets(w64)}; declare it "
                                            f"`unsigned long long`", targets=w64)
             elif parent.type == "argument_list":
-                yield from self._bitop(ctx, parent.parent, node, src, w64)
+                yield from self._bitop(ctx, parent.parent, node, f"`{src}`", w64)
         # bit ops on variables that hold a ballot
         for call in calls(ctx, self.BITOPS):
             args = call_args(call)
@@ -1116,8 +1116,8 @@ class WarpBallotWidth(Rule):
                 d = ballot_var(ctx, a)
                 if d is None:
                     continue
-                yield from self._bitop(ctx, call, args[0], f"{d.name}` (a `"
-                                       f"{call_name(ctx, strip_parens(d.value))}` result", w64)
+                yield from self._bitop(ctx, call, args[0], f"`{d.name}` (a `"
+                                       f"{call_name(ctx, strip_parens(d.value))}` result)", w64)
             elif a.type in ("binary_expression", "unary_expression"):
                 # __popc(mask & ((1u << lane) - 1)): a ballot combined bitwise is still 64 bits
                 d = self._ballot_operand(ctx, a)
@@ -1125,8 +1125,8 @@ class WarpBallotWidth(Rule):
                     # `~ballot` sets bits 32-63 on wave32 targets, where __popcll would count
                     # them: widen the count only when no complement is involved
                     fixable = b"~" not in ctx.btext(a)
-                    yield from self._bitop(ctx, call, args[0], f"{ctx.text(a)}` (built from "
-                                           f"the ballot `{d}`", w64, fixable=fixable)
+                    yield from self._bitop(ctx, call, args[0], f"`{ctx.text(a)}` (built from "
+                                           f"the ballot `{d}`)", w64, fixable=fixable)
 
     @staticmethod
     def _ballot_operand(ctx, expr, depth: int = 0):
@@ -1168,10 +1168,10 @@ class WarpBallotWidth(Rule):
         if fixable and new is not None and fn is not None and fn.type == "identifier":
             fix = self.make_fix([Edit(fn.start_byte, fn.end_byte, new.encode())],
                                 Applicability.SAFE, f"use {new}")
-            yield self.finding(ctx, fn, f"`{op}` truncates `{src}` to 32 bits, dropping lanes "
+            yield self.finding(ctx, fn, f"`{op}` truncates {src} to 32 bits, dropping lanes "
                                f"32-63 on {fmt_targets(w64)}: use `{new}`", fix=fix, targets=w64)
         else:
-            yield self.finding(ctx, fn or call, f"`{op}` truncates `{src}` to 32 bits, dropping "
+            yield self.finding(ctx, fn or call, f"`{op}` truncates {src} to 32 bits, dropping "
                                f"lanes 32-63 on {fmt_targets(w64)}: use the 64-bit variant "
                                f"(`{op}ll`) and adjust bit positions (31 → 63 or warpSize - 1)",
                                targets=w64)
