@@ -604,3 +604,53 @@ class CallbackCallingConvention(Rule):
                 yield self.finding(ctx, (pos, pos + len(word)),
                                    f"`{word.decode()}` does not exist in HIP and is only a calling "
                                    f"convention (empty on Linux): drop it", fix=fx)
+
+
+@register
+class GridConstant(Rule):
+    """`__grid_constant__` kernel parameter qualifier.
+
+    ## What it finds
+    `__grid_constant__` on `const` kernel parameters (CUDA 11.7+).
+
+    ## Why it breaks on AMD
+    HIP does not define the qualifier: the kernel signature does not parse ("unknown type name
+    '__grid_constant__'"). It only lets CUDA skip copying a large `const` parameter when its
+    address is taken; AMD kernel arguments already live in the read-only kernarg segment, and a
+    `const` parameter stays read-only without it.
+
+    ## Example
+    ```cpp
+    __global__ void k(const __grid_constant__ CUtensorMap map) { ... }
+    ```
+
+    ## Use instead
+    Drop the qualifier (the safe fix does): `__global__ void k(const Params p)`.
+
+    ## References
+    - CUDA C++ Programming Guide, `__grid_constant__`
+    - ROCm 7.2 `hip/amd_detail/host_defines.h` (no such attribute)
+    """
+    code = "PT810"
+    name = "grid-constant-parameter"
+    severity = Severity.ERROR
+    fix = "safe"
+    triggers = (b"__grid_constant__",)
+
+    def check(self, ctx):
+        from ..rewrite.cuda import find_word
+        data = ctx.data
+        word = b"__grid_constant__"
+        for pos in find_word(data, word):
+            if ctx.in_comment_or_string(pos, pos + len(word)):
+                continue
+            line_start = data.rfind(b"\n", 0, pos) + 1
+            if data[line_start:pos].lstrip().startswith(b"#"):
+                continue
+            end = pos + len(word)
+            while end < len(data) and data[end:end + 1] in (b" ", b"\t"):
+                end += 1
+            fx = self.make_fix([Edit(pos, end, b"")], Applicability.SAFE, "drop __grid_constant__")
+            yield self.finding(ctx, (pos, pos + len(word)),
+                               "`__grid_constant__` does not exist in HIP; AMD kernel arguments are "
+                               "already read-only kernarg memory: drop it", fix=fx)
