@@ -220,6 +220,9 @@ def has_collective(ctx: RuleContext, scope) -> bool:
         calls(ctx, ())
         wrappers = [n for n in _cache(ctx)["calls"] if WRAPPER_NAME.search(n)]
         for c in calls(ctx, COLLECTIVE | set(wrappers)):
+            fn = c.child_by_field_name("function")
+            if fn is not None and fn.type == "field_expression":
+                continue        # tile.shfl_down(), tile.ballot(): the group's own collectives
             if scope is None or (scope.start_byte <= c.start_byte and c.end_byte <= scope.end_byte):
                 found = True
                 break
