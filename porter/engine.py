@@ -145,6 +145,8 @@ def process_data(rel: str, data: bytes) -> FileResult:
             from .parse.cuda import parse
             tree = parse(data)
         ctx = RuleContext(src, tree, opts.rules, _STATE["index"], rw.idents or None)
+        if rw.pp is not None:
+            ctx.cache["pp"] = rw.pp     # the rewriter's #if model: the rules' pp_state reuses it
         specific = []
         for rule in rules:
             try:

@@ -93,6 +93,7 @@ class RewriteResult:
     tree: object = None
     uses_cuda: bool = False
     idents: set = field(default_factory=set)   # every identifier token of the file (rule triggers)
+    pp: object = None                          # the #if model, when the file tests AMD macros
 
 
 @dataclass
@@ -297,6 +298,7 @@ class CudaRewriter:
         root = tree.root_node
         self._opaque_cache: dict[int, list[tuple[int, int]]] = {}
         self._pp = self._vendor_switches(src, tree) if _AMD_HINT.search(b"\n".join(idents)) else None
+        res.pp = self._pp
         cuda_includes, hip_runtime_included = self._includes(data, root, include_hits)
         for m, key, skip in qual_hits:
             self._qualified(data, root, m, key, skip)

@@ -11,7 +11,10 @@ from .registry import register
 def _includes(ctx, rx: re.Pattern):
     """(span of the directive, path) of the matching #include lines; works without a tree."""
     from ..rewrite.cuda import include_directives
-    for start, end, p in include_directives(ctx.data, ctx.root):
+    found = ctx.cache.get("includes")
+    if found is None:
+        found = ctx.cache["includes"] = include_directives(ctx.data, ctx.root)
+    for start, end, p in found:
         if rx.match(p):
             yield (start, end), p
 
