@@ -654,3 +654,81 @@ class GridConstant(Rule):
             yield self.finding(ctx, (pos, pos + len(word)),
                                "`__grid_constant__` does not exist in HIP; AMD kernel arguments are "
                                "already read-only kernarg memory: drop it", fix=fx)
+
+
+_DEVPTR_TYPES = ("CUdeviceptr", "CUdeviceptr_v2", "hipDeviceptr_t")
+
+
+@register
+class DevicePointerArithmetic(Rule):
+    """Integer arithmetic on a `CUdeviceptr`.
+
+    ## What it finds
+    `+`, `-`, `+=`, `-=`, `%`, `&`, `|` and `/` applied to variables declared `CUdeviceptr`
+    (or already `hipDeviceptr_t`), and casts of them to integer types.
+
+    ## Why it breaks on AMD
+    In the CUDA driver API `CUdeviceptr` is an unsigned integer (`unsigned long long`), so
+    `base + offset` is integer arithmetic. HIP's `hipDeviceptr_t` is `void*`: the ported
+    `base + offset` does not compile ("arithmetic on a pointer to void"), and `(size_t)ptr`
+    style masks and alignment tests need pointer casts.
+
+    ## Example
+    ```cpp
+    CUdeviceptr base;
+    cuMemAddressReserve(&base, size, 0, 0, 0);
+    cuMemMap(base + mapped, chunk, 0, handle, 0);
+    ```
+
+    ## Use instead
+    Do the arithmetic on a byte pointer: `(hipDeviceptr_t)((char*)base + mapped)`, or keep an
+    integer copy (`uintptr_t b = (uintptr_t)base;`) for masks and alignment.
+
+    ## References
+    - CUDA 13 `cuda.h` (`typedef unsigned long long CUdeviceptr_v2`)
+    - ROCm 7.2 `hip/hip_runtime_api.h` (`typedef void* hipDeviceptr_t`)
+    """
+    code = "PT811"
+    name = "device-pointer-arithmetic"
+    severity = Severity.ERROR
+    fix = "none"
+    triggers = (b"CUdeviceptr", b"hipDeviceptr_t")
+
+    _ARITH = frozenset({"+", "-", "%", "&", "|", "/", "*", "+=", "-=", "%=", "&=", "|=", ">>", "<<"})
+
+    def check(self, ctx):
+        names = set()
+        for d in ctx.nodes("declaration", "parameter_declaration", "field_declaration"):
+            t = d.child_by_field_name("type")
+            if t is None or ctx.text(t).strip() not in _DEVPTR_TYPES:
+                continue
+            for dd in d.children_by_field_name("declarator"):
+                x = dd
+                while x is not None and x.type in ("init_declarator", "array_declarator"):
+                    x = x.child_by_field_name("declarator")
+                if x is not None and x.type in ("identifier", "field_identifier"):
+                    names.add(ctx.text(x))
+        if not names:
+            return
+        for b in ctx.nodes("binary_expression", "assignment_expression"):
+            op = b.child_by_field_name("operator")
+            if op is None or op.type not in self._ARITH:
+                continue
+            for side in ("left", "right"):
+                n = b.child_by_field_name(side)
+                while n is not None and n.type == "parenthesized_expression" and n.named_child_count:
+                    n = n.named_children[0]
+                if n is None:
+                    continue
+                name = ctx.text(n) if n.type in ("identifier", "field_expression") else None
+                if name is None:
+                    continue
+                if n.type == "field_expression":
+                    f = n.child_by_field_name("field")
+                    name = ctx.text(f) if f is not None else None
+                if name in names:
+                    yield self.finding(
+                        ctx, b, f"`{ctx.text(b)}` does integer arithmetic on the device pointer "
+                        f"`{name}`: `CUdeviceptr` is an integer, HIP's `hipDeviceptr_t` is `void*`; "
+                        f"compute on `(char*){name}` (or a `uintptr_t` copy) instead")
+                    break
