@@ -2024,7 +2024,22 @@ class WarpIndependentScheduling(Rule):
                 return True
         return False
 
+    EARLY_OUT = re.compile(r"!=\s*0\b|\b0\s*!=|>\s*0\b")
+
     def _elected(self, ctx, loop, fn) -> bool:
+        # `if (threadIdx.x != 0) return;` before the loop: only one thread gets there
+        for s in ctx.captures("(if_statement) @s", fn).get("s", []):
+            if s.end_byte > loop.start_byte:
+                continue
+            cond, body = s.child_by_field_name("condition"), s.child_by_field_name("consequence")
+            if cond is None or body is None:
+                continue
+            stmts = body.named_children if body.type == "compound_statement" else [body]
+            if len(stmts) == 1 and stmts[0].type == "return_statement" and \
+                    self.EARLY_OUT.search(ctx.text(cond)) and (
+                        contains_thread_idx(ctx, cond) or
+                        re.search(r"(?i)lane|tid|thread|leader|rank", ctx.text(cond))):
+                return True
         for a in P.ancestors(loop):
             if a is fn or a.type == "function_definition":
                 return False
