@@ -354,3 +354,94 @@ class FpContraction(Rule):
                                f"into an FMA (clang's default -ffp-contract=fast-honor-pragmas): "
                                f"add `#pragma clang fp contract(off)` if the code relies on it "
                                f"not being contracted")
+
+
+# ROCm 7.2 declares these only for one 16-bit float type, where CUDA 13 has both (computed from
+# amd_hip_fp16.h / amd_hip_bf16.h against cuda_fp16.h / cuda_bf16.h)
+_HIP_BF16_ONLY = frozenset({"__hmax2", "__hmin2"})
+_HIP_FP16_ONLY = frozenset({"__hadd2_sat", "__hadd_sat", "__hequ2", "__hfma2_sat", "__hfma_sat",
+                            "__hgeu2", "__hgtu2", "__hleu2", "__hltu2", "__hmax_nan", "__hmin_nan",
+                            "__hmul2_sat", "__hmul_sat", "__hneu2", "__hsub2_sat", "__hsub_sat"})
+_HALF_T = re.compile(r"\b(?:__half2?|half2?)\b")
+_BF16_T = re.compile(r"\b(?:__nv_bfloat162?|nv_bfloat162?|__hip_bfloat162?|hip_bfloat16)\b")
+_HALF_MAKERS = ("__float2half", "__float2half_rn", "__floats2half2_rn", "__half2half2",
+                "__float2half2_rn", "__halves2half2", "__low2half2", "__high2half2")
+_BF16_MAKERS = ("__float2bfloat16", "__float2bfloat16_rn", "__floats2bfloat162_rn",
+                "__bfloat162bfloat162", "__float22bfloat162_rn", "__halves2bfloat162")
+
+
+@register
+class HalfBf16OneTypeOnly(Rule):
+    """16-bit float intrinsic that HIP declares for the other type only.
+
+    ## What it finds
+    Calls of `__hmax2`/`__hmin2` on `__half2` values, and of the saturating, NaN-propagating and
+    unordered-compare intrinsics (`__hadd_sat`, `__hmul_sat`, `__hfma_sat`, `__hmax_nan`,
+    `__hequ2`, ...) on `__nv_bfloat16` values, where the argument's type is visible (a variable
+    declared in the function, or a conversion call).
+
+    ## Why it breaks on AMD
+    CUDA 13 overloads these for both `__half` and `__nv_bfloat16`. ROCm 7.2 declares `__hmax2`
+    and `__hmin2` only in `amd_hip_bf16.h`, and the saturating/NaN/unordered variants only in
+    `amd_hip_fp16.h`, so the other type's call does not compile ("no matching function"). The
+    rename itself is right, so porter's mapping step cannot see it.
+
+    ## Example
+    ```cpp
+    __half2 a = __hmax2(x, y);                 // x, y: __half2
+    __nv_bfloat16 c = __hmul_sat(p, q);        // p, q: __nv_bfloat16
+    ```
+
+    ## Use instead
+    Compare and select by hand (`__hgt2`/`__hlt2` with `__hmul2` masks), or convert to float
+    (`__half22float2`, `__bfloat162float`), compute, and convert back; saturate with
+    `__hmin`/`__hmax` against 0 and 1 where HIP has them for that type.
+
+    ## References
+    - ROCm 7.2 `hip/amd_detail/amd_hip_fp16.h`, `amd_hip_bf16.h`
+    - CUDA 13 `cuda_fp16.hpp`, `cuda_bf16.hpp`
+    """
+    code = "PT707"
+    name = "half-bf16-one-type-only"
+    severity = Severity.ERROR
+    triggers = tuple(n.encode() for n in sorted(_HIP_BF16_ONLY | _HIP_FP16_ONLY))
+
+    def check(self, ctx):
+        from .textures import _decl_type
+        for name, ident, call, args in calls(ctx, tuple(_HIP_BF16_ONLY | _HIP_FP16_ONLY)):
+            want_bf16 = name in _HIP_BF16_ONLY
+            for a in args:
+                kind = self._kind(ctx, a, call, _decl_type)
+                if kind is None:
+                    continue
+                if (kind == "half") == want_bf16:
+                    have = "__half" if kind == "half" else "bf16"
+                    only = "bfloat16" if want_bf16 else "half"
+                    yield self.finding(ctx, ident, f"`{name}` on {have} values: ROCm 7.2 declares it "
+                                       f"for {only} only, so this call does not compile; compute "
+                                       f"through float or compare and select by hand")
+                break
+
+    @staticmethod
+    def _kind(ctx, arg, call, decl_type):
+        n = arg
+        while n is not None and n.type == "parenthesized_expression" and n.named_child_count:
+            n = n.named_children[0]
+        if n is None:
+            return None
+        if n.type == "call_expression":
+            f = n.child_by_field_name("function")
+            fname = ctx.text(f) if f is not None else ""
+            if fname in _HALF_MAKERS:
+                return "half"
+            if fname in _BF16_MAKERS:
+                return "bf16"
+            return None
+        if n.type == "identifier":
+            t = decl_type(ctx, ctx.text(n), call)
+            if t:
+                if _BF16_T.search(t):
+                    return "bf16"
+                if _HALF_T.search(t):
+                    return "half"
+        return None
