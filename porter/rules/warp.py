@@ -601,11 +601,42 @@ class WarpSizeLiteral(Rule):
     triggers = (b"31", b"32", b">> 5", b">>5", b"0x1f", b"0x1F")
 
     def check(self, ctx):
+        w32 = ctx.options.wave32()
+        if w32:
+            yield from self._vendor_64(ctx, w32)
         w64 = wave64_or_none(ctx)
         if not w64:
             return
         yield from self._ops(ctx, w64)
         yield from self._definitions(ctx, w64)
+
+    _ARCH_COND = re.compile(rb"(?i)__gfx\d|GFX9|GFX1\d|WAVEFRONT_SIZE|wave64|wave32|RDNA|CDNA")
+
+    def _vendor_64(self, ctx, w32):
+        """`#define WARP_SIZE 64` chosen by vendor (`#ifdef __HIP_PLATFORM_AMD__`) rather than by
+        architecture: wrong on gfx10-12, which run 32-lane wavefronts (llama.cpp's RDNA bug)."""
+        for d in ctx.nodes("preproc_def"):
+            name, value = d.child_by_field_name("name"), d.child_by_field_name("value")
+            if name is None or value is None or not WARP_SIZE_NAME.match(ctx.text(name)):
+                continue
+            v = re.sub(r"/\*.*?\*/|//.*", "", ctx.text(value)).strip().strip("()").strip()
+            iv = int_value(v)
+            if iv is None or iv[0] != 64:
+                continue
+            for a in P.ancestors(d):
+                if a.type in ("preproc_else", "preproc_elifdef"):
+                    break                   # the other side of a test: not clearly "AMD"
+                if a.type not in ("preproc_if", "preproc_ifdef", "preproc_elif"):
+                    continue
+                cond = a.child_by_field_name("condition") or a.child_by_field_name("name")
+                text = ctx.btext(cond) if cond is not None else b""
+                if AMD_COND.search(text) and not self._ARCH_COND.search(text):
+                    yield self.finding(
+                        ctx, d, f"`#define {ctx.text(name)} 64` is chosen by vendor (`{ctx.text(cond)}`), "
+                        f"but {fmt_targets(w32)} {_verb(w32, 'run')} 32-lane wavefronts: select it by "
+                        f"architecture (64 under `__GFX9__`, 32 otherwise) or use `warpSize`",
+                        severity=Severity.ERROR, targets=w32)
+                break
 
     def _ops(self, ctx, w64):
         for b in ctx.nodes("binary_expression"):
