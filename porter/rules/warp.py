@@ -565,7 +565,9 @@ class WarpSizeLiteral(Rule):
     - `blockDim.x / 32` and `(blockDim.x + 31) / 32` (warps per block) under the same conditions;
     - constants that define the warp size as 32: `#define WARP_SIZE 32`,
       `constexpr int kWarpSize = 32;`, `const int warp_size = 32;`, `enum { WARP_SIZE = 32 }`
-      (error when the file uses shuffles or votes, else warning).
+      (error when the file uses shuffles or votes, else warning);
+    - `#define WARP_SIZE 64` chosen by vendor (`#ifdef __HIP_PLATFORM_AMD__`) rather than by
+      architecture, when a wave32 target (gfx10-12) is selected (error for those targets).
 
     Reported only when a wave64 target is selected; code inside `#if` branches on AMD macros
     (`__HIP_PLATFORM_AMD__`, `__AMDGCN_WAVEFRONT_SIZE`, `USE_ROCM`, `__GFX9__`...) is skipped,
