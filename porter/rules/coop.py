@@ -228,3 +228,76 @@ class CubLogicalWarp(Rule):
         if cur.strip():
             out.append(cur.strip())
         return out
+
+
+# grid_group members CUDA has and ROCm 7.2's amd_hip_cooperative_groups.h does not (it has
+# thread_rank, is_valid, sync, group_dim, num_threads, size)
+_GRID_MISSING = {
+    "block_rank": "blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)",
+    "num_blocks": "gridDim.x * gridDim.y * gridDim.z",
+    "block_index": "blockIdx",
+    "dim_blocks": "gridDim",
+    "dim_threads": "blockDim",
+}
+
+
+@register
+class GridGroupMembers(Rule):
+    """`grid_group` member that HIP's cooperative groups lack.
+
+    ## What it finds
+    Calls of `block_rank()`, `num_blocks()`, `block_index()`, `dim_blocks()` and
+    `dim_threads()` on a `cooperative_groups::grid_group` (a variable declared `grid_group` or
+    initialised from `this_grid()`, or `this_grid()` itself).
+
+    ## Why it breaks on AMD
+    ROCm 7.2's `grid_group` has only `thread_rank`, `is_valid`, `sync`, `group_dim`,
+    `num_threads` and `size`: the call does not compile ("no member named 'block_rank' in
+    'cooperative_groups::grid_group'").
+
+    ## Example
+    ```cpp
+    cg::grid_group grid = cg::this_grid();
+    unsigned long long b = grid.block_rank();
+    ```
+
+    ## Use instead
+    The built-in variables: `block_rank()` is `blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y *
+    blockIdx.z)`, `num_blocks()` is `gridDim.x * gridDim.y * gridDim.z`, `block_index()` is
+    `blockIdx`, `dim_blocks()` is `gridDim`, `dim_threads()` is `blockDim`.
+
+    ## References
+    - ROCm 7.2 `hip/amd_detail/amd_hip_cooperative_groups.h` (`class grid_group`)
+    - CUDA 13 `cooperative_groups.h` (`grid_group`)
+    """
+    code = "PT120"
+    name = "grid-group-members"
+    severity = Severity.ERROR
+    triggers = tuple(n.encode() for n in _GRID_MISSING)
+
+    def check(self, ctx):
+        for call in ctx.nodes("call_expression"):
+            fn = call.child_by_field_name("function")
+            if fn is None or fn.type != "field_expression":
+                continue
+            field = fn.child_by_field_name("field")
+            member = ctx.text(field) if field is not None else ""
+            if member not in _GRID_MISSING:
+                continue
+            obj = fn.child_by_field_name("argument")
+            if obj is None or not self._is_grid(ctx, obj, call):
+                continue
+            yield self.finding(ctx, call, f"`grid_group::{member}()` does not exist in HIP's "
+                               f"cooperative groups: use `{_GRID_MISSING[member]}`")
+
+    @staticmethod
+    def _is_grid(ctx, obj, at) -> bool:
+        if obj.type == "call_expression":
+            return call_name(ctx, obj).endswith("this_grid")
+        if obj.type != "identifier":
+            return False
+        name = re.escape(ctx.text(obj))
+        fn = enclosing_function(at)
+        text = ctx.btext(fn) if fn is not None else ctx.data
+        return re.search(rb"grid_group\s*&?\s*" + name.encode() + rb"\b", text) is not None or \
+            re.search(rb"\b" + name.encode() + rb"\s*=\s*(?:\w+\s*::\s*)*this_grid\s*\(", text) is not None
