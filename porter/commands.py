@@ -136,23 +136,6 @@ class Resolved:
                 "offload_arch": [t.arch for t in self.targets], "roc": self.roc}
 
 
-def _project_shims(jobs) -> frozenset:
-    """CUDA names the project maps to HIP with its own macros or aliases (see shim_names)."""
-    from .mappings.index import load_index
-    from .rewrite.cuda import shim_names
-    names: set[str] = set()
-    for j in jobs:
-        if j.entry.kind == "cuda":
-            try:
-                names |= shim_names(j.entry.path.read_bytes())
-            except OSError:
-                continue
-    if not names:
-        return frozenset()
-    idx = load_index()
-    return frozenset(n for n in names if n in idx.by_name or n in idx.qualified)
-
-
 def _engine_options(res: Resolved, args, command: str, roc_areas=frozenset(), shims=frozenset()):
     from .engine import EngineOptions
     from .rewrite.cuda import PortOptions
@@ -264,9 +247,6 @@ def run_port_or_check(args) -> int:
             for rel in d.dirs:
                 (out_root / rel).mkdir(parents=True, exist_ok=True)
 
-    roc_areas = frozenset()
-    if res.roc:
-        roc_areas = _roc_plan(res, jobs, args.quiet)
     # a file ported on its own still sees what its quoted project headers declare
     from .discover import Entry
     from .engine import local_headers
@@ -277,7 +257,8 @@ def run_port_or_check(args) -> int:
                 if h not in given:
                     given.add(h)
                     jobs.append(Job(Entry(h, str(h), "cuda"), context=True))
-    options = _engine_options(res, args, command, roc_areas, _project_shims(jobs))
+    shims, roc_areas = _project_prepass(res, jobs, args.quiet)
+    options = _engine_options(res, args, command, roc_areas, shims)
     workers = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     progress = _progress(len(jobs), quiet=args.quiet)
     try:
@@ -334,25 +315,38 @@ def run_port_or_check(args) -> int:
     return EXIT_FINDINGS if failing else EXIT_OK
 
 
-def _roc_plan(res: Resolved, jobs, quiet: bool) -> frozenset:
+def _project_prepass(res: Resolved, jobs, quiet: bool) -> tuple[frozenset, frozenset]:
+    """One read of every source before porting, for the two project-wide decisions:
+    the CUDA names the project shims to HIP itself (see shim_names), and with --roc which
+    libraries move to roc* (see roc_plan). Returns (shims, roc areas)."""
     from .mappings.index import load_index
-    from .rewrite.cuda import roc_plan
+    from .rewrite.cuda import roc_plan, shim_names
+    idx = load_index()
+    names: set[str] = set()
 
     def sources():
         for j in jobs:
             if j.entry.kind == "cuda":
                 try:
-                    yield j.entry.path.read_bytes()
+                    data = j.entry.path.read_bytes()
                 except OSError:
                     continue
-    areas, blockers = roc_plan(load_index(), sources(), res.rocm_version)
-    if not quiet:
-        for area, names in sorted(blockers.items()):
-            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-            print(f"porter: --roc: {area} stays on the hip* library: {shown} "
-                  f"{'has' if len(names) == 1 else 'have'} no one-to-one roc* equivalent",
-                  file=sys.stderr)
-    return areas
+                names.update(shim_names(data))
+                yield data
+    areas: frozenset = frozenset()
+    if res.roc:
+        areas, blockers = roc_plan(idx, sources(), res.rocm_version)
+        if not quiet:
+            for area, used in sorted(blockers.items()):
+                shown = ", ".join(used[:5]) + (f" and {len(used) - 5} more" if len(used) > 5 else "")
+                print(f"porter: --roc: {area} stays on the hip* library: {shown} "
+                      f"{'has' if len(used) == 1 else 'have'} no one-to-one roc* equivalent",
+                      file=sys.stderr)
+    else:
+        for _ in sources():
+            pass
+    shims = frozenset(n for n in names if n in idx.by_name or n in idx.qualified)
+    return shims, areas
 
 
 def _display(input_path: Path, rel: str, root) -> str:

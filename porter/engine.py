@@ -91,6 +91,7 @@ def init_worker(options: EngineOptions, index_folder: str | None) -> None:
     _STATE["rules"] = [r for r in rules if "cuda" in r.languages]
     _STATE["build_rules"] = [r for r in rules if "build" in r.languages]
     _STATE["triggers"] = TriggerIndex(_STATE["rules"])
+    _STATE["build_triggers"] = TriggerIndex(_STATE["build_rules"])
     _STATE["severity"] = {c: Severity.parse(s) for c, s in options.severity}
 
 
@@ -105,7 +106,7 @@ def process_build(rel: str, data: bytes) -> FileResult:
     """Run the build-file rules (CMake, Makefiles) on one file; build files are not rewritten."""
     opts: EngineOptions = _STATE["options"]
     res = FileResult(rel, "build", old_data=data, new_data=data)
-    rules = [r for r in _STATE["build_rules"] if r.applies(data)]
+    rules = _STATE["build_triggers"].rules_for(data)
     if not rules:
         return res
     from .rules.base import RuleContext

@@ -78,7 +78,3 @@ def render(fmt: str, report: RunReport, *, color: bool = False) -> str:
         from .terminal import render as r
         return r(report, color=color)
     return r(report)
-
-
-def severity_at_least(f: Finding, level: Severity) -> bool:
-    return f.severity >= level

@@ -204,9 +204,6 @@ class Rule:
     needs_tree: bool = True           # False: works from ctx.data alone (ctx.root may be None)
     emitted_by_engine: bool = False   # API-mapping codes are produced by the rewriter itself
 
-    def applies(self, data: bytes) -> bool:
-        return not self.triggers or any(t in data for t in self.triggers)
-
     def check(self, ctx: RuleContext) -> Iterator[Finding]:  # pragma: no cover - interface
         return iter(())
 
