@@ -11,11 +11,10 @@ import os
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPT = 0, 1, 2, 130
+from .exits import EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPT, EXIT_OK, UsageError
 
-
-class UsageError(Exception):
-    pass
+__all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_INTERRUPT", "EXIT_OK", "UsageError", "main",
+           "build_parser"]
 
 
 def _common(p: argparse.ArgumentParser) -> None:

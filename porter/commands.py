@@ -6,9 +6,10 @@ import os
 import re
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
+from .exits import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 
 LATEST_ROCM = (7, 2)
 SUPPORTED_ROCM_MIN = (5, 0)
@@ -159,64 +160,99 @@ def _is_within(child: Path, parent: Path) -> bool:
         return False
 
 
+@dataclass
+class PortPlan:
+    """What one `port` or `check` run does, decided before any file is read."""
+
+    command: str                    # port | check
+    mode: str                       # check | diff | stdout | file | tree | inplace
+    inputs: list[Path]
+    out_root: Path | None = None    # -o
+    stamp: str = ""                 # --in-place backup folder name
+    jobs: list = field(default_factory=list)            # engine.Job, in report order
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
 def run_port_or_check(args) -> int:
-    from .discover import discover
-    from .engine import Job, filter_declared, run_jobs
-    from .report import RunReport
-    command = args.command
-    res = Resolved(args, command)
+    """`porter port` and `porter check`: the pipeline's steps in order."""
+    res = Resolved(args, args.command)
+    plan = plan_run(args)
+    discoveries = collect_jobs(args, res, plan)
+    add_context_headers(plan, discoveries)
+    results = run_pipeline(args, res, plan.jobs)
+    plan.jobs = [j for j in plan.jobs if not j.context]
+    report = build_report(args, res, plan, results)
+    stream = emit_port_output(plan, results)
+    print_report(args, plan, report, stream)
+    write_reports(args, report)
+    return exit_status(args, res, report)
+
+
+def plan_run(args) -> PortPlan:
+    """Check the inputs, choose the output mode and check the output target."""
     inputs = [Path(p) for p in args.paths]
     for p in inputs:
         if not os.path.lexists(p):
             raise UsageError(f"{p}: no such file or directory")
-    mode = "check"
-    out_root: Path | None = None
-    if command == "port":
-        if args.diff:
-            mode = "diff"
-        elif args.in_place:
-            mode = "inplace"
-        elif args.output:
-            if len(inputs) != 1:
-                raise UsageError("-o takes exactly one input path (a folder or a file)")
-            mode = "tree" if inputs[0].is_dir() else "file"
-            out_root = Path(args.output)
-        else:
-            if len(inputs) == 1 and not inputs[0].is_dir():
-                mode = "stdout"
-            else:
-                raise UsageError("porting a folder needs -o DIR, --diff or --in-place")
-        if args.no_backup and not args.in_place:
-            raise UsageError("--no-backup only goes with --in-place")
-    if mode in ("tree", "file"):
-        src = inputs[0].resolve()
-        dst = out_root.resolve()
-        if mode == "tree":
-            if dst == src or _is_within(dst, src):
-                raise UsageError(f"output folder {out_root} is inside the input folder {inputs[0]}")
-            if _is_within(src, dst) and args.force:
-                raise UsageError(f"output folder {out_root} contains the input folder {inputs[0]}")
-            if dst.exists() and not args.force:
-                raise UsageError(f"{out_root} exists; use --force to write into it")
-            if dst.exists() and not dst.is_dir():
-                raise UsageError(f"{out_root} exists and is not a folder")
-        else:
-            if dst.is_dir():
-                out_root = dst / inputs[0].name
-                dst = out_root.resolve()
-            if dst == src:
-                raise UsageError("the output file is the input file; use --in-place")
-            if dst.exists() and not args.force:
-                raise UsageError(f"{out_root} exists; use --force to overwrite it")
+    plan = PortPlan(args.command, "check", inputs, stamp=time.strftime("%Y%m%d-%H%M%S"))
+    if args.command == "port":
+        plan.mode, plan.out_root = _port_mode(args, inputs)
+    if plan.mode in ("tree", "file"):
+        plan.out_root = _check_output_target(args, plan.mode, inputs[0], plan.out_root)
+    return plan
 
-    discoveries = [discover(p, extensions=res.extensions, exclude=res.exclude) for p in inputs]
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    jobs = []
-    skipped = []
-    for p, d in zip(inputs, discoveries):
+
+def _port_mode(args, inputs: list[Path]) -> tuple[str, Path | None]:
+    if args.no_backup and not args.in_place:
+        raise UsageError("--no-backup only goes with --in-place")
+    if args.diff:
+        return "diff", None
+    if args.in_place:
+        return "inplace", None
+    if args.output:
+        if len(inputs) != 1:
+            raise UsageError("-o takes exactly one input path (a folder or a file)")
+        return ("tree" if inputs[0].is_dir() else "file"), Path(args.output)
+    if len(inputs) == 1 and not inputs[0].is_dir():
+        return "stdout", None
+    raise UsageError("porting a folder needs -o DIR, --diff or --in-place")
+
+
+def _check_output_target(args, mode: str, given: Path, out_root: Path) -> Path:
+    """Refuse outputs that would overwrite the input or existing files; returns the output path
+    (for one file into a folder: the file inside it)."""
+    src = given.resolve()
+    dst = out_root.resolve()
+    if mode == "tree":
+        if dst == src or _is_within(dst, src):
+            raise UsageError(f"output folder {out_root} is inside the input folder {given}")
+        if _is_within(src, dst) and args.force:
+            raise UsageError(f"output folder {out_root} contains the input folder {given}")
+        if dst.exists() and not args.force:
+            raise UsageError(f"{out_root} exists; use --force to write into it")
+        if dst.exists() and not dst.is_dir():
+            raise UsageError(f"{out_root} exists and is not a folder")
+        return out_root
+    if dst.is_dir():
+        out_root = dst / given.name
+        dst = out_root.resolve()
+    if dst == src:
+        raise UsageError("the output file is the input file; use --in-place")
+    if dst.exists() and not args.force:
+        raise UsageError(f"{out_root} exists; use --force to overwrite it")
+    return out_root
+
+
+def collect_jobs(args, res: Resolved, plan: PortPlan) -> list:
+    """Discover the files under each input and make one engine job per file (what the job
+    writes depends on the mode). Returns the discoveries, in input order."""
+    from .discover import discover
+    discoveries = [discover(p, extensions=res.extensions, exclude=res.exclude)
+                   for p in plan.inputs]
+    multi = len(plan.inputs) > 1
+    for p, d in zip(plan.inputs, discoveries):
         for rel, why in d.skipped:
-            skipped.append((_display(p, rel, d.root), why))
-        multi = len(inputs) > 1
+            plan.skipped.append((_display(p, rel, d.root), why))
         for e in d.entries:
             if d.root is None:
                 e.rel = str(p)
@@ -224,41 +260,60 @@ def run_port_or_check(args) -> int:
                 # paths as the user can open them from where porter runs (`proj/src/k.cu`), the
                 # way compilers and linters print them; SARIF/GitHub annotations need that too
                 e.rel = _display(p, e.rel, d.root)
-            if mode == "check" or mode == "diff":
-                if e.kind in ("cuda", "build"):
-                    jobs.append(Job(e, keep_data=(mode == "diff")))
-            elif mode == "stdout":
-                jobs.append(Job(e, keep_data=True))
-            elif mode == "file":
-                jobs.append(Job(e, out=str(out_root)))
-            elif mode == "tree":
-                jobs.append(Job(e, out=str(out_root / Path(e.path).relative_to(d.root))))
-            elif mode == "inplace":
-                if e.kind != "cuda":
-                    continue
-                base = d.root if d.root is not None else e.path.parent
-                backup = None
-                if not args.no_backup:
-                    rel_path = Path(e.path).relative_to(base) if d.root else Path(e.path.name)
-                    backup = str(base / ".porter-backup" / stamp / rel_path)
-                jobs.append(Job(e, out=str(e.path), backup=backup))
-        if mode == "tree" and d.root is not None:
-            out_root.mkdir(parents=True, exist_ok=True)
+            job = make_job(args, plan, e, d.root)
+            if job is not None:
+                plan.jobs.append(job)
+        if plan.mode == "tree" and d.root is not None:
+            plan.out_root.mkdir(parents=True, exist_ok=True)
             for rel in d.dirs:
-                (out_root / rel).mkdir(parents=True, exist_ok=True)
+                (plan.out_root / rel).mkdir(parents=True, exist_ok=True)
+    return discoveries
 
-    # a file ported on its own still sees what its quoted project headers declare
+
+def make_job(args, plan: PortPlan, e, root: Path | None):
+    """The engine job for one discovered file in this mode (None: the file is not read)."""
+    from .engine import Job
+    mode = plan.mode
+    if mode in ("check", "diff"):
+        if e.kind in ("cuda", "build"):
+            return Job(e, keep_data=(mode == "diff"))
+        return None
+    if mode == "stdout":
+        return Job(e, keep_data=True)
+    if mode == "file":
+        return Job(e, out=str(plan.out_root))
+    if mode == "tree":
+        return Job(e, out=str(plan.out_root / Path(e.path).relative_to(root)))
+    # inplace
+    if e.kind != "cuda":
+        return None
+    base = root if root is not None else e.path.parent
+    backup = None
+    if not args.no_backup:
+        rel_path = Path(e.path).relative_to(base) if root else Path(e.path.name)
+        backup = str(base / ".porter-backup" / plan.stamp / rel_path)
+    return Job(e, out=str(e.path), backup=backup)
+
+
+def add_context_headers(plan: PortPlan, discoveries: list) -> None:
+    """A file ported on its own still sees what its quoted project headers declare."""
     from .discover import Entry
-    from .engine import local_headers
-    given = {j.entry.path.resolve() for j in jobs}
-    for p, d in zip(inputs, discoveries):
+    from .engine import Job, local_headers
+    given = {j.entry.path.resolve() for j in plan.jobs}
+    for d in discoveries:
         if d.root is None and d.entries and d.entries[0].kind == "cuda":
             for h in local_headers(d.entries[0].path):
                 if h not in given:
                     given.add(h)
-                    jobs.append(Job(Entry(h, str(h), "cuda"), context=True))
+                    plan.jobs.append(Job(Entry(h, str(h), "cuda"), context=True))
+
+
+def run_pipeline(args, res: Resolved, jobs: list) -> list:
+    """The project-wide pre-pass, then every job through the engine (in parallel). Returns the
+    results of the non-context jobs, in job order."""
+    from .engine import filter_declared, run_jobs
     shims, roc_areas = _project_prepass(res, jobs, args.quiet)
-    options = _engine_options(res, args, command, roc_areas, shims)
+    options = _engine_options(res, args, args.command, roc_areas, shims)
     workers = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     progress = _progress(len(jobs), quiet=args.quiet)
     try:
@@ -267,47 +322,64 @@ def run_port_or_check(args) -> int:
         if progress:
             progress.close()
     filter_declared(results)
-    results = [r for r, j in zip(results, jobs) if not j.context]
-    jobs = [j for j in jobs if not j.context]
+    return [r for r, j in zip(results, jobs) if not j.context]
+
+
+def build_report(args, res: Resolved, plan: PortPlan, results: list):
+    from .report import RunReport
     errors = [(r.rel, r.note) for r in results if r.status == "error"]
     errors += [(r.rel, e) for r in results for e in r.errors]
-    report = RunReport(command, results, res.options_dict(), skipped, errors)
+    return RunReport(plan.command, results, res.options_dict(), plan.skipped, errors)
 
-    fmt = args.format or "terminal"
-    report_stream = sys.stdout
-    if mode == "stdout":
+
+def emit_port_output(plan: PortPlan, results: list):
+    """Write what goes to standard output in this mode (ported text, a diff); returns the
+    stream the report goes to (standard error when standard output carries the port)."""
+    if plan.mode == "stdout":
         for r in results:
             if r.new_data is not None:
                 sys.stdout.buffer.write(r.new_data)
             elif r.status != "error":
-                sys.stdout.buffer.write(Path(jobs[0].entry.path).read_bytes())
+                sys.stdout.buffer.write(Path(plan.jobs[0].entry.path).read_bytes())
         sys.stdout.flush()
-        report_stream = sys.stderr
-    elif mode == "diff":
+        return sys.stderr
+    if plan.mode == "diff":
         for r in results:
             if r.new_data is not None and r.new_data != r.old_data:
                 sys.stdout.write(_unified_diff(r.rel, r.old_data, r.new_data))
         sys.stdout.flush()
-        report_stream = sys.stderr
+        return sys.stderr
+    return sys.stdout
+
+
+def print_report(args, plan: PortPlan, report, stream) -> None:
     from .report import render
-    text = render(fmt, report, color=(fmt == "terminal" and report_stream.isatty()
+    fmt = args.format or "terminal"
+    text = render(fmt, report, color=(fmt == "terminal" and stream.isatty()
                                       and not os.environ.get("NO_COLOR")))
     if fmt == "terminal" and args.quiet:
         text = "\n".join(line for line in text.splitlines()
                          if re.match(r".+:\d+:\d+: ", line) or ": error: " in line) + "\n"
         text = text if text.strip() else ""
-    if mode == "tree" and fmt == "terminal" and not args.quiet:
-        text += f"ported tree written to {out_root}\n"
-    if mode == "inplace" and fmt == "terminal" and not args.quiet and not args.no_backup:
-        if any(r.status == "ported" for r in results):
-            text += f"originals kept under .porter-backup/{stamp}/\n"
-    report_stream.write(text)
-    report_stream.flush()
+    if plan.mode == "tree" and fmt == "terminal" and not args.quiet:
+        text += f"ported tree written to {plan.out_root}\n"
+    if plan.mode == "inplace" and fmt == "terminal" and not args.quiet and not args.no_backup:
+        if any(r.status == "ported" for r in report.results):
+            text += f"originals kept under .porter-backup/{plan.stamp}/\n"
+    stream.write(text)
+    stream.flush()
+
+
+def write_reports(args, report) -> None:
+    """--report FILE (repeatable), then one line per file that failed."""
     for path in args.report:
         _write_report(Path(path), report)
-    for rel, why in errors:
+    for rel, why in report.errors:
         print(f"porter: error: {rel}: {why}", file=sys.stderr)
-    if errors:
+
+
+def exit_status(args, res: Resolved, report) -> int:
+    if report.errors:
         return EXIT_ERROR
     if args.exit_zero:
         return EXIT_OK
