@@ -1,0 +1,95 @@
+"""#include directives: which are CUDA headers, where a missing HIP runtime include goes, and
+which replaced lines became duplicates."""
+from __future__ import annotations
+
+import re
+
+from ..findings import Edit
+from .lex import block_comment_spans, in_spans, line_end
+
+# Include paths that belong to the CUDA toolkit or its libraries (CUTLASS & co. are reported by
+# their own rules, not as unconverted CUDA headers).
+CUDA_HEADER = re.compile(
+    r"(cuda|cu(?:blas|fft|rand|sparse|solver|dnn|tensor|pti|file|Complex)|nvtx|nvToolsExt|nvrtc"
+    r"|nvml|nvperf|cub/|thrust/system/cuda|cooperative_groups|sm_\d\d_(?:intrinsics|atomic)"
+    r"|device_(?:functions|launch_parameters|atomic_functions)|crt/)")
+INCLUDE_LINE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*([<\"][^>\"\n]*[>\"])", re.MULTILINE)
+CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b", re.MULTILINE)
+HIP_RUNTIME = "hip/hip_runtime.h"
+HIP_RUNTIME_INCLUDE = b"#include <hip/hip_runtime.h>\n"
+
+
+def include_directives(data: bytes, root=None) -> list[tuple[int, int, str]]:
+    """(offset of '#', end of the path, path) of each #include that is code: from the tree when
+    there is one, else from the bytes (line-start directives outside block comments)."""
+    out = []
+    if root is not None:
+        from ..parse.cuda import captures
+        for inc in captures("(preproc_include) @i", root).get("i", []):
+            path = inc.child_by_field_name("path")
+            if path is not None:
+                raw = data[path.start_byte:path.end_byte].decode("utf-8", "replace")
+                out.append((inc.start_byte, path.end_byte, raw.strip("<>\"").strip()))
+        return out
+    comments = block_comment_spans(data)
+    for m in INCLUDE_LINE.finditer(data):
+        hash_pos = data.index(b"#", m.start())
+        if in_spans(comments, hash_pos):
+            continue
+        out.append((hash_pos, m.end(1), m.group(1)[1:-1].decode("utf-8", "replace").strip()))
+    return out
+
+
+def duplicate_include_line(data: bytes, path_node, earlier_end: int | None) -> Edit | None:
+    """An edit deleting this #include line when an earlier line already includes the same
+    HIP header (`cuda.h` and `cuda_runtime.h` both become hip/hip_runtime.h), provided no
+    conditional directive lies between them and the line holds nothing else."""
+    if earlier_end is None:
+        return None
+    start = data.rfind(b"\n", 0, path_node.start_byte) + 1
+    end = line_end(data, path_node.end_byte)
+    if not re.fullmatch(rb"[ \t]*#[ \t]*include[ \t]*", data[start:path_node.start_byte]):
+        return None
+    if data[path_node.end_byte:end].strip():
+        return None
+    if earlier_end > start or CONDITIONAL.search(data, earlier_end, start):
+        return None
+    return Edit(start, end, b"")
+
+
+def include_position(data: bytes, root) -> int:
+    """Where to add `#include <hip/hip_runtime.h>`: before the first top-level include (or the
+    first include inside the header guard), else after the guard / `#pragma once`, else after
+    the leading comments."""
+    after = 0
+    children = root.children
+    i = 0
+    while i < len(children) and children[i].type == "comment":
+        after = line_end(data, children[i].end_byte)
+        i += 1
+    while i < len(children):
+        c = children[i]
+        if c.type == "preproc_include":
+            return c.start_byte
+        if c.type == "preproc_call" and b"once" in data[c.start_byte:c.end_byte]:
+            after = line_end(data, c.end_byte)
+            i += 1
+            continue
+        if c.type == "preproc_ifdef" and i == len(children) - 1 or (
+                c.type == "preproc_ifdef" and all(x.type == "comment" for x in children[i + 1:])):
+            inner = c.named_children
+            for j, g in enumerate(inner):
+                if g.type == "preproc_def":
+                    pos = line_end(data, g.end_byte)
+                    for h in inner[j + 1:]:
+                        if h.type == "preproc_include":
+                            return h.start_byte
+                        if h.type != "comment":
+                            break
+                    return pos
+            return after
+        if c.type == "comment":
+            i += 1
+            continue
+        break
+    return after

@@ -1,0 +1,121 @@
+"""Byte-level lexing shared by the rewriter and the rules: identifier tokens, whole-word search,
+comment/string spans of opaque text (macro bodies, ERROR regions), and the candidate scanner
+built once from the mapping tables."""
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from ..mappings.index import MappingIndex
+
+# Identifiers that look like CUDA API names: reported when neither mapped nor declared by the project.
+CUDA_LOOKING = re.compile(
+    r"(?:cuda[A-Z]\w*|make_cuda[A-Z]\w*|cu[A-Z][a-z]\w*|CU_[A-Z0-9_]+|CUDA_[A-Z0-9_]+|CUDART_[A-Z0-9_]+"
+    r"|(?:cublas|cublasLt|cusparse|cufft|curand|cusolver|cudnn|nvrtc|nvtx|cutensor)[A-Z_]\w*"
+    r"|(?:CUBLAS|CUSPARSE|CUFFT|CURAND|CUSOLVER|CUDNN|NVRTC|CUTENSOR)_\w+|__nv_\w+)$")
+CUDA_LOOKING_B = re.compile(CUDA_LOOKING.pattern.encode())
+# first two bytes of every name CUDA_LOOKING can match (a cheap pre-filter)
+LOOKING_PREFIXES = frozenset({b"cu", b"CU", b"nv", b"NV", b"__", b"ma"})
+QUALIFIED_SEP = rb"\s*::\s*"
+IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+_BLOCK_COMMENT = re.compile(rb"/\*.*?(?:\*/|\Z)", re.DOTALL)
+
+
+def looks_cuda(name: bytes) -> bool:
+    """Does this identifier token look like a CUDA API name?"""
+    return name[:2] in LOOKING_PREFIXES and CUDA_LOOKING_B.match(name) is not None
+
+
+@dataclass
+class Scanner:
+    relevant: frozenset[bytes]                 # table names worth looking at
+    qualified: dict[bytes, list[str]]          # first component -> qualified keys, longest first
+
+
+@lru_cache(maxsize=4)
+def scanner_for(index: MappingIndex) -> Scanner:
+    quals: dict[bytes, list[str]] = {}
+    for key in sorted(index.qualified, key=lambda k: -len(k)):
+        quals.setdefault(key.split("::")[0].encode(), []).append(key)
+    return Scanner(index.relevant, quals)
+
+
+@cache
+def qualified_regex(key: str) -> re.Pattern[bytes]:
+    """`a::b::c` with any spacing around the `::` (compiled on first use: most files use none)."""
+    parts = [re.escape(p.encode()) for p in key.split("::")]
+    return re.compile(QUALIFIED_SEP.join(b"(" + p + b")" for p in parts) + rb"(?![\w$])")
+
+
+class Span:
+    """A (start_byte, end_byte) pair shaped like a tree-sitter node, for byte-only paths."""
+
+    __slots__ = ("end_byte", "start_byte")
+
+    def __init__(self, start: int, end: int):
+        self.start_byte, self.end_byte = start, end
+
+
+def block_comment_spans(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of every /* ... */ comment. A `/*` inside a string literal would be taken
+    for a comment: callers use this only to decide whether a line-start directive is code."""
+    if b"/*" not in data:
+        return []
+    return [m.span() for m in _BLOCK_COMMENT.finditer(data)]
+
+
+def in_spans(spans: list[tuple[int, int]], pos: int) -> bool:
+    i = bisect.bisect_right(spans, (pos, float("inf"))) - 1
+    return i >= 0 and spans[i][0] <= pos < spans[i][1]
+
+
+def identifiers(data: bytes) -> set[bytes]:
+    """Every distinct identifier-like token of a file (one C-speed pass)."""
+    return set(IDENT.findall(data))
+
+
+def find_word(data: bytes, word: bytes) -> Iterator[int]:
+    """Offsets of `word` as a whole identifier token."""
+    n = len(word)
+    pos = data.find(word)
+    while pos >= 0:
+        if (pos == 0 or data[pos - 1] not in WORD) and (pos + n >= len(data) or data[pos + n] not in WORD):
+            yield pos
+        pos = data.find(word, pos + n)
+
+
+def lex_code_spans(text: bytes) -> list[tuple[int, int]]:
+    """Spans of comments, strings and char literals inside opaque text (a macro body)."""
+    spans = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i:i + 1]
+        if c == b"/" and text[i + 1:i + 2] == b"/":
+            j = text.find(b"\n", i)
+            j = n if j < 0 else j
+            spans.append((i, j))
+            i = j
+        elif c == b"/" and text[i + 1:i + 2] == b"*":
+            j = text.find(b"*/", i + 2)
+            j = n if j < 0 else j + 2
+            spans.append((i, j))
+            i = j
+        elif c in (b'"', b"'"):
+            j = i + 1
+            while j < n and text[j:j + 1] != c:
+                j += 2 if text[j:j + 1] == b"\\" else 1
+            spans.append((i, min(j + 1, n)))
+            i = j + 1
+        else:
+            i += 1
+    return spans
+
+
+def line_end(data: bytes, pos: int) -> int:
+    """Offset just past the end of the line holding `pos` (after its newline, if any)."""
+    j = data.find(b"\n", pos)
+    return len(data) if j < 0 else j + 1

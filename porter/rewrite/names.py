@@ -1,0 +1,155 @@
+"""Where a name sits in the tree (code, comment, string, macro body, unparsed region), whether it
+is being declared, and the argument-level rewrites of call transforms."""
+from __future__ import annotations
+
+import re
+
+from ..findings import Edit
+from ..mappings.model import DEFAULT_ARG, MAX_ARGS, Row
+from ..parse import cuda as P
+from .lex import lex_code_spans
+
+# Parents under which an identifier is being declared, with the field that holds the name.
+_DECL_FIELDS = {
+    "function_declarator": "declarator", "init_declarator": "declarator",
+    "pointer_declarator": "declarator", "reference_declarator": None,
+    "array_declarator": "declarator", "declaration": "declarator",
+    "parameter_declaration": "declarator", "optional_parameter_declaration": "declarator",
+    "field_declaration": "declarator", "type_definition": "declarator",
+    "struct_specifier": "name", "class_specifier": "name", "union_specifier": "name",
+    "enum_specifier": "name", "enumerator": "name", "preproc_def": "name",
+    "preproc_function_def": "name", "alias_declaration": "name",
+    "namespace_definition": "name", "type_parameter_declaration": None,
+    "namespace_alias_definition": "name",
+    "preproc_params": None, "template_function": None,
+}
+_NAMELESS_DECL = ("reference_declarator", "type_parameter_declaration", "preproc_params")
+
+
+def is_declaration_name(node) -> bool:
+    """Is this identifier node the name a declaration declares?"""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type not in _DECL_FIELDS:
+        return False
+    fld = _DECL_FIELDS[parent.type]
+    if parent.type == "template_function":
+        return False
+    if fld is None:
+        return parent.type in _NAMELESS_DECL
+    child = parent.child_by_field_name(fld)
+    return child is not None and child.start_byte == node.start_byte and child.end_byte == node.end_byte
+
+
+def in_undef(node) -> bool:
+    """Is this node the argument of an `#undef`?"""
+    p = node.parent if node is not None else None
+    if p is None or p.type != "preproc_call":
+        return False
+    d = p.child_by_field_name("directive")
+    return d is not None and d.text is not None and d.text.strip() == b"#undef"
+
+
+class Contexts:
+    """Classifies byte ranges of one file: ('code' | 'comment' | 'string' | 'opaque' |
+    'partial', node). Opaque text (macro bodies, ERROR regions) is lexed once per node."""
+
+    def __init__(self, data: bytes, root):
+        self.data, self.root = data, root
+        self._opaque: dict[int, list[tuple[int, int]]] = {}
+
+    def at(self, start: int, end: int):
+        node = self.root.descendant_for_byte_range(start, end)
+        if node is None:
+            return "partial", None
+        t = node.type
+        if t in P.COMMENT_TYPES:
+            return "comment", node
+        if t in P.STRING_TYPES or (node.parent is not None and node.parent.type in P.STRING_TYPES):
+            return "string", node
+        if node.start_byte == start and node.end_byte == end:
+            if t in P.IDENT_TYPES:
+                return "code", node
+            if t in P.OPAQUE_TYPES:      # `#define gpuStream_t cudaStream_t`: the whole body
+                return "opaque", node
+            return "partial", node
+        if t in P.OPAQUE_TYPES or (node.start_byte <= start and end <= node.end_byte
+                                   and not node.named_child_count and t not in P.IDENT_TYPES):
+            spans = self._opaque.get(node.start_byte)
+            if spans is None:
+                spans = lex_code_spans(self.data[node.start_byte:node.end_byte])
+                self._opaque[node.start_byte] = spans
+            rel = start - node.start_byte
+            for a, b in spans:
+                if a <= rel < b:
+                    return "string", node
+            if t in P.OPAQUE_TYPES:
+                return "opaque", node
+        return "partial", node
+
+
+def call_args(node) -> list | None:
+    """The argument nodes when `node` is the function name of a call, else None."""
+    parent = node.parent
+    if parent is not None and parent.type == "template_function":
+        node, parent = parent, parent.parent
+    if parent is None or parent.type != "call_expression":
+        return None
+    fn = parent.child_by_field_name("function")
+    if fn is None or fn.start_byte != node.start_byte:
+        return None
+    args = parent.child_by_field_name("arguments")
+    if args is None or args.type != "argument_list":
+        return None
+    return [c for c in args.named_children if c.type != "comment"]
+
+
+def is_location(data: bytes, arg, nargs: int, idx: int) -> bool:
+    """Is this argument a cudaMemLocation (CUDA 13 form) rather than a device number?"""
+    if nargs > idx + 2:            # prefetch: (ptr, count, location, flags, stream)
+        return True
+    text = data[arg.start_byte:arg.end_byte]
+    if arg.type in ("initializer_list", "compound_literal_expression") or b"ocation" in text:
+        return True
+    if arg.type == "identifier":
+        rx = rb"(?:cuda|hip|CU|hip)[Mm]em_?[Ll]ocation\w*\s*[&*]?\s*" + re.escape(text) + rb"\b"
+        return re.search(rx, data) is not None
+    return False
+
+
+def transform_edits(data: bytes, row: Row, node) -> list[Edit] | None:
+    """The argument edits a row's call transform needs at this reference, [] when none are
+    needed, None when the reference cannot be rewritten (not a call, or a call shape the
+    transform does not cover)."""
+    args = call_args(node)
+    if args is None:
+        return None
+    m = MAX_ARGS.match(row.transform)
+    if m:
+        return [] if len(args) <= int(m.group(1)) else None
+    m = DEFAULT_ARG.match(row.transform)
+    if m:
+        n, text = int(m.group(1)), m.group(2)
+        if len(args) != n:
+            return []
+        if n == 0:
+            return None
+        return [Edit(args[-1].end_byte, args[-1].end_byte, b", " + text.encode())]
+    if not args:
+        return None
+    if row.transform == "drop_arg0":
+        a0 = args[0]
+        end = args[1].start_byte if len(args) > 1 else a0.end_byte
+        return [Edit(a0.start_byte, end, b"")]
+    if row.transform in ("symbol_arg0", "symbol_arg1"):
+        i = 0 if row.transform == "symbol_arg0" else 1
+        if len(args) <= i:
+            return None
+        a = args[i]
+        text = data[a.start_byte:a.end_byte]
+        if text.startswith(b"HIP_SYMBOL"):
+            return []
+        return [Edit(a.start_byte, a.start_byte, b"HIP_SYMBOL("),
+                Edit(a.end_byte, a.end_byte, b")")]
+    return None

@@ -1,0 +1,58 @@
+"""What a project does about HIP itself: shim layers (`#define cudaMalloc hipMalloc`) and vendor
+switches (`#ifdef __HIP_PLATFORM_AMD__ ... #else ... #endif`). porter leaves both alone."""
+from __future__ import annotations
+
+import re
+
+from ..parse import cuda as P
+from ..source import SourceFile
+
+_SHIM = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:\([^)\n]*\))?[ \t]+[^\n]*?\b(?:hip|HIP|roc)[A-Za-z_]"
+    rb"|\busing[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*(?:::)?(?:hip|HIP|roc)[A-Za-z_]"
+    rb"|\bnamespace[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*(?:::)?(?:hip|roc)[A-Za-z_]", re.MULTILINE)
+# A file whose identifiers match this may test AMD/HIP macros (a dual-vendor file).
+AMD_HINT = re.compile(rb"HIP|ROCM|ROCm|AMD|[gG][fF][xX]\d")
+
+
+def shim_names(data: bytes) -> set[str]:
+    """Names a dual-vendor project maps to HIP itself: `#define cudaMalloc hipMalloc`,
+    `using cudaStream_t = hipStream_t;`, `namespace cub = hipcub;`. porter leaves them (and their
+    uses) alone: the project's shim already does the porting, and its CUDA build needs them."""
+    out: set[str] = set()
+    if b"hip" not in data and b"HIP" not in data and b"roc" not in data:
+        return out
+    for m in _SHIM.finditer(data):
+        name = m.group(1) or m.group(2) or m.group(3)
+        out.add(name.decode())
+    return out
+
+
+class TreeView:
+    """What the preprocessor model reads of a file: its bytes and where comments are."""
+
+    def __init__(self, data: bytes, root):
+        self.data, self.root = data, root
+
+    def in_comment_or_string(self, start: int, end: int) -> bool:
+        return P.in_comment_or_string(self.root, start, end)
+
+
+def vendor_switches(src: SourceFile, tree):
+    """The file's #if structure, when it tests an AMD/HIP macro (a dual-vendor file), else None."""
+    from ..parse.preproc import PPState
+    pp = PPState(TreeView(src.data, tree.root_node))
+    return pp if any(g.mentions_amd() for g in pp.groups) else None
+
+
+def on_nvidia_side(pp, pos: int) -> bool:
+    """Is `pos` on the NVIDIA side of a vendor switch (`#ifndef __HIP_PLATFORM_AMD__`, the
+    `#else` of `#ifdef USE_ROCM`)? Such code is the project's CUDA build: left as it is."""
+    if pp is None:
+        return False
+    b = pp.branch_at(pos)
+    while b is not None:
+        if b.group.mentions_amd() and pp.branch_value(b, "amd") == 0:
+            return True
+        b = b.group.parent
+    return False
