@@ -66,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--diff", action="store_true", help="print a unified diff, write nothing")
     mode.add_argument("--in-place", action="store_true",
                       help="rewrite the inputs atomically; originals kept in .porter-backup/")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; list the files the port would change (with -o: the "
+                        "files of the output that are stale) and exit 1 if there are any; "
+                        "with --diff also print the changes")
     p.add_argument("--no-backup", action="store_true", help="with --in-place: keep no originals")
     p.add_argument("--force", action="store_true", help="overwrite an existing output")
     p.add_argument("--launch-syntax", choices=("keep", "hip"),

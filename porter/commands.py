@@ -171,6 +171,8 @@ class PortPlan:
     stamp: str = ""                 # --in-place backup folder name
     jobs: list = field(default_factory=list)            # engine.Job, in report order
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    show_diff: bool = False         # port --check --diff
+    stale: list[str] = field(default_factory=list)      # port --check: files it would change
 
 
 def run_port_or_check(args) -> int:
@@ -183,9 +185,11 @@ def run_port_or_check(args) -> int:
     plan.jobs = [j for j in plan.jobs if not j.context]
     report = build_report(args, res, plan, results)
     stream = emit_port_output(plan, results)
+    if plan.mode == "portcheck":
+        report.would_change = list(plan.stale)
     print_report(args, plan, report, stream)
     write_reports(args, report)
-    return exit_status(args, res, report)
+    return exit_status(args, res, report, plan)
 
 
 def plan_run(args) -> PortPlan:
@@ -197,14 +201,24 @@ def plan_run(args) -> PortPlan:
     plan = PortPlan(args.command, "check", inputs, stamp=time.strftime("%Y%m%d-%H%M%S"))
     if args.command == "port":
         plan.mode, plan.out_root = _port_mode(args, inputs)
+        plan.show_diff = plan.mode == "portcheck" and args.diff
     if plan.mode in ("tree", "file"):
         plan.out_root = _check_output_target(args, plan.mode, inputs[0], plan.out_root)
+    if plan.mode == "portcheck" and plan.out_root is not None and not inputs[0].is_dir() \
+            and plan.out_root.is_dir():
+        plan.out_root = plan.out_root / inputs[0].name
     return plan
 
 
 def _port_mode(args, inputs: list[Path]) -> tuple[str, Path | None]:
     if args.no_backup and not args.in_place:
         raise UsageError("--no-backup only goes with --in-place")
+    if getattr(args, "check", False):
+        if args.in_place:
+            raise UsageError("--check writes nothing; it does not go with --in-place")
+        if args.output and len(inputs) != 1:
+            raise UsageError("-o takes exactly one input path (a folder or a file)")
+        return "portcheck", (Path(args.output) if args.output else None)
     if args.diff:
         return "diff", None
     if args.in_place:
@@ -249,17 +263,13 @@ def collect_jobs(args, res: Resolved, plan: PortPlan) -> list:
     from .discover import discover
     discoveries = [discover(p, extensions=res.extensions, exclude=res.exclude)
                    for p in plan.inputs]
-    multi = len(plan.inputs) > 1
     for p, d in zip(plan.inputs, discoveries):
         for rel, why in d.skipped:
             plan.skipped.append((_display(p, rel, d.root), why))
         for e in d.entries:
-            if d.root is None:
-                e.rel = str(p)
-            elif multi or not p.is_absolute():
-                # paths as the user can open them from where porter runs (`proj/src/k.cu`), the
-                # way compilers and linters print them; SARIF/GitHub annotations need that too
-                e.rel = _display(p, e.rel, d.root)
+            # paths as the user can open them from where porter runs (`proj/src/k.cu`), the
+            # way compilers and linters print them; SARIF/GitHub annotations need that too
+            e.rel = _display(p, e.rel, d.root)
             job = make_job(args, plan, e, d.root)
             if job is not None:
                 plan.jobs.append(job)
@@ -279,6 +289,8 @@ def make_job(args, plan: PortPlan, e, root: Path | None):
             return Job(e, keep_data=(mode == "diff"))
         return None
     if mode == "stdout":
+        return Job(e, keep_data=True)
+    if mode == "portcheck":
         return Job(e, keep_data=True)
     if mode == "file":
         return Job(e, out=str(plan.out_root))
@@ -349,7 +361,57 @@ def emit_port_output(plan: PortPlan, results: list):
                 sys.stdout.write(_unified_diff(r.rel, r.old_data, r.new_data))
         sys.stdout.flush()
         return sys.stderr
+    if plan.mode == "portcheck":
+        return _emit_port_check(plan, results)
     return sys.stdout
+
+
+def port_check_target(plan: PortPlan, job) -> Path:
+    """The file `port --check` compares a port with: the input itself, or its place under -o."""
+    if plan.out_root is None:
+        return Path(job.entry.path)
+    if not plan.inputs[0].is_dir():
+        return plan.out_root
+    return plan.out_root / Path(job.entry.path).relative_to(plan.inputs[0].resolve())
+
+
+def stale_files(plan: PortPlan, results: list) -> list[tuple[str, bytes, bytes]]:
+    """`port --check`: (path, current bytes, ported bytes) of each file the port would change
+    (with -o: each output file that is missing or differs from what porter would write)."""
+    out = []
+    for job, r in zip(plan.jobs, results):
+        if r.status == "error" or job.entry.kind == "symlink":
+            continue
+        target = port_check_target(plan, job)
+        new = r.new_data if r.new_data is not None else r.old_data
+        if new is None:
+            try:
+                new = Path(job.entry.path).read_bytes()
+            except OSError:
+                continue
+        try:
+            current = target.read_bytes()
+        except FileNotFoundError:
+            current = b""
+        except OSError:
+            continue
+        if current != new or not target.exists():
+            shown = r.rel if plan.out_root is None else str(target)
+            out.append((shown, current, new))
+    return out
+
+
+def _emit_port_check(plan: PortPlan, results: list):
+    stale = stale_files(plan, results)
+    plan.stale = [s[0] for s in stale]
+    if getattr(plan, "show_diff", False):
+        for shown, current, new in stale:
+            sys.stdout.write(_unified_diff(shown, current, new))
+        sys.stdout.flush()
+    verb = "would port" if plan.out_root is None else "would update"
+    for shown, _, _ in stale:
+        print(f"{verb} {shown}", file=sys.stderr)
+    return sys.stderr
 
 
 def print_report(args, plan: PortPlan, report, stream) -> None:
@@ -378,13 +440,27 @@ def write_reports(args, report) -> None:
         print(f"porter: error: {rel}: {why}", file=sys.stderr)
 
 
-def exit_status(args, res: Resolved, report) -> int:
+# CUDA references porter cannot port (unknown to the tables; no HIP equivalent): they fail a
+# run at any --fail-level, unless the configuration lowers their severity to info
+UNPORTED_CODES = frozenset({"PT001", "PT002"})
+
+
+def failing_findings(report, fail_level) -> list:
+    from .findings import Severity
+    return [f for f in report.open_findings if f.severity >= fail_level
+            or (f.code in UNPORTED_CODES and f.severity >= Severity.WARNING)]
+
+
+def exit_status(args, res: Resolved, report, plan: PortPlan | None = None) -> int:
+    """0 nothing at or above the fail level; 1 findings at or above it, or with `port --check`
+    files the port would change; 2 errors (see porter/exits.py)."""
     if report.errors:
         return EXIT_ERROR
+    if plan is not None and plan.mode == "portcheck":
+        return EXIT_FINDINGS if plan.stale and not args.exit_zero else EXIT_OK
     if args.exit_zero:
         return EXIT_OK
-    failing = [f for f in report.open_findings if f.severity >= res.fail_level]
-    return EXIT_FINDINGS if failing else EXIT_OK
+    return EXIT_FINDINGS if failing_findings(report, res.fail_level) else EXIT_OK
 
 
 def _project_prepass(res: Resolved, jobs, quiet: bool) -> tuple[frozenset, frozenset]:
@@ -422,15 +498,24 @@ def _project_prepass(res: Resolved, jobs, quiet: bool) -> tuple[frozenset, froze
 
 
 def _display(input_path: Path, rel: str, root) -> str:
-    if root is None:
-        return str(input_path)
-    return str(Path(input_path) / rel) if str(input_path) != "." else rel
+    """A file's name as it opens from the working folder: `input/rel` for a relative input; for
+    an absolute one, relative to the working folder when it lies inside it, else absolute."""
+    path = Path(input_path) if root is None else Path(input_path) / rel
+    if path.is_absolute():
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except (ValueError, OSError):
+            return str(path)
+    return str(path)
 
 
 def _unified_diff(rel: str, old: bytes, new: bytes) -> str:
     a = old.decode("utf-8", "surrogateescape").splitlines(keepends=True)
     b = new.decode("utf-8", "surrogateescape").splitlines(keepends=True)
-    lines = difflib.unified_diff(a, b, f"a/{rel}", f"b/{rel}")
+    # a/ b/ prefixes for names relative to the working folder (`patch -p1`, `git apply`); an
+    # absolute name is written as it is (`patch -p0`), as diff -u does
+    old_name, new_name = (rel, rel) if os.path.isabs(rel) else (f"a/{rel}", f"b/{rel}")
+    lines = difflib.unified_diff(a, b, old_name, new_name)
     out = []
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")

@@ -28,9 +28,10 @@ def make_tree(root: Path) -> Path:
     return root
 
 
-def run_cli(*args: str):
+def run_cli(*args: str, cwd: Path | None = None):
     """Run porter in a subprocess (exit code, stdout, stderr)."""
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", *args], capture_output=True)
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", *args], capture_output=True,
+                          cwd=cwd)
     return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
 
 
@@ -64,7 +65,10 @@ def test_diff_writes_nothing(tmp_path):
     before = (src / "src" / "k.cu").read_bytes()
     rc, stdout, _ = run_cli("port", str(src), "--diff")
     assert rc == 0
-    assert "--- a/src/k.cu" in stdout and "+int main() { float* d; hipMalloc(&d, 4);" in stdout
+    # an absolute input outside the working folder: absolute names that open (patch -p0)
+    assert f"--- {src}/src/k.cu" in stdout and "+int main() { float* d; hipMalloc(&d, 4);" in stdout
+    rc, stdout, _ = run_cli("port", "in", "--diff", cwd=tmp_path)
+    assert rc == 0 and "--- a/in/src/k.cu\n+++ b/in/src/k.cu" in stdout
     assert (src / "src" / "k.cu").read_bytes() == before
 
 
@@ -230,8 +234,14 @@ def test_check_exit_codes_and_formats(tmp_path):
     assert rc == 1 and "[PT001]" in stdout
     rc, _, _ = run_cli("check", str(f), "--exit-zero")
     assert rc == 0
+    # a CUDA name porter cannot port fails the run at any fail level (the pre-commit hook runs
+    # with --fail-level error) unless the configuration lowers the rule to info
+    rc, _, _ = run_cli("check", str(f), "--fail-level", "error")
+    assert rc == 1
+    (tmp_path / ".porter.toml").write_text('severity = { PT001 = "info" }\n')
     rc, _, _ = run_cli("check", str(f), "--fail-level", "error")
     assert rc == 0
+    (tmp_path / ".porter.toml").unlink()
     rc, stdout, _ = run_cli("check", str(f), "--format", "sarif")
     sarif = json.loads(stdout)
     assert sarif["version"] == "2.1.0" and sarif["runs"][0]["results"][0]["ruleId"] == "PT001"
@@ -380,3 +390,24 @@ def test_finding_paths_open_from_the_working_directory(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "porter.cli", "check", "proj", "--format", "github"],
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.stdout.startswith("::warning file=proj/src/k.cu,line=1,col=12")
+
+
+def test_port_check_reports_what_it_would_change(tmp_path):
+    src = make_tree(tmp_path / "in")
+    rc, stdout, stderr = run_cli("port", "--check", str(src))
+    assert rc == 1 and stdout == ""
+    assert f"would port {src}/src/k.cu" in stderr and "plain.cpp" not in stderr.split("\n\n")[0]
+    assert "1 file would be changed by the port" in stderr
+    assert (src / "src/k.cu").read_bytes() == KERNEL          # nothing written
+    out = tmp_path / "out"
+    assert run_cli("port", str(src), "-o", str(out))[0] == 0
+    rc, stdout, stderr = run_cli("port", "--check", str(src), "-o", str(out))
+    assert rc == 0 and "the port would change nothing" in stderr
+    (out / "src/k.cu").write_bytes(KERNEL)                    # a stale port
+    (out / "README.md").unlink()                              # and a missing copy
+    rc, stdout, stderr = run_cli("port", "--check", "--diff", str(src), "-o", str(out))
+    assert rc == 1
+    assert f"would update {out}/src/k.cu" in stderr and f"would update {out}/README.md" in stderr
+    assert "+#include <hip/hip_runtime.h>" in stdout and "-#include <cuda_runtime.h>" in stdout
+    rc, _, stderr = run_cli("port", "--check", "--in-place", str(src))
+    assert rc == 2 and stderr.count("\n") == 1

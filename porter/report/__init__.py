@@ -16,6 +16,7 @@ class RunReport:
     options: dict = field(default_factory=dict)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
+    would_change: list[str] | None = None   # port --check: the files the port would change
 
     @property
     def findings(self) -> list[Finding]:

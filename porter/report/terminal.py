@@ -44,6 +44,10 @@ def summary_lines(report: RunReport) -> list[str]:
     out.append(f"left unconverted: {api['unconverted']}; unsupported on HIP: {api['unsupported']}")
     if s["launches"] or s["includes_added"]:
         out.append(f"kernel launches: {s['launches']}; hip_runtime.h includes added: {s['includes_added']}")
+    if report.would_change is not None:
+        n = len(report.would_change)
+        out.append(f"{n} file{'' if n == 1 else 's'} would be changed by the port" if n
+                   else "the port would change nothing")
     out.append(f"findings: {fnd['error']} errors, {fnd['warning']} warnings, {fnd['info']} info"
                + (f"; {fnd['fixed']} fixed automatically" if fnd["fixed"] else ""))
     return out
