@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,21 +45,33 @@ class Run:
     max_rss_kb: int
     returncode: int
     stderr: str = ""
+    user: float = 0.0       # CPU seconds of the child and the children it waited for
+    system: float = 0.0
+    stdout: str = ""        # when run with stdout=subprocess.PIPE
 
 
 def run_timed(cmd: list[str], *, stdout=subprocess.DEVNULL, cwd: Path | None = None,
               env: dict[str, str] | None = None) -> Run:
-    """Wall time and peak resident set size of one child process (wait4 gives the rusage of that
-    child alone, including the children it waited for: ru_maxrss is the largest of them)."""
+    """Wall time, CPU time and peak resident set size of one child process (wait4 gives the
+    rusage of that child alone, including the children it waited for: ru_maxrss is the largest of
+    them, ru_utime/ru_stime their sum)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             cwd=cwd, env=env)
     assert proc.stderr is not None
-    err = proc.stderr.read()  # drain so that a chatty child never blocks on a full pipe
+    # drain both pipes (stderr in a thread) so that a chatty child never blocks on a full one;
+    # communicate() would reap the child before wait4 could read its rusage
+    errs: list[bytes] = []
+    reader = threading.Thread(target=lambda: errs.append(proc.stderr.read()))  # type: ignore[union-attr]
+    reader.start()
+    out = proc.stdout.read() if proc.stdout is not None else b""
+    reader.join()
+    err = errs[0] if errs else b""
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Run(seconds, int(usage.ru_maxrss), proc.returncode, err.decode(errors="replace")[-4000:])
+    return Run(seconds, int(usage.ru_maxrss), proc.returncode, err.decode(errors="replace")[-4000:],
+               usage.ru_utime, usage.ru_stime, (out or b"").decode(errors="replace"))
 
 
 def source_files(root: Path) -> list[Path]:
