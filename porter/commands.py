@@ -183,6 +183,11 @@ def run_port_or_check(args) -> int:
     add_context_headers(plan, discoveries)
     results = run_pipeline(args, res, plan.jobs)
     plan.jobs = [j for j in plan.jobs if not j.context]
+    if plan.mode in ("check", "diff", "review"):   # .py files without GPU code: not checked
+        from .rewrite.python import NOT_RELEVANT
+        keep = [not (r.kind == "python" and r.note == NOT_RELEVANT) for r in results]
+        results = [r for r, k in zip(results, keep) if k]
+        plan.jobs = [j for j, k in zip(plan.jobs, keep) if k]
     report = build_report(args, res, plan, results)
     stream = emit_port_output(plan, results)
     if plan.mode == "portcheck":
@@ -285,7 +290,7 @@ def make_job(args, plan: PortPlan, e, root: Path | None):
     from .engine import Job
     mode = plan.mode
     if mode in ("check", "diff"):
-        if e.kind in ("cuda", "build"):
+        if e.kind in ("cuda", "build", "python"):
             return Job(e, keep_data=(mode == "diff"))
         return None
     if mode == "stdout":
@@ -297,7 +302,7 @@ def make_job(args, plan: PortPlan, e, root: Path | None):
     if mode == "tree":
         return Job(e, out=str(plan.out_root / Path(e.path).relative_to(root)))
     # inplace
-    if e.kind != "cuda":
+    if e.kind not in ("cuda", "python"):
         return None
     base = root if root is not None else e.path.parent
     backup = None

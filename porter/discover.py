@@ -60,6 +60,8 @@ def discover(path: Path, *, extensions: frozenset[str] = CUDA_EXTS,
     links and loops are skipped with a reason."""
     if not os.path.lexists(path):
         raise InputError(f"{path}: no such file or directory")
+    if path.is_file() and path.name.lower().endswith(".ipynb"):
+        return Discovery(None, [], [(path.name, "Jupyter notebook: not read (export it to .py)")])
     if path.is_file() and not path.is_symlink():
         return Discovery(None, [Entry(path.resolve(), path.name, classify(path.name, extensions))])
     if path.is_symlink() and path.is_file():
@@ -110,6 +112,9 @@ def discover(path: Path, *, extensions: frozenset[str] = CUDA_EXTS,
                 subdirs.append((Path(e.path), rel))
                 disc.dirs.append(rel)
             elif e.is_file(follow_symlinks=False):
+                if e.name.lower().endswith(".ipynb"):
+                    disc.skipped.append((rel, "Jupyter notebook: not read (export it to .py)"))
+                    continue
                 disc.entries.append(Entry(Path(e.path), rel, classify(e.name, extensions)))
             else:
                 disc.skipped.append((rel, "not a regular file"))

@@ -46,6 +46,7 @@ class FileResult:
     uses_cuda: bool = False
     fixes_applied: int = 0
     errors: list[str] = field(default_factory=list)   # internal errors (exit code 2)
+    edits: list = field(default_factory=list)          # the edits new_data applies (Edit)
 
 
 class TriggerIndex:
@@ -92,6 +93,8 @@ def init_worker(options: EngineOptions, index_folder: str | None) -> None:
     _STATE["build_rules"] = [r for r in rules if "build" in r.languages]
     _STATE["triggers"] = TriggerIndex(_STATE["rules"])
     _STATE["build_triggers"] = TriggerIndex(_STATE["build_rules"])
+    _STATE["py_rules"] = [r for r in rules if "python" in r.languages]
+    _STATE["py_triggers"] = TriggerIndex(_STATE["py_rules"])
     _STATE["severity"] = {c: Severity.parse(s) for c, s in options.severity}
 
 
@@ -99,6 +102,9 @@ def process_one(rel: str, data: bytes, options: EngineOptions, kind: str = "cuda
     """Port/check one file held in memory (tests, editors, the review workflow)."""
     if _STATE.get("options") is not options:
         init_worker(options, None)
+    if kind == "python":
+        from .rewrite.python import process
+        return process(rel, data)
     return process_build(rel, data) if kind == "build" else process_data(rel, data)
 
 
@@ -128,12 +134,13 @@ def _override(findings: list[Finding]) -> None:
                 f.severity = overrides[f.code]
 
 
-def process_data(rel: str, data: bytes) -> FileResult:
-    """Port/check one CUDA C++ source held in memory. Returns the result with new_data set."""
+def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
+    """Port/check one CUDA C++ source held in memory. Returns the result with new_data set.
+    `rewriter`: another CudaRewriter (CUDA C++ in Python strings gets no include added)."""
     opts: EngineOptions = _STATE["options"]
     res = FileResult(rel, "cuda", old_data=data)
     src = SourceFile(rel, data)
-    rw = _STATE["rewriter"].run(src)
+    rw = (rewriter or _STATE["rewriter"]).run(src)
     res.stats = rw.stats
     res.declared = rw.declared
     res.uses_cuda = rw.uses_cuda
@@ -193,6 +200,7 @@ def process_data(rel: str, data: bytes) -> FileResult:
     findings.sort(key=Finding.sort_key)
     res.findings = findings
     new = apply(data, edits.edits) if len(edits) else data
+    res.edits = edits.edits
     res.new_data = new
     res.status = "ported" if new != data else "unchanged"
     return res
@@ -248,7 +256,8 @@ def _suppress(src: SourceFile, findings: list[Finding], rules, opts: EngineOptio
 
 def _comment_only_line(text: str) -> bool:
     t = text.strip()
-    return t.startswith("//") or t.startswith("/*") or t.startswith("*")
+    return t.startswith("//") or t.startswith("/*") or t.startswith("*") or \
+        bool(re.match(r"#\s*porter:", t))          # Python comment
 
 
 # -- files -----------------------------------------------------------------------------------
@@ -330,6 +339,19 @@ def run_job(job: Job) -> FileResult:
             if job.out:
                 atomic_copy(e.path, Path(job.out))
             return res
+        if e.kind == "python" and not is_binary(data):
+            from .rewrite.python import process
+            res = process(e.rel, data)
+            if job.out:
+                if res.new_data != data:
+                    if job.backup:
+                        atomic_copy(e.path, Path(job.backup))
+                    atomic_write(Path(job.out), res.new_data, mode_from=e.path)
+                elif job.out != str(e.path):
+                    atomic_copy(e.path, Path(job.out))
+            if not job.keep_data:
+                res.new_data = res.old_data = None
+            return res
         if e.kind != "cuda":
             res.status = "copied"
             if job.out:
@@ -379,7 +401,7 @@ def run_job(job: Job) -> FileResult:
 def run_jobs(jobs: list[Job], options: EngineOptions, workers: int, progress=None,
              index_folder: str | None = None) -> list[FileResult]:
     """Run jobs in parallel (fork-based processes); results in job order."""
-    n_cuda = sum(1 for j in jobs if j.entry.kind == "cuda")
+    n_cuda = sum(1 for j in jobs if j.entry.kind in ("cuda", "python"))
     workers = max(1, min(workers, n_cuda))
     if workers == 1 or len(jobs) < 4:
         init_worker(options, index_folder)

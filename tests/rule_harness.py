@@ -33,6 +33,8 @@ def fixture_kind(path: Path) -> str:
     if name in BUILD_NAMES or name.endswith((".cmake", ".mk")) or "cmakelists" in name \
             or name.startswith("makefile"):
         return "build"
+    if name.endswith(".py"):
+        return "python"
     return "cuda"
 
 

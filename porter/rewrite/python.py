@@ -1,0 +1,452 @@
+"""Python files through the pipeline: Triton rules, and CUDA C++ carried in string literals.
+
+`process(rel, data)` is the "python" branch of `porter.engine`: a cheap byte test, PEP 263
+decoding and an `ast` parse (`porter.parse.python`), the shared facts
+(`porter.analysis.python`), the Triton rules, then the CUDA C++ in `cupy.RawKernel` /
+`RawModule` / `ElementwiseKernel` / `ReductionKernel` and
+`torch.utils.cpp_extension.load_inline(cuda_sources=...)` literals, which goes through the CUDA
+C++ rewriter and rules (`engine.process_data`); findings map back to the `.py` line and column
+and edits go back into the literal, escaped for its quoting.
+
+Literal parts (prefix, quotes, implicit concatenation) come from libcst, imported only when a
+file has such a call. Every edit is a byte splice; the result is re-parsed before it is kept.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from ..findings import Edit, Finding, Severity
+from ..parse.python import PySource, PySyntaxError, maybe_relevant, parse
+from ..source import SourceFile
+
+NOT_RELEVANT = "no triton, cupy, torch.utils.cpp_extension or numba.cuda import: copied unchanged"
+
+# carrier -> (positional index, keyword) of each argument holding CUDA C++, and whether that
+# argument is a snippet (a statement body / declarations) rather than a whole source.
+# Sources: CuPy API reference (RawKernel(code, name), RawModule(code=..), ElementwiseKernel(
+# in_params, out_params, operation, name, ..., preamble=..), ReductionKernel(..., preamble=..));
+# PyTorch torch.utils.cpp_extension.load_inline(name, cpp_sources, cuda_sources=..).
+CARRIERS: dict[str, tuple[tuple[int | None, str, str], ...]] = {
+    "cupy.RawKernel": ((0, "code", "source"),),
+    "cupy.RawModule": ((0, "code", "source"),),
+    "cupy.ElementwiseKernel": ((2, "operation", "body"), (None, "preamble", "source")),
+    "cupy.ReductionKernel": ((None, "preamble", "source"),),
+    "torch.utils.cpp_extension.load_inline": ((2, "cuda_sources", "source"),),
+}
+_BODY_OPEN = b"__device__ void __porter_elementwise_body() {\n"
+_BODY_CLOSE = b"\n}\n"
+
+
+def process(rel: str, data: bytes):
+    """Check (and with `port`, rewrite) one Python file. Returns an engine.FileResult."""
+    from ..engine import _STATE, FileResult
+    res = FileResult(rel, "python", old_data=data, new_data=data)
+    if not maybe_relevant(data):
+        res.status = "copied"
+        res.note = NOT_RELEVANT
+        return res
+    try:
+        src = parse(data)
+    except PySyntaxError as exc:
+        res.status = "copied"
+        res.note = f"line {exc.line}: not valid Python 3 ({exc.message}); copied unchanged"
+        codes = _STATE["options"].rule_codes
+        if codes is None or "PT681" in codes:
+            res.findings = [Finding("PT681", Severity.WARNING,
+                                    f"cannot parse as Python 3 ({exc.message}); copied unchanged",
+                                    rel, exc.line, exc.col)]
+        return res
+    from ..analysis.python import build
+    facts = build(src)
+    if not facts.relevant():
+        res.status = "copied"
+        res.note = NOT_RELEVANT
+        return res
+    return _process_facts(rel, src, facts, res)
+
+
+def _process_facts(rel: str, src: PySource, facts, res):
+    from ..engine import _STATE, _override, _suppress
+    from ..rewrite.edits import EditSet, apply
+    from ..rules.base import RuleContext
+    from ..findings import Applicability
+    opts = _STATE["options"]
+    res.uses_cuda = True
+    sf = SourceFile(rel, src.buf)
+    ctx = RuleContext(sf, None, opts.rules, _STATE["index"])
+    ctx.cache["py"] = facts
+    emb = Embedded(facts, sf)
+    emb.run(res)
+    ctx.cache["py_dynamic"] = emb.dynamic
+    findings: list[Finding] = list(emb.findings)
+    rules = _STATE["py_triggers"].rules_for(src.buf)
+    for rule in rules:
+        try:
+            findings.extend(rule.check(ctx))
+        except Exception as exc:  # noqa: BLE001 - a rule bug must not stop the port
+            res.errors.append(f"internal error in rule {rule.code} "
+                              f"({type(exc).__name__}: {exc}); its findings are missing")
+    # the NVIDIA side of a vendor switch is NVIDIA code: no finding there
+    kept = []
+    for f in findings:
+        off = sf.line_starts[f.line - 1] + len(
+            sf.line_text(f.line)[:f.col - 1].encode("utf-8"))
+        if facts.vendor_at(off) != "nvidia":
+            kept.append(f)
+    findings = kept
+    if opts.rule_codes is not None:
+        chosen = set(opts.rule_codes)
+        findings = [f for f in findings if f.code in chosen]
+    findings = _suppress(sf, findings, _STATE["py_rules"] + _STATE["rules"], opts)
+    _override(findings)
+    edits = EditSet()
+    if opts.rewrite:
+        for group in emb.edit_groups:
+            edits.add_group(group)
+    if opts.apply_fixes:
+        for f in findings:
+            fx = f.fix
+            if fx is None:
+                continue
+            if fx.applicability is Applicability.SAFE or (
+                    fx.applicability is Applicability.UNSAFE and opts.unsafe_fixes):
+                if edits.add_group(fx.edits):
+                    f.extra["fixed"] = True
+                    res.fixes_applied += 1
+    new_buf = apply(src.buf, edits.edits) if len(edits) else src.buf
+    if new_buf != src.buf:
+        try:
+            ast.parse(new_buf)
+        except SyntaxError as exc:       # never write a file Python cannot read
+            res.errors.append(f"internal error: the rewritten file does not parse "
+                              f"(line {exc.lineno}: {exc.msg}); left unchanged")
+            new_buf = src.buf
+            for f in findings:
+                f.extra.pop("fixed", None)
+    findings.sort(key=Finding.sort_key)
+    res.findings = findings
+    res.new_data = src.encode(new_buf)
+    res.status = "ported" if res.new_data != res.old_data else "unchanged"
+    return res
+
+
+# -- CUDA C++ in string literals --------------------------------------------------------------
+@dataclass
+class _Part:
+    start: int            # byte offset in the .py buffer of the literal's first content char
+    raw: str              # the literal's source text between the quotes
+    prefix: str
+    quote: str
+
+
+@dataclass
+class _Content:
+    data: bytearray = field(default_factory=bytearray)
+    starts: list[int] = field(default_factory=list)    # per content byte: .py offset or -1
+    ends: list[int] = field(default_factory=list)
+    parts: list[int] = field(default_factory=list)     # per content byte: part index or -1
+    literals: list[_Part] = field(default_factory=list)
+
+    def synthetic(self, text: bytes) -> None:
+        self.data += text
+        self.starts += [-1] * len(text)
+        self.ends += [-1] * len(text)
+        self.parts += [-1] * len(text)
+
+    def add(self, part: _Part) -> None:
+        idx = len(self.literals)
+        self.literals.append(part)
+        raw = part.raw
+        raw_b = [len(raw[:i].encode("utf-8")) for i in range(len(raw) + 1)]
+        if "r" in part.prefix:
+            value, offs = raw, list(range(len(raw) + 1))
+        else:
+            value, offs = _unescape(raw)
+        for i, ch in enumerate(value):
+            b = ch.encode("utf-8", "surrogatepass")
+            s = part.start + raw_b[offs[i]]
+            e = part.start + raw_b[offs[i + 1]]
+            self.data += b
+            self.starts += [s] * len(b)
+            self.ends += [e] * len(b)
+            self.parts += [idx] * len(b)
+
+
+_SIMPLE_ESCAPES = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f",
+                   "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+
+
+def _unescape(raw: str) -> tuple[str, list[int]]:
+    """The value of a non-raw str literal body and, per value char, its index in `raw` (plus the
+    end). Python's escape rules (language reference, "String and Bytes literals")."""
+    out: list[str] = []
+    offs: list[int] = []
+    i = 0
+    n = len(raw)
+    while i < n:
+        c = raw[i]
+        if c != "\\" or i + 1 >= n:
+            out.append(c)
+            offs.append(i)
+            i += 1
+            continue
+        nxt = raw[i + 1]
+        if nxt in _SIMPLE_ESCAPES:
+            val = _SIMPLE_ESCAPES[nxt]
+            j = i + 2
+        elif nxt in "01234567":
+            j = i + 1
+            while j < n and j < i + 4 and raw[j] in "01234567":
+                j += 1
+            val = chr(int(raw[i + 1:j], 8))
+        elif nxt in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[nxt]
+            j = i + 2 + width
+            try:
+                val = chr(int(raw[i + 2:j], 16))
+            except ValueError:
+                val, j = "\\" + nxt, i + 2
+        elif nxt == "N" and i + 2 < n and raw[i + 2] == "{":
+            import unicodedata
+            close = raw.find("}", i + 3)
+            try:
+                val = unicodedata.lookup(raw[i + 3:close]) if close > 0 else "\\N"
+                j = close + 1 if close > 0 else i + 2
+            except KeyError:
+                val, j = "\\N", i + 2
+        else:                               # unknown escape: kept as written
+            val, j = "\\" + nxt, i + 2
+        for ch in val:
+            out.append(ch)
+            offs.append(i)
+        i = j
+    offs.append(n)
+    return "".join(out), offs
+
+
+def _escape_for(part: _Part, text: str) -> str | None:
+    """`text` written inside `part`'s quotes, or None when it cannot be (a raw literal)."""
+    triple = len(part.quote) == 3
+    if "r" in part.prefix:
+        if part.quote[0] in text or "\\" in text or (not triple and "\n" in text):
+            return None
+        return text
+    text = text.replace("\\", "\\\\").replace(part.quote[0], "\\" + part.quote[0])
+    if not triple:
+        text = text.replace("\n", "\\n")
+    return text
+
+
+class Embedded:
+    """Finds the CUDA C++ carriers of one file and runs the C++ pipeline on their literals."""
+
+    def __init__(self, facts, sf: SourceFile):
+        self.facts = facts
+        self.sf = sf
+        self.findings: list[Finding] = []
+        self.edit_groups: list[list[Edit]] = []
+        self.dynamic: list[tuple[ast.AST, str]] = []
+
+    def run(self, res) -> None:
+        facts = self.facts
+        if not any(k in facts.src.buf for k in (b"cupy", b"cpp_extension")):
+            return
+        for call in ast.walk(facts.src.tree):
+            if not isinstance(call, ast.Call):
+                continue
+            q = facts.qualname(call.func)
+            if q is None:
+                continue
+            if q.startswith("cupyx.") or q.startswith("cupy._core."):
+                q = "cupy." + q.rsplit(".", 1)[-1]
+            spec = CARRIERS.get(q)
+            if spec is None:
+                continue
+            for index, kw, kind in spec:
+                arg = next((k.value for k in call.keywords if k.arg == kw), None)
+                if arg is None and index is not None and index < len(call.args):
+                    arg = call.args[index]
+                if arg is None:
+                    continue
+                for expr in self._sources(arg, call):
+                    leaves = self._leaves(expr, call)
+                    if leaves is None:
+                        continue
+                    self._check(res, leaves, kind, call, q)
+
+    # which expressions hold a source: a list of sources for load_inline
+    def _sources(self, arg: ast.AST, call: ast.Call) -> list[ast.AST]:
+        arg = self._resolve(arg, call)
+        if isinstance(arg, (ast.List, ast.Tuple)):
+            return [self._resolve(e, call) for e in arg.elts]
+        if isinstance(arg, ast.Constant) and arg.value is None:
+            return []
+        return [arg]
+
+    def _resolve(self, node: ast.AST, call: ast.Call) -> ast.AST:
+        """A name bound once, in the enclosing function or at module level, to its value."""
+        if not isinstance(node, ast.Name):
+            return node
+        fn = call
+        while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fn = self.facts.parent(fn)
+        if fn is not None:
+            found = [s.value for s in ast.walk(fn) if isinstance(s, ast.Assign)
+                     and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                     and s.targets[0].id == node.id]
+            if len(found) == 1:
+                return found[0]
+            if found:
+                return node
+        return self.facts.module_consts.get(node.id, node)
+
+    def _leaves(self, expr: ast.AST, call: ast.Call) -> list[ast.Constant] | None:
+        """String constants that concatenate to the source, or None (built at run time)."""
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            return [expr]
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+            left = self._leaves(self._resolve(expr.left, call), call)
+            right = self._leaves(self._resolve(expr.right, call), call)
+            if left is not None and right is not None:
+                return left + right
+            return None
+        why = "built by an f-string" if isinstance(expr, ast.JoinedStr) else \
+            "built at run time" if not isinstance(expr, ast.Constant) else "not a str literal"
+        if not any(c is call for c, _ in self.dynamic):
+            self.dynamic.append((call, why))
+        return None
+
+    def _parts(self, leaf: ast.Constant) -> list[_Part] | None:
+        """The literal parts of one (maybe implicitly concatenated) string constant."""
+        import libcst as cst
+        from libcst.metadata import MetadataWrapper, PositionProvider
+        s, e = self.facts.span(leaf)
+        text = self.facts.src.buf[s:e].decode("utf-8")
+        try:
+            wrapper = MetadataWrapper(cst.parse_module("(" + text + ")\n"))
+        except cst.ParserSyntaxError:
+            return None
+        lines = ("(" + text + ")\n").split("\n")
+        line_off = [0]
+        for ln in lines:
+            line_off.append(line_off[-1] + len(ln) + 1)
+        parts: list[_Part] = []
+        bad = []
+
+        class V(cst.CSTVisitor):
+            METADATA_DEPENDENCIES = (PositionProvider,)
+
+            def visit_SimpleString(self, node: cst.SimpleString) -> None:
+                pos = self.get_metadata(PositionProvider, node).start
+                char = line_off[pos.line - 1] + pos.column - 1 + len(node.prefix) + \
+                    len(node.quote)
+                start = s + len(text[:char].encode("utf-8"))
+                parts.append(_Part(start, node.raw_value, node.prefix.lower(), node.quote))
+
+            def visit_FormattedString(self, node: cst.FormattedString) -> None:
+                bad.append(node)
+
+        wrapper.visit(V())
+        if bad or any("b" in p.prefix for p in parts):
+            return None
+        return parts
+
+    def _check(self, res, leaves: list[ast.Constant], kind: str, call: ast.Call, q: str) -> None:
+        content = _Content()
+        if kind == "body":
+            content.synthetic(_BODY_OPEN)
+        for leaf in leaves:
+            parts = self._parts(leaf)
+            if parts is None:
+                self.dynamic.append((call, "not a plain str literal"))
+                return
+            for p in parts:
+                content.add(p)
+        if kind == "body":
+            content.synthetic(_BODY_CLOSE)
+        data = bytes(content.data)
+        if not data.strip():
+            return
+        from ..engine import process_data
+        r = process_data(self.sf.path, data, rewriter=_embedded_rewriter())
+        res.stats.add(r.stats)
+        res.errors.extend(r.errors)
+        csf = SourceFile(self.sf.path, data)
+        carrier = q.rsplit(".", 1)[-1]
+        for f in r.findings:
+            if f.code in ("PT003", "PT005"):
+                continue        # grammar gaps of a snippet; suppressions are the .py file's
+            start = _content_offset(csf, f.line, f.col)
+            end = _content_offset(csf, f.end_line, f.end_col) if f.end_line else start
+            so = content.starts[start] if start < len(data) else -1
+            if so < 0:
+                so = self.facts.span(call)[0]
+                eo = so
+            else:
+                last = max(start, min(end, len(data)) - 1)
+                eo = content.ends[last] if content.ends[last] >= 0 else so
+            line, col = self.sf.position(so)
+            eline, ecol = self.sf.position(eo)
+            self.findings.append(Finding(
+                f.code, f.severity, f"{f.message} (CUDA C++ in {carrier} source)", self.sf.path,
+                line, col, eline, ecol, targets=f.targets, name=f.name, extra=dict(f.extra)))
+        group = []
+        for ed in r.edits:
+            mapped = _map_edit(content, ed)
+            if mapped is None:
+                res.errors.append(f"{self.sf.path}: a CUDA rewrite inside a {carrier} literal "
+                                  "cannot be written back into the string (escape or "
+                                  "part boundary); left unchanged")
+                return
+            group.append(mapped)
+        if group:
+            self.edit_groups.append(group)
+
+
+def _content_offset(csf: SourceFile, line: int, col: int) -> int:
+    starts = csf.line_starts
+    if line < 1 or line > len(starts):
+        return len(csf.data)
+    return starts[line - 1] + len(csf.line_text(line)[:max(0, col - 1)].encode("utf-8"))
+
+
+def _map_edit(content: _Content, ed: Edit) -> Edit | None:
+    n = len(content.data)
+    if ed.start == ed.end:
+        if ed.start < n and content.starts[ed.start] >= 0:
+            part = content.literals[content.parts[ed.start]]
+            pos = content.starts[ed.start]
+        elif ed.start > 0 and content.ends[ed.start - 1] >= 0:
+            part = content.literals[content.parts[ed.start - 1]]
+            pos = content.ends[ed.start - 1]
+        else:
+            return None
+        text = _escape_for(part, ed.text.decode("utf-8"))
+        return None if text is None else Edit(pos, pos, text.encode("utf-8"))
+    idx = {content.parts[i] for i in range(ed.start, min(ed.end, n))}
+    if len(idx) != 1 or -1 in idx:
+        return None
+    part = content.literals[idx.pop()]
+    text = _escape_for(part, ed.text.decode("utf-8"))
+    if text is None:
+        return None
+    return Edit(content.starts[ed.start], content.ends[ed.end - 1], text.encode("utf-8"))
+
+
+_REWRITER: dict = {}
+
+
+def _embedded_rewriter():
+    """The CUDA rewriter for string contents: no `#include <hip/hip_runtime.h>` added (hipRTC
+    and cupy's ROCm build provide the runtime; torch hipifies load_inline sources itself)."""
+    from dataclasses import replace
+
+    from ..engine import _STATE
+    from .cuda import CudaRewriter
+    key = id(_STATE["options"])
+    if key not in _REWRITER:
+        _REWRITER.clear()
+        port = replace(_STATE["options"].port, add_runtime_include=False)
+        _REWRITER[key] = CudaRewriter(_STATE["index"], port)
+    return _REWRITER[key]

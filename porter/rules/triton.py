@@ -1,0 +1,1378 @@
+"""Triton (Python) rules: PT661-PT681 (hazards.md section L).
+
+Rules read `ctx.cache["py"]`, the `porter.analysis.python.PyFacts` of the file (aliases, kernels,
+vendor regions, folded configs). Findings on the NVIDIA side of a vendor switch are dropped by the
+Python pipeline (`porter.rewrite.python`), so rules report what the code does without asking.
+Sources for the facts: the installed triton 3.9 wheel (`backends/amd/compiler.py` HIPOptions and
+parse_options; `language/extra/{cuda,hip}`), quoted per rule.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterator
+
+from ..findings import Applicability, Edit, Finding, Fix, Severity
+from .base import Rule, RuleContext
+from .registry import register
+
+MAX_THREADS_PER_BLOCK = 1024          # HIP and CUDA workgroup limit (hazards.md TRITON-NUM-WARPS)
+AMD_DEFAULT_NUM_STAGES = 2            # HIPOptions.num_stages (triton 3.9 backends/amd/compiler.py)
+HOPPER_STAGES = 3                     # num_stages from here on is an NVIDIA (Hopper+) tuning
+BYTES_2 = 2                           # fp16/bf16 element, the common tl.dot input
+
+
+def _facts(ctx: RuleContext):
+    return ctx.cache["py"]
+
+
+def _refs(facts) -> list[tuple[ast.AST, str]]:
+    """Maximal Name/Attribute chains that resolve to an imported name, with that name."""
+    if "refs" in facts._cache:
+        return facts._cache["refs"]
+    out = []
+    for node in ast.walk(facts.src.tree):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            par = facts.parent(node)
+            if isinstance(par, ast.Attribute) and par.value is node:
+                continue
+            q = facts.qualname(node)
+            if q:
+                out.append((node, q))
+    out.sort(key=lambda x: facts.span(x[0]))
+    facts._cache["refs"] = out
+    return out
+
+
+def _calls(facts, *names: str) -> list[ast.Call]:
+    key = ("calls",) + names
+    if key not in facts._cache:
+        facts._cache[key] = [n for n in ast.walk(facts.src.tree) if isinstance(n, ast.Call)
+                             and (facts.qualname(n.func) or "") in names]
+    return facts._cache[key]
+
+
+def _kw(call: ast.Call, name: str) -> ast.AST | None:
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    return None
+
+
+class PyRule(Rule):
+    languages = ("python",)
+    needs_tree = False
+    triggers = (b"triton",)
+
+    def at(self, ctx: RuleContext, node: ast.AST, message: str, **kw) -> Finding:
+        return self.finding(ctx, _facts(ctx).span(node), message, **kw)
+
+
+# -- PT661 -----------------------------------------------------------------------------------
+# PTX opcodes (with their type suffix) and special registers; AMDGCN mnemonics use underscores
+# (v_add_f32, s_memrealtime) and never `op.type`. Source: PTX ISA instruction names; Triton's
+# CUDA extras (`mov.u64 $0, %globaltimer;`) versus its HIP extras (`s_memrealtime`).
+_PTX = re.compile(r"\b(?:mov|cvt|cvta|prmt|lop3|shf|ld|st|setp|selp|fma|add|sub|mul|mad|min|max|"
+                  r"and|or|xor|not|shl|shr|bfe|bfi|brev|popc|clz|ex2|lg2|rcp|rsqrt|sqrt|tanh|sin|"
+                  r"cos|red|atom|shfl|vote|bar|membar|fence|cp|mma|wgmma|ldmatrix|stmatrix|div|"
+                  r"neg|abs|sad|testp|copysign|isspacep|mbarrier|tcgen05|elect|griddepcontrol)"
+                  r"\.[a-z0-9]+"
+                  r"|%(?:globaltimer|smid|nsmid|laneid|warpid|clock64|clock|tid|ctaid|lanemask_\w+)"
+                  r"|\.reg\s+\.")
+
+
+@register
+class TritonInlineAsmPtx(PyRule):
+    """Inline PTX in `tl.inline_asm_elementwise`.
+
+    ## What it finds
+    `tl.inline_asm_elementwise(asm=...)` whose assembly string is PTX (`mov.u32`, `cvt.rn`,
+    `prmt.b32`, `%globaltimer`, `.reg .b32`).
+
+    ## Why it breaks on AMD
+    The assembly string goes to the backend's assembler as is. The AMD backend assembles AMDGCN
+    (Triton's own HIP helpers use `s_memrealtime`, `s_getreg_b32`), so a PTX string fails to
+    compile on every AMD target.
+
+    ## Example
+    ```python
+    y = tl.inline_asm_elementwise("cvt.rn.f16x2.f32 $0, $2, $1;", "=r,r,r", [a, b],
+                                  dtype=tl.int32, is_pure=True, pack=1)
+    ```
+
+    ## Use instead
+    Plain `tl` operations (`x.to(tl.float16)`, `tl.math`), or choose the string per vendor with a
+    constexpr flag set from `is_hip()` and write AMDGCN for the AMD side.
+
+    ## References
+    - triton 3.9 wheel: `language/extra/cuda/utils.py` (PTX) and `language/extra/hip/utils.py`
+      (AMDGCN)
+    - hazards.md TRITON-INLINE-ASM-PTX
+    """
+    code = "PT661"
+    name = "triton-inline-asm-ptx"
+    severity = Severity.ERROR
+    triggers = (b"inline_asm_elementwise",)
+
+    def check(self, ctx):
+        from ..analysis.python import fold
+        facts = _facts(ctx)
+        for call in ast.walk(facts.src.tree):
+            if not (isinstance(call, ast.Call) and
+                    (facts.qualname(call.func) or dotted_last(call.func)).endswith(
+                        "inline_asm_elementwise")):
+                continue
+            arg = _kw(call, "asm") or (call.args[0] if call.args else None)
+            if arg is None:
+                continue
+            text = fold(facts, arg)
+            if not isinstance(text, str):
+                continue
+            m = _PTX.search(text)
+            if m and facts.vendor_of(call) != "amd":
+                yield self.at(ctx, arg, f"inline assembly is PTX (`{m.group(0)}`); the AMD "
+                              "backend assembles AMDGCN: use tl operations or AMDGCN asm on the "
+                              "AMD side of a vendor switch")
+
+
+def dotted_last(node: ast.AST) -> str:
+    from ..parse.python import dotted
+    return dotted(node) or ""
+
+
+# -- PT662 -----------------------------------------------------------------------------------
+_EXTRA_CUDA = "triton.language.extra.cuda."
+_EXTRA_CUDA_ADVICE = {
+    "globaltimer": "AMD has `triton.language.extra.hip.memrealtime()`: a constant-rate "
+                   "real-time counter in ticks, not nanoseconds",
+    "smid": "AMD has `triton.language.extra.hip.smid()` (the CU id, unique within one XCC on "
+            "gfx942/gfx950)",
+    "num_threads": "it returns num_warps * 32, wrong at wavefront 64; AMD has "
+                   "`triton.language.extra.hip.num_threads()`",
+    "num_warps": "AMD has `triton.language.extra.hip.num_warps()`",
+    "gdc_wait": "programmatic dependent launch has no AMD counterpart: skip it on AMD "
+                "(a constexpr flag set from is_hip())",
+    "gdc_launch_dependents": "programmatic dependent launch has no AMD counterpart: skip it on "
+                             "AMD (a constexpr flag set from is_hip())",
+}
+
+
+@register
+class TritonExtraCudaApi(PyRule):
+    """NVIDIA helpers from `triton.language.extra.cuda`.
+
+    ## What it finds
+    `tl.extra.cuda.globaltimer()`, `smid()`, `num_threads()`, `num_warps()`, `gdc_wait()`,
+    `gdc_launch_dependents()` and imports of them (libdevice: PT663/PT664; fp8 converters:
+    PT675; the experimental TMA helpers: PT665).
+
+    ## Why it breaks on AMD
+    They are PTX (`%globaltimer`, `%smid`, `griddepcontrol`) or assume 32 threads per warp. The
+    AMD backend has its own module, `triton.language.extra.hip`, with `memrealtime`, `smid`,
+    `num_threads` and `num_warps`; programmatic dependent launch (`gdc_*`) has no counterpart.
+
+    ## Example
+    ```python
+    start = tl.extra.cuda.globaltimer()
+    ```
+
+    ## Use instead
+    A helper module chosen per vendor at import time (`if is_hip(): from
+    triton.language.extra.hip import smid` / `else: from triton.language.extra.cuda import
+    smid`), or a constexpr flag; drop PDL on AMD.
+
+    ## References
+    - triton 3.9 wheel: `language/extra/cuda/__init__.py`, `language/extra/hip/__init__.py`
+    - hazards.md TRITON-EXTRA-CUDA-API
+    """
+    code = "PT662"
+    name = "triton-extra-cuda-api"
+    severity = Severity.ERROR
+    triggers = (b"cuda",)
+
+    def check(self, ctx):
+        facts = _facts(ctx)
+        for node, q in _refs(facts):
+            if not q.startswith(_EXTRA_CUDA):
+                continue
+            fn = q[len(_EXTRA_CUDA):].split(".")[0]
+            if fn in _EXTRA_CUDA_ADVICE:
+                yield self.at(ctx, node, f"`{fn}` is an NVIDIA helper of "
+                              f"triton.language.extra.cuda: {_EXTRA_CUDA_ADVICE[fn]}")
+
+
+# -- PT663 / PT664 ---------------------------------------------------------------------------
+_CUDA_LIBDEVICE = "triton.language.extra.cuda.libdevice"
+_GENERIC_LIBDEVICE = "triton.language.extra.libdevice"
+_ADDED_IMPORT = b"import triton.language.extra.libdevice  # porter: vendor-neutral libdevice\n"
+
+
+def libdevice_uses(facts) -> list[tuple[ast.AST, str, str]]:
+    """(node, module, function) for every libdevice function reference."""
+    out = []
+    for node, q in _refs(facts):
+        for mod in (_CUDA_LIBDEVICE, _GENERIC_LIBDEVICE):
+            if q.startswith(mod + "."):
+                out.append((node, mod, q[len(mod) + 1:].split(".")[0]))
+    return out
+
+
+def _insert_point(facts) -> int:
+    """After the last top-level import of a triton module (byte offset of the next line)."""
+    last = None
+    for stmt in facts.src.tree.body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in stmt.names] if isinstance(stmt, ast.Import) \
+                else [stmt.module or ""]
+            if any(n == "triton" or n.startswith("triton.") for n in names):
+                last = stmt
+    if last is None:
+        return -1
+    end = facts.span(last)[1]
+    nl = facts.src.buf.find(b"\n", end)
+    return len(facts.src.buf) if nl < 0 else nl + 1
+
+
+@register
+class TritonLibdeviceCuda(PyRule):
+    """CUDA libdevice imported by its CUDA path.
+
+    ## What it finds
+    `from triton.language.extra.cuda import libdevice`,
+    `import triton.language.extra.cuda.libdevice` and `tl.extra.cuda.libdevice.f(...)`.
+
+    ## Why it breaks on AMD
+    The AMD backend maps only the vendor-neutral module `triton.language.extra.libdevice` to its
+    own libdevice (`HIPBackend.get_module_map`); the CUDA path calls NVIDIA's `__nv_*` functions,
+    which do not exist on AMD.
+
+    ## Example
+    ```python
+    from triton.language.extra.cuda import libdevice
+    y = libdevice.tanh(x)
+    ```
+
+    ## Use instead
+    `from triton.language.extra import libdevice`: NVIDIA maps it to the same CUDA functions,
+    AMD to its own.
+
+    ## Fix safety
+    Safe, and offered only when every libdevice function the file uses exists in the AMD
+    libdevice of the installed triton (the lists are read from the wheel's two libdevice
+    modules); otherwise PT664 names the missing functions and nothing is rewritten. For
+    `tl.extra.cuda.libdevice.f` chains porter also adds `import triton.language.extra.libdevice`
+    after the file's triton imports, so that `tl.extra.libdevice` exists.
+
+    ## References
+    - triton 3.9 wheel: `backends/amd/compiler.py` (`get_module_map`),
+      `language/extra/libdevice.py`
+    - hazards.md TRITON-LIBDEVICE-IMPORT
+    """
+    code = "PT663"
+    name = "triton-libdevice-cuda-path"
+    severity = Severity.ERROR
+    fix = "safe"
+    triggers = (b"libdevice",)
+
+    def check(self, ctx):
+        from ..analysis.python import libdevice_lists
+        facts = _facts(ctx)
+        uses = [u for u in libdevice_uses(facts) if u[1] == _CUDA_LIBDEVICE]
+        sites = _cuda_libdevice_sites(facts)
+        if not sites:
+            return
+        hip = set(libdevice_lists()["hip"])
+        missing = sorted({fn for _, _, fn in uses if fn not in hip})
+        added = False
+        for node, edits, needs_import in sites:
+            if missing:
+                yield self.at(ctx, node, "CUDA libdevice path; not rewritten to "
+                              "triton.language.extra.libdevice because the AMD libdevice lacks "
+                              f"{', '.join(missing[:6])}{' ...' if len(missing) > 6 else ''} "
+                              "(PT664)")
+                continue
+            if needs_import and not added and facts.aliases.get("triton", "triton") == "triton":
+                pos = _insert_point(facts)
+                if pos < 0:
+                    continue
+                edits = edits + [Edit(pos, pos, _ADDED_IMPORT)]
+                added = True
+            fix = self.make_fix(edits, Applicability.SAFE,
+                                "use the vendor-neutral triton.language.extra.libdevice")
+            yield self.at(ctx, node, "CUDA libdevice path: AMD maps only "
+                          "triton.language.extra.libdevice to its own libdevice", fix=fix)
+
+
+def _cuda_libdevice_sites(facts) -> list[tuple[ast.AST, list[Edit], bool]]:
+    """Import statements and attribute chains naming the CUDA libdevice, with the edits that make
+    them vendor-neutral, and whether the edit needs `triton.language.extra.libdevice` imported."""
+    buf = facts.src.buf
+    sites: list[tuple[ast.AST, list[Edit], bool]] = []
+
+    def replace_in(node: ast.AST, old: bytes, new: bytes) -> list[Edit]:
+        s, e = facts.span(node)
+        i = buf.find(old, s, e)
+        return [Edit(i, i + len(old), new)] if i >= 0 else []
+
+    for node in ast.walk(facts.src.tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if node.module == "triton.language.extra.cuda" and \
+                    all(a.name == "libdevice" for a in node.names):
+                ed = replace_in(node, b"triton.language.extra.cuda", b"triton.language.extra")
+                if ed:
+                    sites.append((node, ed, False))
+            elif node.module.startswith(_CUDA_LIBDEVICE) and \
+                    node.module[len(_CUDA_LIBDEVICE):] in ("",):
+                ed = replace_in(node, _CUDA_LIBDEVICE.encode(), _GENERIC_LIBDEVICE.encode())
+                if ed:
+                    sites.append((node, ed, False))
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == _CUDA_LIBDEVICE and a.asname:
+                    ed = replace_in(node, _CUDA_LIBDEVICE.encode(), _GENERIC_LIBDEVICE.encode())
+                    if ed:
+                        sites.append((node, ed, False))
+        elif isinstance(node, ast.Attribute) and node.attr == "cuda" and \
+                facts.qualname(node) == "triton.language.extra.cuda":
+            par = facts.parent(node)
+            if isinstance(par, ast.Attribute) and par.attr == "libdevice":
+                vs, ve = facts.span(node.value)
+                _, e = facts.span(node)
+                sites.append((node, [Edit(ve, e, b"")], True))
+    sites.sort(key=lambda s: facts.span(s[0]))
+    return sites
+
+
+# Portable replacements for libdevice functions the AMD libdevice lacks. Facts: `tl.math` in the
+# triton 3.9 wheel (`language/math.py`: div_rn, sqrt_rn, fma, umulhi ...), `tl.clamp`, and the
+# bitcast form of `.to()` (`language/core.py`).
+_BITCASTS = {"float_as_int": "x.to(tl.int32, bitcast=True)",
+             "int_as_float": "x.to(tl.float32, bitcast=True)",
+             "float_as_uint": "x.to(tl.uint32, bitcast=True)",
+             "uint_as_float": "x.to(tl.float32, bitcast=True)",
+             "double_as_longlong": "x.to(tl.int64, bitcast=True)",
+             "longlong_as_double": "x.to(tl.float64, bitcast=True)"}
+_REPLACE = {"add_rn": "a + b (round-to-nearest is the default)",
+            "sub_rn": "a - b", "mul_rn": "a * b", "dadd_rn": "a + b", "dmul_rn": "a * b",
+            "fma_rn": "tl.math.fma(a, b, c)", "rcp_rn": "tl.math.div_rn(1.0, x)",
+            "saturatef": "tl.clamp(x, 0.0, 1.0)",
+            "exp10": "tl.exp2(x * 3.321928094887362) (log2(10); not correctly rounded)",
+            "mulhi": "tl.math.umulhi for unsigned operands",
+            "fast_logf": "tl.log(x)", "fast_log2f": "tl.log2(x)", "fast_sinf": "tl.sin(x)",
+            "fast_cosf": "tl.cos(x)", "fast_exp10f": "tl.exp2(x * 3.321928094887362)"}
+
+
+def replacement(fn: str, math_names: set[str]) -> str | None:
+    if fn in _BITCASTS:
+        return _BITCASTS[fn]
+    if fn in _REPLACE:
+        return _REPLACE[fn]
+    if fn in math_names:
+        return f"tl.math.{fn}"
+    return None
+
+
+@register
+class TritonLibdeviceMissing(PyRule):
+    """libdevice functions the AMD libdevice does not have.
+
+    ## What it finds
+    Calls of libdevice functions (through `triton.language.extra.libdevice` or the CUDA path)
+    that the AMD libdevice module of the installed triton does not define: directed rounding
+    (`add_rz`, `div_rd` ...), `cbrt`, `erfcinv`, `mulhi`, `brev`, most `fast_*`,
+    `float_as_int` and friends.
+
+    ## Why it breaks on AMD
+    On AMD `triton.language.extra.libdevice` resolves to `triton.language.extra.hip.libdevice`,
+    which defines far fewer functions than the CUDA module (triton 3.9: 59 against 197); a
+    missing one fails to compile.
+
+    ## Example
+    ```python
+    bits = libdevice.float_as_int(x)
+    ```
+
+    ## Use instead
+    The replacement in the message where one exists: `tl.math` functions, bitcasts
+    (`x.to(tl.int32, bitcast=True)`), or a composed formula.
+
+    ## References
+    - triton wheel: `language/extra/cuda/libdevice.py`, `language/extra/hip/libdevice.py`
+      (the lists are read from the installed wheel at run time)
+    - hazards.md TRITON-LIBDEVICE-MISSING-FN
+    """
+    code = "PT664"
+    name = "triton-libdevice-missing-on-amd"
+    severity = Severity.ERROR
+    triggers = (b"libdevice",)
+
+    def check(self, ctx):
+        from ..analysis.python import libdevice_lists
+        facts = _facts(ctx)
+        lists = libdevice_lists()
+        hip, math_names = set(lists["hip"]), set(lists["math"])
+        known = set(lists["cuda"]) | set(lists["generic"])
+        for node, _mod, fn in libdevice_uses(facts):
+            if fn in hip or fn not in known:
+                continue
+            par = facts.parent(node)
+            if isinstance(node, ast.Name) and not (isinstance(par, ast.Call) and par.func is node):
+                continue
+            rep = replacement(fn, math_names)
+            tail = f"; use {rep}" if rep else "; no portable replacement in tl"
+            yield self.at(ctx, node, f"libdevice.{fn} does not exist in the AMD libdevice "
+                          f"(triton {lists['triton_version']}){tail}")
+
+
+# -- PT665 -----------------------------------------------------------------------------------
+_TMA_OLD = ("triton.language._experimental_descriptor_load",
+            "triton.language._experimental_descriptor_store",
+            "triton.tools.experimental_descriptor",
+            "triton.language.extra.cuda.experimental_device_tensormap_create1d",
+            "triton.language.extra.cuda.experimental_device_tensormap_create2d",
+            "triton.language.extra.cuda.experimental_tensormap_fenceproxy_acquire",
+            "triton.language.extra.cuda._experimental_tma",
+            "torch.utils._triton.has_triton_tma", "torch.utils._triton.has_triton_tma_device")
+
+
+@register
+class TritonTmaExperimental(PyRule):
+    """The pre-3.4 experimental TMA APIs.
+
+    ## What it finds
+    `tl._experimental_descriptor_load/store`,
+    `triton.tools.experimental_descriptor.create_1d/2d_tma_descriptor`,
+    `tl.extra.cuda.experimental_device_tensormap_create1d/2d`, and PyTorch's
+    `has_triton_tma` probes.
+
+    ## Why it breaks on AMD
+    They build a `CUtensorMap` through the NVIDIA driver and have no HIP path; they are also gone
+    from current Triton (absent from the 3.9 wheel).
+
+    ## Example
+    ```python
+    desc = triton.tools.experimental_descriptor.create_2d_tma_descriptor(x.data_ptr(), M, K,
+                                                                          BM, BK, 2)
+    ```
+
+    ## Use instead
+    The stable tensor descriptors (`tl.make_tensor_descriptor`,
+    `triton.tools.tensor_descriptor.TensorDescriptor`), block pointers or pointer arithmetic.
+
+    ## References
+    - hazards.md TRITON-TMA-EXPERIMENTAL (Triton history; PyTorch `torch/utils/_triton.py`)
+    """
+    code = "PT665"
+    name = "triton-tma-experimental"
+    severity = Severity.ERROR
+    triggers = (b"experimental", b"has_triton_tma")
+
+    def check(self, ctx):
+        facts = _facts(ctx)
+        for node, q in _refs(facts):
+            if any(q == p or q.startswith(p + ".") for p in _TMA_OLD):
+                yield self.at(ctx, node, f"`{q.rsplit('.', 1)[-1]}` is the old experimental TMA "
+                              "API (NVIDIA driver, no HIP path, removed in current Triton); use "
+                              "tl.make_tensor_descriptor or block pointers")
+        for node in ast.walk(facts.src.tree):
+            if isinstance(node, ast.ImportFrom) and node.module and \
+                    node.module.startswith("triton.tools.experimental_descriptor"):
+                yield self.at(ctx, node, "triton.tools.experimental_descriptor is the old "
+                              "experimental TMA API; use tl.make_tensor_descriptor")
+
+
+# -- PT666 -----------------------------------------------------------------------------------
+_DESCRIPTORS = ("triton.language.make_tensor_descriptor", "triton.language.load_tensor_descriptor",
+                "triton.language.store_tensor_descriptor",
+                "triton.tools.tensor_descriptor.TensorDescriptor")
+TDM_ARCHS = ("gfx1250",)     # AMD targets with a tensor data mover (triton 3.9 make_ttir)
+
+
+@register
+class TritonTensorDescriptor(PyRule):
+    """Tensor descriptors run as pointer arithmetic on AMD (a performance note).
+
+    ## What it finds
+    `tl.make_tensor_descriptor`, `tl.load_tensor_descriptor`/`store_tensor_descriptor` and
+    host `TensorDescriptor` objects.
+
+    ## Why it breaks on AMD
+    It does not break: on AMD targets without a tensor data mover (all before gfx1250) the
+    compiler rewrites descriptors into pointer arithmetic
+    (`add_rewrite_tensor_descriptor_to_pointer`). There is no TMA, so tile sizes chosen for TMA
+    (large boxes, many stages) do not carry over.
+
+    ## Example
+    ```python
+    desc = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    ```
+
+    ## Use instead
+    Keep the code; re-tune the tiles on AMD or provide a block-pointer variant.
+
+    ## References
+    - triton 3.9 wheel: `backends/amd/compiler.py` (`make_ttir`)
+    - hazards.md TRITON-TENSOR-DESCRIPTOR
+    """
+    code = "PT666"
+    name = "triton-tensor-descriptor"
+    severity = Severity.INFO
+    triggers = (b"tensor_descriptor", b"TensorDescriptor")
+
+    def check(self, ctx):
+        facts = _facts(ctx)
+        archs = tuple(t.arch for t in ctx.options.targets if t.arch not in TDM_ARCHS)
+        if not archs:
+            return
+        for node, q in _refs(facts):
+            if any(q == p or q.startswith(p + ".") for p in _DESCRIPTORS):
+                yield self.at(ctx, node, "tensor descriptors become pointer arithmetic on "
+                              f"{', '.join(archs)} (no TMA): portable, but re-tune the tiles",
+                              targets=archs)
+
+
+# -- PT667 -----------------------------------------------------------------------------------
+_WS_KWARGS = ("num_consumer_groups", "num_buffers_warp_spec")
+
+
+@register
+class TritonWarpSpecialize(PyRule):
+    """Warp specialisation, an NVIDIA (Hopper/Blackwell) feature.
+
+    ## What it finds
+    `tl.range(..., warp_specialize=True)`, the Hopper-era `num_consumer_groups=` and
+    `num_buffers_warp_spec=` options, `tl.async_task`.
+
+    ## Why it breaks on AMD
+    Automatic warp specialisation is documented as supported on Blackwell only; the AMD backend
+    ignores the loop attribute, so code tuned around it runs unspecialised, and the old options
+    are not options of the AMD backend (nor of current Triton).
+
+    ## Example
+    ```python
+    for k in tl.range(0, K, BK, warp_specialize=True):
+    ```
+
+    ## Use instead
+    Gate it on `is_cuda()`; tune AMD with `num_stages`, `waves_per_eu` and
+    `matrix_instr_nonkdim` instead.
+
+    ## References
+    - triton 3.9 wheel: `language/core.py` (`range` docstring)
+    - hazards.md TRITON-WARP-SPECIALIZE
+    """
+    code = "PT667"
+    name = "triton-warp-specialize"
+    severity = Severity.WARNING
+    triggers = (b"warp_specialize", b"num_consumer_groups", b"num_buffers_warp_spec",
+                b"async_task")
+
+    def check(self, ctx):
+        from ..analysis.python import fold
+        facts = _facts(ctx)
+        for call in _calls(facts, "triton.language.range"):
+            v = _kw(call, "warp_specialize")
+            if v is not None and fold(facts, v) is not False:
+                yield self.at(ctx, v, "warp_specialize is a Blackwell feature; AMD compiles "
+                              "this loop without it (gate it on is_cuda())")
+        for node in ast.walk(facts.src.tree):
+            if isinstance(node, ast.keyword) and node.arg in _WS_KWARGS:
+                yield self.at(ctx, node, f"{node.arg} is a Hopper warp-specialisation option "
+                              "the AMD backend does not have")
+        for node, q in _refs(facts):
+            if q == "triton.language.async_task":
+                yield self.at(ctx, node, "tl.async_task is NVIDIA warp specialisation")
+
+
+# -- configs: PT668 / PT669 / PT671 / PT672 / PT673 ------------------------------------------
+def _configs_and_launches(facts):
+    from ..analysis.python import config_values, launches
+    out = [(call, vals) for call, vals in config_values(facts)]
+    out += [(call, [v]) for call, v in launches(facts)]
+    return out
+
+
+def _ints(vals, key: str) -> list[int]:
+    return sorted({v.get(key) for v in vals if isinstance(v.get(key), int)
+                   and not isinstance(v.get(key), bool)})
+
+
+def _where(call: ast.Call, key: str):
+    kw = _kw(call, key)
+    return kw if kw is not None else call
+
+
+@register
+class TritonNumCtas(PyRule):
+    """`num_ctas > 1` (thread-block clusters).
+
+    ## What it finds
+    `num_ctas=` greater than 1 in `triton.Config` or launch options.
+
+    ## Why it breaks on AMD
+    The AMD backend raises `ValueError("num_ctas > 1 not supported on <arch>")` on every target
+    but gfx1250.
+
+    ## Example
+    ```python
+    triton.Config({"BLOCK_M": 128}, num_warps=4, num_ctas=2)
+    ```
+
+    ## Use instead
+    `num_ctas=1` on AMD (a per-vendor config list).
+
+    ## References
+    - triton 3.9 wheel: `backends/amd/compiler.py` (`parse_options`)
+    - hazards.md TRITON-NUM-CTAS-CLUSTER
+    """
+    code = "PT668"
+    name = "triton-num-ctas"
+    severity = Severity.ERROR
+    triggers = (b"num_ctas",)
+
+    def check(self, ctx):
+        facts = _facts(ctx)
+        archs = tuple(t.arch for t in ctx.options.targets if t.arch not in TDM_ARCHS)
+        if not archs:
+            return
+        for call, vals in _configs_and_launches(facts):
+            bad = [n for n in _ints(vals, "num_ctas") if n > 1]
+            if bad:
+                yield self.at(ctx, _where(call, "num_ctas"),
+                              f"num_ctas={bad[-1]}: the AMD backend rejects num_ctas > 1 on "
+                              f"{', '.join(archs)}", targets=archs)
+
+
+@register
+class TritonNumWarps(PyRule):
+    """`num_warps` AMD cannot launch: too many threads at wavefront 64, or not a power of two.
+
+    ## What it finds
+    Constant `num_warps` values in `triton.Config` lists and launches where
+    `num_warps * wavefront` exceeds 1024 for a target (32 warps on gfx9), or that are not a
+    power of two.
+
+    ## Why it breaks on AMD
+    A Triton "warp" is a wavefront: 64 threads on CDNA. 32 warps are 2048 threads, above the
+    1024-thread workgroup limit (the launch fails with an invalid argument or OutOfResources).
+    The AMD backend also asserts that `num_warps` is a power of two.
+
+    ## Example
+    ```python
+    triton.Config({"BLOCK": 4096}, num_warps=32)
+    ```
+
+    ## Use instead
+    Prune configs by `triton.runtime.driver.active.get_current_target().warp_size`, or halve
+    `num_warps` on AMD.
+
+    ## References
+    - triton 3.9 wheel: `backends/amd/compiler.py` (HIPOptions power-of-two assert,
+      `amdgpu-flat-work-group-size`)
+    - https://github.com/triton-lang/triton/issues/4128
+    - hazards.md TRITON-NUM-WARPS-LIMIT
+    """
+    code = "PT669"
+    name = "triton-num-warps-limit"
+    severity = Severity.ERROR
+    triggers = (b"num_warps",)
+
+    def check(self, ctx):
+        facts = _facts(ctx)
+        for call, vals in _configs_and_launches(facts):
+            warps = _ints(vals, "num_warps")
+            if not warps:
+                continue
+            where = _where(call, "num_warps")
+            odd = [w for w in warps if w <= 0 or w & (w - 1)]
+            if odd:
+                yield self.at(ctx, where, f"num_warps={odd[0]} is not a power of two; the AMD "
+                              "backend asserts it is")
+                continue
+            for t in ctx.options.targets:
+                big = [w for w in warps if w * t.wave > MAX_THREADS_PER_BLOCK]
+                if big:
+                    archs = tuple(x.arch for x in ctx.options.targets
+                                  if big[-1] * x.wave > MAX_THREADS_PER_BLOCK)
+                    yield self.at(ctx, where, f"num_warps={big[-1]} is {big[-1] * t.wave} "
+                                  f"threads at wavefront {t.wave} ({', '.join(archs)}), above "
+                                  f"the {MAX_THREADS_PER_BLOCK}-thread limit; use at most "
+                                  f"{MAX_THREADS_PER_BLOCK // t.wave}", targets=archs)
+                    break
+
+
+@register
+class TritonNumStages(PyRule):
+    """`num_stages` tuned for Hopper/Blackwell.
+
+    ## What it finds
+    `num_stages` of 3 or more in `triton.Config` lists or launches that are not on the AMD side
+    of a vendor switch.
+
+    ## Why it breaks on AMD
+    Stage counts mean different pipelines: the AMD default is 2 (NVIDIA 3) with AMD's stream
+    pipeliner; AMD's guidance is 2 for a single GEMM and 1 for fused GEMMs and kernels without
+    a GEMM. More stages multiply the LDS footprint (PT672) and rarely help on CDNA.
+
+    ## Example
+    ```python
+    triton.Config({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}, num_stages=4, num_warps=8)
+    ```
+
+    ## Use instead
+    A per-vendor list: `num_stages=2 if is_hip() else 4`, or separate config lists.
+
+    ## References
+    - triton 3.9 wheel: `backends/amd/compiler.py` (HIPOptions.num_stages = 2)
+    - AMD Instinct workload tuning guide (num_stages)
+    - hazards.md TRITON-NUM-STAGES
+    """
+    code = "PT671"
+    name = "triton-num-stages"
+    severity = Severity.WARNING
+    triggers = (b"num_stages",)
+
+    def check(self, ctx):
+        facts = _facts(ctx)
+        for call, vals in _configs_and_launches(facts):
+            stages = _ints(vals, "num_stages")
+            high = [s for s in stages if s >= HOPPER_STAGES]
+            if high and facts.vendor_of(call) != "amd":
+                shown = ", ".join(map(str, high))
+                yield self.at(ctx, _where(call, "num_stages"),
+                              f"num_stages={shown} is an NVIDIA tuning; AMD uses 2 for a GEMM "
+                              "and 1 for fused kernels (choose per vendor)")
+
+
+# the block-size names that the tl.dot operands' tiles use (Triton tutorials, vLLM, torchao)
+_BLOCK_NAMES = {
+    "m": ("BLOCK_M", "BLOCK_SIZE_M", "BM", "BLOCK_SIZE_Q", "BLOCK_Q"),
+    "n": ("BLOCK_N", "BLOCK_SIZE_N", "BN", "BLOCK_SIZE_KV", "BLOCK_KV"),
+    "k": ("BLOCK_K", "BLOCK_SIZE_K", "BK", "BLOCK_DMODEL", "HEAD_DIM"),
+}
+
+
+def _block(meta: dict, axis: str):
+    for k in _BLOCK_NAMES[axis]:
+        v = meta.get(k)
+        if isinstance(v, int) and not isinstance(v, bool):
+            return v
+    return None
+
+
+def lds_estimate(meta: dict, stages: int, elem: int) -> int | None:
+    """Bytes of LDS the operand tiles of one tl.dot take: (BM*BK + BK*BN) * elem per buffer,
+    times the pipeline depth (num_stages buffers, at least one)."""
+    m, n, k = _block(meta, "m"), _block(meta, "n"), _block(meta, "k")
+    if m is None or n is None or k is None:
+        return None
+    return (m * k + k * n) * elem * max(1, stages)
+
+
+@register
+class TritonLdsBudget(PyRule):
+    """`triton.Config` tiles and stages that overflow the target's LDS.
+
+    ## What it finds
+    Configs of a `tl.dot` kernel whose block sizes (`BLOCK_M`/`BLOCK_N`/`BLOCK_K` and the usual
+    spellings) and `num_stages` are constants, where the operand tiles
+    `(BLOCK_M*BLOCK_K + BLOCK_K*BLOCK_N) * element bytes * num_stages` exceed the target's LDS:
+    64 KiB on gfx90a/gfx942, 160 KiB on gfx950. The element size is the smallest the file can
+    use (1 byte when it mentions fp8/int8, else 2).
+
+    ## Why it breaks on AMD
+    The autotuner or the launch fails with `OutOfResources: out of resource: shared memory`.
+    Configs tuned on H100 (228 KiB of shared memory) routinely need more than MI300's 64 KiB.
+
+    ## Example
+    ```python
+    triton.Config({"BLOCK_M": 256, "BLOCK_N": 256, "BLOCK_K": 64}, num_stages=3, num_warps=8)
+    ```
+
+    ## Use instead
+    Smaller tiles or fewer stages on AMD (a per-vendor or per-arch config list).
+
+    ## References
+    - AMD Instinct specifications (LDS per CU: 64 KiB MI300X, 160 KiB MI355X)
+    - triton 3.9 wheel: `runtime/errors.py` (OutOfResources)
+    - hazards.md TRITON-LDS-BUDGET
+    """
+    code = "PT672"
+    name = "triton-lds-budget"
+    severity = Severity.ERROR
+    triggers = (b"Config",)
+
+    def check(self, ctx):
+        from ..analysis.python import config_values
+        facts = _facts(ctx)
+        if "dot" not in facts.src.text:
+            return
+        small = any(w in facts.src.text for w in ("float8", "fp8", "int8", "uint8"))
+        elem = 1 if small else BYTES_2
+        for call, vals in config_values(facts):
+            worst = None
+            for v in vals:
+                st = v.get("num_stages", AMD_DEFAULT_NUM_STAGES)
+                if st is None:
+                    st = AMD_DEFAULT_NUM_STAGES
+                if not isinstance(st, int):
+                    continue
+                est = lds_estimate(v.meta, st, elem)
+                if est is not None and (worst is None or est > worst[0]):
+                    worst = (est, v, st)
+            if worst is None:
+                continue
+            est, v, st = worst
+            over = tuple(t.arch for t in ctx.options.targets if est > t.lds)
+            if over:
+                lim = min(t.lds for t in ctx.options.targets if t.arch in over)
+                tiles = ", ".join(f"{k}={v.meta[k]}" for k in v.meta
+                                  if k in sum(_BLOCK_NAMES.values(), ()))
+                yield self.at(ctx, call, f"{tiles}, num_stages={st} needs about {est // 1024} "
+                              f"KiB of LDS for the tl.dot tiles ({elem}-byte elements), above "
+                              f"the {lim // 1024} KiB of {', '.join(over)}", targets=over)
+
+
+_AMD_KNOBS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack")
+# CUDAOptions fields HIPOptions lacks (triton 3.9 backends/nvidia/compiler.py vs amd)
+_NV_ONLY_KNOBS = ("maxnreg", "launch_pdl", "ptx_options", "ir_override",
+                  "num_consumer_groups", "num_buffers_warp_spec")
+
+
+@register
+class TritonAmdKnobs(PyRule):
+    """Autotune lists without AMD knobs, and NVIDIA-only options AMD ignores.
+
+    ## What it finds
+    `@triton.autotune` config lists (not on the NVIDIA side of a vendor switch) where no config
+    sets `waves_per_eu`, `matrix_instr_nonkdim` or `kpack`; and NVIDIA-only options
+    (`maxnreg`, `launch_pdl`, `ptx_options`) in configs or launches.
+
+    ## Why it breaks on AMD
+    Nothing fails: each backend keeps only the fields of its own options class, so foreign
+    knobs are ignored. But an AMD run then searches only NVIDIA-shaped configs: `waves_per_eu`
+    (occupancy) and `matrix_instr_nonkdim` (MFMA 16x16 or 32x32) are the knobs that matter on
+    MI300; `kpack` is forced to 1 on gfx950.
+
+    ## Example
+    ```python
+    @triton.autotune(configs=[triton.Config({"BLOCK_M": 128}, num_warps=8)], key=["M"])
+    ```
+
+    ## Use instead
+    Add an AMD list: `triton.Config({..., "waves_per_eu": 2, "matrix_instr_nonkdim": 16},
+    num_warps=8, num_stages=2)`.
+
+    ## References
+    - triton 3.9 wheel: `backends/amd/compiler.py` (HIPOptions), `backends/nvidia/compiler.py`
+      (CUDAOptions)
+    - hazards.md TRITON-AMD-KNOBS
+    """
+    code = "PT673"
+    name = "triton-amd-knobs"
+    severity = Severity.INFO
+    triggers = (b"autotune", b"maxnreg", b"launch_pdl", b"ptx_options")
+
+    def check(self, ctx):
+        from ..analysis.python import config_values
+        facts = _facts(ctx)
+        configs = config_values(facts)
+        for deco in _calls(facts, "triton.autotune"):
+            arg = _kw(deco, "configs") or (deco.args[0] if deco.args else None)
+            if arg is None:
+                continue
+            mine = _configs_for(facts, arg, configs)
+            if not mine or facts.vendor_of(deco) == "nvidia":
+                continue
+            if all(facts.vendor_of(c) == "nvidia" for c, _ in mine):
+                continue
+            has = any(k in v.meta or k in v.options for _, vals in mine for v in vals
+                      for k in _AMD_KNOBS)
+            if not has:
+                yield self.at(ctx, deco, "autotune configs without AMD knobs (waves_per_eu, "
+                              "matrix_instr_nonkdim, kpack); add an AMD config list")
+        for call, vals in _configs_and_launches(facts):
+            for k in _NV_ONLY_KNOBS[:3]:
+                if any(k in v.options for v in vals):
+                    yield self.at(ctx, _where(call, k), f"{k} is an NVIDIA-only option; the "
+                                  "AMD backend ignores it")
+
+
+def _configs_for(facts, arg: ast.AST, configs):
+    """The triton.Config calls an autotune `configs=` argument stands for: calls inside the
+    expression, or inside the function/list it names."""
+    spans = [facts.span(arg)]
+    names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
+    for stmt in facts.src.tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in names:
+            spans.append(facts.span(stmt))
+        elif isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names
+                                                  for t in stmt.targets):
+            spans.append(facts.span(stmt))
+    # one level of indirection: functions those functions call
+    more = set()
+    for s, e in spans[1:]:
+        for n in ast.walk(facts.src.tree):
+            if isinstance(n, ast.Name) and s <= facts.span(n)[0] < e:
+                more.add(n.id)
+    for stmt in facts.src.tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in more \
+                and stmt.name not in names:
+            spans.append(facts.span(stmt))
+    return [(c, v) for c, v in configs if any(s <= facts.span(c)[0] < e for s, e in spans)]
+
+
+# -- PT674 / PT675 / PT676 -------------------------------------------------------------------
+_OCP = {"triton.language.float8e4nv": "tl.float8e4b8", "triton.language.float8e5": "tl.float8e5b16",
+        "torch.float8_e4m3fn": "torch.float8_e4m3fnuz", "torch.float8_e5m2": "torch.float8_e5m2fnuz"}
+_FNUZ = {"triton.language.float8e4b8": "tl.float8e4nv", "triton.language.float8e5b16": "tl.float8e5",
+         "torch.float8_e4m3fnuz": "torch.float8_e4m3fn", "torch.float8_e5m2fnuz": "torch.float8_e5m2"}
+
+
+@register
+class TritonFp8Dtype(PyRule):
+    """fp8 formats that do not match the target: OCP on MI300, FNUZ on MI350.
+
+    ## What it finds
+    `tl.float8e4nv`, `tl.float8e5`, `torch.float8_e4m3fn`, `torch.float8_e5m2` when a target is
+    gfx942 (FNUZ fp8); `tl.float8e4b8`, `tl.float8e5b16` and the torch `*fnuz` dtypes when a
+    target is gfx950 or RDNA4 (OCP fp8). Files that name both families (they choose per target)
+    are left alone.
+
+    ## Why it breaks on AMD
+    MI300 natively supports the FNUZ variants; OCP fp8 is emulated in software there, and
+    e4m3fn `tl.dot` used to fail to compile. On gfx950 FNUZ is deprecated as a `tl.dot`
+    operand. The two formats also differ in range and NaN encoding (e4m3fn max 448, e4m3fnuz
+    max 240).
+
+    ## Example
+    ```python
+    a = a.to(tl.float8e4nv)
+    ```
+
+    ## Use instead
+    Choose the dtype per target (`tl.float8e4b8` on gfx942, `tl.float8e4nv` on gfx950), and
+    map `float8_e4m3fnuz` to `tl.float8e4b8` in dtype tables.
+
+    ## References
+    - triton 3.9 wheel: `backends/amd/compiler.py` (`supported_fp8_dtypes`,
+      `deprecated_fp8_dot_operand_dtypes` for gfx950)
+    - hazards.md TRITON-FP8-DTYPE
+    """
+    code = "PT674"
+    name = "triton-fp8-dtype-per-target"
+    severity = Severity.WARNING
+    triggers = (b"float8",)
+
+    def check(self, ctx):
+        facts = _facts(ctx)
+        refs = [(n, q) for n, q in _refs(facts) if q in _OCP or q in _FNUZ]
+        if {q in _OCP for _, q in refs} == {True, False}:
+            return                          # both families named: chosen per target
+        fnuz_t = tuple(t.arch for t in ctx.options.targets if t.fp8 == "fnuz")
+        ocp_t = tuple(t.arch for t in ctx.options.targets if t.fp8 == "ocp")
+        for node, q in refs:
+            short = q.replace("triton.language.", "tl.")
+            if q in _OCP and fnuz_t:
+                yield self.at(ctx, node, f"{short} is OCP fp8: {', '.join(fnuz_t)} supports "
+                              f"FNUZ natively ({_OCP[q]}); OCP is emulated there and its range "
+                              "differs", targets=fnuz_t)
+            elif q in _FNUZ and ocp_t:
+                yield self.at(ctx, node, f"{short} is FNUZ fp8: {', '.join(ocp_t)} uses OCP fp8 "
+                              f"({_FNUZ[q]}); FNUZ is deprecated as a tl.dot operand there",
+                              targets=ocp_t)
+
+
+@register
+class TritonFp8e4b15(PyRule):
+    """fp8e4b15, an NVIDIA-only custom format.
+
+    ## What it finds
+    `tl.float8e4b15` and `tl.extra.cuda.convert_custom_float8_sm70/sm80`.
+
+    ## Why it breaks on AMD
+    `fp8e4b15` is not among the AMD backend's `supported_fp8_dtypes` (`fp8e4nv`, `fp8e5`,
+    `fp8e5b16`, `fp8e4b8`), and the converters are PTX.
+
+    ## Example
+    ```python
+    w = w.to(tl.float8e4b15)
+    ```
+
+    ## Use instead
+    A standard fp8 type for the target (PT674).
+
+    ## References
+    - triton 3.9 wheel: `backends/amd/compiler.py` (HIPOptions.supported_fp8_dtypes),
+      `language/extra/cuda/utils.py`
+    - hazards.md TRITON-FP8E4B15
+    """
+    code = "PT675"
+    name = "triton-fp8e4b15"
+    severity = Severity.ERROR
+    triggers = (b"float8e4b15", b"convert_custom_float8")
+
+    def check(self, ctx):
+        facts = _facts(ctx)
+        for node, q in _refs(facts):
+            if q == "triton.language.float8e4b15" or \
+                    q.startswith(_EXTRA_CUDA + "convert_custom_float8"):
+                yield self.at(ctx, node, f"{q.rsplit('.', 1)[-1]}: fp8e4b15 is an NVIDIA-only "
+                              "format the AMD backend does not support; use a standard fp8 type")
+
+
+# allowed input precisions: HIPOptions.allowed_dot_input_precisions, plus tf32 on gfx942 only
+_AMD_PRECISIONS = ("ieee", "bf16x3", "bf16x6")
+_TF32_ARCHS = ("gfx942",)
+
+
+@register
+class TritonDotPrecision(PyRule):
+    """`tl.dot` input precisions the AMD backend rejects.
+
+    ## What it finds
+    `tl.dot(..., input_precision="tf32x3")` (any AMD target), `input_precision="tf32"` or
+    `allow_tf32=True` (every AMD target but gfx942).
+
+    ## Why it breaks on AMD
+    The AMD backend allows `ieee`, `bf16x3` and `bf16x6`, plus `tf32` on gfx942 only; other
+    values fail to compile. Its default is `ieee` where NVIDIA's is `tf32`, so fp32 `tl.dot`
+    numerics and speed differ between vendors.
+
+    ## Example
+    ```python
+    acc += tl.dot(a, b, input_precision="tf32x3")
+    ```
+
+    ## Use instead
+    Choose per backend; `bf16x3` is a portable fast-fp32 option.
+
+    ## References
+    - triton 3.9 wheel: `backends/amd/compiler.py` (HIPOptions.allowed_dot_input_precisions,
+      `parse_options` adds tf32 for gfx942)
+    - hazards.md TRITON-DOT-PRECISION
+    """
+    code = "PT676"
+    name = "triton-dot-precision"
+    severity = Severity.ERROR
+    triggers = (b"input_precision", b"allow_tf32")
+
+    def check(self, ctx):
+        from ..analysis.python import fold
+        facts = _facts(ctx)
+        for call in _calls(facts, "triton.language.dot", "triton.language.core.dot"):
+            prec = _kw(call, "input_precision")
+            value = fold(facts, prec) if prec is not None else None
+            where = prec
+            if value is None:
+                tf = _kw(call, "allow_tf32")
+                if tf is not None and fold(facts, tf) is True:
+                    value, where = "tf32", tf
+            if not isinstance(value, str):
+                continue
+            value = value.lower()
+            bad = tuple(t.arch for t in ctx.options.targets
+                        if value not in _AMD_PRECISIONS and
+                        not (value == "tf32" and t.arch in _TF32_ARCHS))
+            if bad:
+                yield self.at(ctx, where, f"input_precision {value!r} is rejected by the AMD "
+                              f"backend on {', '.join(bad)} (allowed: "
+                              f"{', '.join(_AMD_PRECISIONS)}; tf32 on gfx942 only)",
+                              targets=bad)
+
+
+# -- PT670 / PT677 (host code) ---------------------------------------------------------------
+NV_WARP = 32
+
+
+@register
+class TritonWarpSizeHost(PyRule):
+    """Thread counts computed with 32 threads per warp.
+
+    ## What it finds
+    `num_warps * 32`, `32 * num_warps` and `num_warps = BLOCK // 32` (host or kernel code).
+
+    ## Why it breaks on AMD
+    A Triton warp is a wavefront on AMD: 64 threads on gfx9 (MI200/MI300/MI350), 32 on
+    gfx10-12. Block geometry computed with 32 no longer matches the compiled kernel.
+
+    ## Example
+    ```python
+    threads = num_warps * 32
+    ```
+
+    ## Use instead
+    `triton.runtime.driver.active.get_current_target().warp_size`, or the device property
+    `warpSize` (`torch.cuda.get_device_properties(0).warp_size`).
+
+    ## References
+    - triton 3.9 wheel: `backends/amd/compiler.py` (warp_size 64 below gfx10),
+      `runtime/driver.py` (`get_current_target`)
+    - hazards.md TRITON-WARP-SIZE-HOST
+    """
+    code = "PT670"
+    name = "triton-warp-size-32"
+    severity = Severity.WARNING
+    triggers = (b"warps",)
+
+    def check(self, ctx):
+        facts = _facts(ctx)
+        wave64 = ctx.options.wave64()
+        if not wave64:
+            return
+        for node in ast.walk(facts.src.tree):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+                for a, b in ((node.left, node.right), (node.right, node.left)):
+                    if _is_const(b, NV_WARP) and "warps" in (dotted_last(a) or "").lower():
+                        yield self.at(ctx, node, "threads computed as warps * 32; a warp is "
+                                      f"64 threads on {', '.join(wave64)}: use get_current_"
+                                      "target().warp_size", targets=wave64)
+                        break
+            elif isinstance(node, (ast.Assign, ast.keyword)):
+                targets = [node.arg] if isinstance(node, ast.keyword) else \
+                    [dotted_last(t) for t in node.targets]
+                v = node.value
+                if any("num_warps" in (t or "") for t in targets) and \
+                        isinstance(v, ast.BinOp) and isinstance(v.op, ast.FloorDiv) and \
+                        _is_const(v.right, NV_WARP):
+                    yield self.at(ctx, v, "num_warps computed as threads // 32; a warp is 64 "
+                                  f"threads on {', '.join(wave64)}", targets=wave64)
+
+
+def _is_const(node: ast.AST, value: int) -> bool:
+    return isinstance(node, ast.Constant) and node.value == value and \
+        not isinstance(node.value, bool)
+
+
+def _capability_names(facts) -> set[str]:
+    names = set()
+    for node in ast.walk(facts.src.tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                dotted_last(node.value.func).endswith("get_device_capability"):
+            for t in node.targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        names.add(n.id)
+    return names
+
+
+def _mentions_capability(node: ast.AST, names: set[str]) -> bool:
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and dotted_last(n.func).endswith("get_device_capability"):
+            return True
+        if isinstance(n, ast.Name) and n.id in names:
+            return True
+    return False
+
+
+@register
+class TritonDeviceCheck(PyRule):
+    """Vendor and architecture checks that misfire on ROCm.
+
+    ## What it finds
+    Comparisons of `torch.cuda.get_device_capability()` (or names unpacked from it) with
+    constants, device-name substring tests (`"H100" in torch.cuda.get_device_name()`), and
+    `torch.version.cuda` tested without an AMD branch.
+
+    ## Why it breaks on AMD
+    On ROCm the torch device type is still `"cuda"` and the capability tuple is AMD's: (9, 4)
+    on MI300, (9, 5) on MI350, so `>= (9, 0)` picks the Hopper path. `torch.version.cuda` is
+    None on ROCm builds, so code behind it never runs there. Name substrings are brittle.
+
+    ## Example
+    ```python
+    if torch.cuda.get_device_capability() >= (9, 0):
+        configs = hopper_configs
+    ```
+
+    ## Use instead
+    `triton.runtime.driver.active.get_current_target()`: `.backend == "hip"`, `.arch`
+    (`"gfx942"`), `.warp_size`; or `torch.version.hip`.
+
+    ## References
+    - triton 3.9 wheel: `runtime/driver.py`, `backends/amd/driver.py` (`is_active` checks
+      `torch.version.hip`)
+    - hazards.md TRITON-DEVICE-CHECK, CAPABILITY-GATE
+    """
+    code = "PT677"
+    name = "triton-device-check"
+    severity = Severity.WARNING
+    triggers = (b"get_device_capability", b"get_device_name", b"version")
+
+    def check(self, ctx):
+        facts = _facts(ctx)
+        names = _capability_names(facts)
+        caps = {t.arch: t.capability for t in ctx.options.targets}
+        seen: set[int] = set()
+        for node in ast.walk(facts.src.tree):
+            if not isinstance(node, ast.Compare) or id(node) in seen:
+                continue
+            if facts.vendor_of(node) == "amd":
+                continue
+            if _mentions_capability(node, names) and \
+                    any(isinstance(c, (ast.Constant, ast.Tuple)) for c in node.comparators):
+                shown = ", ".join(f"{a} reports {c}" for a, c in caps.items())
+                yield self.at(ctx, node, f"capability check on ROCm: {shown}, so NVIDIA "
+                              "architecture tests misfire; use get_current_target().arch or "
+                              "torch.version.hip")
+            elif any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) and any(
+                    isinstance(n, ast.Call) and dotted_last(n.func).endswith(
+                        ("get_device_name", "get_device_properties"))
+                    for n in ast.walk(node)):
+                yield self.at(ctx, node, "device-name substring test: brittle across vendors; "
+                              "use get_current_target().backend/.arch")
+        for node in _version_cuda_tests(facts):
+            yield self.at(ctx, node, "torch.version.cuda is None on ROCm builds: this code "
+                          "never runs (or raises) on AMD; test torch.version.hip or "
+                          "get_current_target().backend")
+
+
+def _version_cuda_tests(facts) -> list[ast.AST]:
+    out = []
+    for node in ast.walk(facts.src.tree):
+        if isinstance(node, (ast.If, ast.Assert, ast.IfExp)):
+            test = node.test
+            hits = [n for n in ast.walk(test) if isinstance(n, ast.Attribute) and
+                    (facts.qualname(n) or "") == "torch.version.cuda"]
+            if not hits:
+                continue
+            if isinstance(node, (ast.If, ast.IfExp)) and node.orelse:
+                continue         # an else side exists: a two-way switch
+            if facts.vendor_of(node) is not None:
+                continue
+            out.append(hits[0])
+    return out
+
+
+# -- PT678 -----------------------------------------------------------------------------------
+_GLUON_NV = "triton.experimental.gluon.language.nvidia"
+
+
+@register
+class TritonGluonNvidia(PyRule):
+    """NVIDIA-only Gluon modules.
+
+    ## What it finds
+    Imports of `triton.experimental.gluon.language.nvidia` and its `ampere`, `hopper`,
+    `blackwell` modules (TMA, mbarrier, wgmma, tcgen05).
+
+    ## Why it breaks on AMD
+    Gluon exposes each vendor's hardware directly; the NVIDIA modules lower to NVIDIA-only
+    operations. AMD has its own modules (`gluon.language.amd.cdna3`, `cdna4`, `gfx1250` ...).
+
+    ## Example
+    ```python
+    from triton.experimental.gluon.language.nvidia.hopper import tma, mbarrier
+    ```
+
+    ## Use instead
+    A separate AMD Gluon kernel (`gluon.language.amd`), or portable `tl` code.
+
+    ## References
+    - triton 3.9 wheel: `experimental/gluon/language/{nvidia,amd}/`
+    - hazards.md TRITON-GLUON-NVIDIA
+    """
+    code = "PT678"
+    name = "triton-gluon-nvidia"
+    severity = Severity.ERROR
+    triggers = (b"gluon",)
+
+    def check(self, ctx):
+        facts = _facts(ctx)
+        for node in ast.walk(facts.src.tree):
+            mods = []
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                mods = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            hit = next((m for m in mods if m == _GLUON_NV or m.startswith(_GLUON_NV + ".")), None)
+            if hit:
+                yield self.at(ctx, node, f"{hit} is an NVIDIA-only Gluon module; AMD needs its "
+                              "own Gluon kernel (gluon.language.amd)")
+
+
+# -- PT680 / PT681 ---------------------------------------------------------------------------
+@register
+class EmbeddedCudaSource(PyRule):
+    """CUDA C++ carried in Python that porter cannot check, and numba.cuda kernels.
+
+    ## What it finds
+    `cupy.RawKernel`/`RawModule`/`ElementwiseKernel`/`ReductionKernel` and
+    `torch.utils.cpp_extension.load_inline(cuda_sources=...)` whose source is built at run time
+    (f-strings, `.format`, function calls), and `numba.cuda` kernels. Literal sources are
+    checked with the CUDA C++ rules and rewritten in place; their findings carry the C++ codes.
+
+    ## Why it breaks on AMD
+    The same device-code hazards as in `.cu` files apply, and hipRTC enforces them when the
+    string is compiled on ROCm (for example the 64-bit warp masks). numba's CUDA target does
+    not run on AMD GPUs (AMD's numba-hip is a separate package with its own API).
+
+    ## Example
+    ```python
+    kernel = cp.RawKernel(make_source(dtype), "add")
+    ```
+
+    ## Use instead
+    Keep kernel sources in literals (or `.cu` files) so they can be checked and ported;
+    review dynamically built sources by hand.
+
+    ## References
+    - https://github.com/cupy/cupy/pull/9977 (hipRTC and warp masks)
+    - hazards.md EMBEDDED-CUDA-SOURCE
+    """
+    code = "PT680"
+    name = "embedded-cuda-source"
+    severity = Severity.WARNING
+    triggers = (b"cupy", b"cpp_extension", b"numba")
+
+    def check(self, ctx):
+        facts = _facts(ctx)
+        for node, q in _refs(facts):
+            if q in ("numba.cuda.jit", "numba.cuda"):
+                par = facts.parent(node)
+                if q == "numba.cuda" and isinstance(par, ast.Attribute):
+                    continue
+                if isinstance(par, (ast.Call, ast.FunctionDef)) or \
+                        isinstance(facts.parent(par) if par else None, ast.FunctionDef) or \
+                        any(node is d or (isinstance(d, ast.Call) and d.func is node)
+                            for k in _decorated(facts) for d in k.decorator_list):
+                    yield self.at(ctx, node, "numba.cuda kernel: numba's CUDA target does not "
+                                  "run on AMD GPUs; port it to Triton or HIP C++")
+        for call, why in ctx.cache.get("py_dynamic", ()):
+            yield self.at(ctx, call, f"CUDA C++ source {why}: porter cannot check or port it; "
+                          "review it by hand")
+
+
+def _decorated(facts):
+    return [n for n in ast.walk(facts.src.tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list]
+
+
+@register
+class PythonSyntaxError(PyRule):
+    """A Python file porter cannot parse.
+
+    ## What it finds
+    `.py` files with a syntax error for Python 3 (Python 2 code, half-written files) or an
+    undecodable encoding; the file is copied unchanged.
+
+    ## Why it breaks on AMD
+    It does not break by itself, but porter cannot check or port such a file: review its
+    Triton and CUDA code by hand.
+
+    ## Example
+    ```python
+    print "hello"
+    ```
+
+    ## Use instead
+    Fix the syntax (or run porter on the file once it parses).
+
+    ## References
+    - Python language reference: encoding declarations (PEP 263)
+    """
+    code = "PT681"
+    name = "python-syntax-error"
+    severity = Severity.WARNING
+    emitted_by_engine = True
+    triggers = ()
