@@ -152,9 +152,8 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
         if tree is None and any(r.needs_tree for r in rules):
             from .parse.cuda import parse
             tree = parse(data)
-        ctx = RuleContext(src, tree, opts.rules, _STATE["index"], rw.idents or None)
-        if rw.pp is not None:
-            ctx.cache["pp"] = rw.pp     # the rewriter's #if model: the rules' pp_state reuses it
+        # the rewriter's #if model (when it built one) is the rules' ctx.pp too
+        ctx = RuleContext(src, tree, opts.rules, _STATE["index"], rw.idents or None, pp=rw.pp)
         specific = []
         for rule in rules:
             try:
@@ -178,6 +177,7 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
                 kept.append(f)
         findings = kept
         findings.extend(specific)
+    unfiltered = findings                   # what accounts for the names left (invariant)
     if opts.rule_codes is not None:          # --select / --ignore cover the rewriter's codes too
         chosen = set(opts.rule_codes)
         findings = [f for f in findings if f.code in chosen]
@@ -201,6 +201,10 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
     res.findings = findings
     new = apply(data, edits.edits) if len(edits) else data
     res.edits = edits.edits
+    if opts.rewrite:    # no CUDA name left behind silently (porter/rewrite/invariant.py)
+        from .rewrite.invariant import unaccounted
+        res.findings += unaccounted(_STATE["index"], src, new, edits.edits, unfiltered, rw, opts)
+        res.findings.sort(key=Finding.sort_key)
     res.new_data = new
     res.status = "ported" if new != data else "unchanged"
     return res

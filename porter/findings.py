@@ -21,10 +21,11 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
 
-class Applicability(enum.Enum):
+class Applicability(enum.StrEnum):
     SAFE = "safe"            # applied by `porter port` by default
     UNSAFE = "unsafe"        # applied only with --unsafe-fixes
     DISPLAY = "display"      # a suggestion shown in the report
+    NONE = "none"            # only as `Rule.fix`: the rule offers no fix (a Fix never has it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,8 +15,9 @@ FIXTURES = sorted(p for p in FIXTURE_DIR.glob("*") if p.is_file() and ".fixed" n
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
 def test_fixture_findings(path: Path):
-    expected, found, codes, _, _ = run_fixture(path)
+    expected, found, codes, _, res = run_fixture(path)
     assert codes, f"{path.name}: no expect/ok markers"
+    assert not res.errors, f"{path.name}: {res.errors}"      # a rule that crashed reports nothing
     problems = []
     for line in sorted(set(expected) | set(found)):
         want, got = expected.get(line, set()), found.get(line, set())

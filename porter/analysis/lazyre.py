@@ -1,6 +1,6 @@
-"""`re` with lazy compilation, for rule modules.
+"""`re` with lazy compilation, for rule and analysis modules.
 
-Rule modules define many module-level patterns; compiling them all at import costs about a
+Rule and analysis modules define many module-level patterns; compiling them all at import costs about a
 tenth of a second, which `porter port one.cu` pays for rules that never run on that file.
 `re.compile` here returns a proxy that compiles on first use; everything else is the real `re`.
 """

@@ -6,7 +6,8 @@ rules use it to find guards that silently change meaning on AMD; the rewriter us
 the NVIDIA side of a dual-vendor file alone.
 
 `PPState(view)` takes any object with `.data` (bytes), `.root` (a tree-sitter root node or None)
-and `.in_comment_or_string(start, end)`.
+and `.in_comment_or_string(start, end)`. `porter.analysis.vendor` turns it into the question rules
+ask ("is this byte compiled for AMD, for NVIDIA, for both?").
 """
 from __future__ import annotations
 
@@ -49,6 +50,16 @@ def is_amd_macro(name: str) -> bool:
 
 def is_nv_macro(name: str) -> bool:
     return name in NV_ONLY_MACROS or name.startswith(_NV_PREFIX)
+
+
+# HIP's own NVIDIA-platform macros: a test of one of them is a vendor switch like an AMD one.
+_NV_PLATFORM = frozenset({"__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
+
+
+def is_vendor_macro(name: str) -> bool:
+    """A macro whose test picks a vendor: an AMD/HIP/ROCm one (`is_amd_macro`) or HIP's
+    NVIDIA-platform macros (`#ifdef __HIP_PLATFORM_NVIDIA__ ... #else ... #endif`)."""
+    return name in _NV_PLATFORM or is_amd_macro(name)
 
 
 def macro(name: str, world: str) -> tuple[bool | None, int | None]:
@@ -299,6 +310,14 @@ class Group:
         return any(b.cond is not None and any(is_amd_macro(n) for n in b.cond.names)
                    for b in self.branches)
 
+    def mentions(self, pred) -> bool:
+        """Does a condition of this `#if` chain name a macro for which `pred(name)` is true?"""
+        return any(b.cond is not None and any(pred(n) for n in b.cond.names)
+                   for b in self.branches)
+
+    def mentions_vendor(self) -> bool:
+        return self.mentions(is_vendor_macro)
+
 
 def _logical_line_end(data: bytes, pos: int) -> int:
     while True:
@@ -420,6 +439,15 @@ class PPState:
         while b is not None:
             yield b
             b = b.group.parent
+
+    def guarded_by(self, pos: int, pred) -> bool:
+        """Is `pos` inside some branch (any side) of an `#if` chain naming a macro for which
+        `pred(name)` is true (`#if !defined(__HIP_NO_IMAGE_SUPPORT)` ... `#else` ...)? `pred`
+        may also be a tuple of strings: a macro whose name contains one of them."""
+        if isinstance(pred, tuple):
+            words = pred
+            pred = lambda n: any(w in n for w in words)  # noqa: E731
+        return any(b.group.mentions(pred) for b in self.enclosing(pos))
 
     def dead_on_amd(self, pos: int) -> bool:
         return self.path_value(pos, "amd") == 0

@@ -5,27 +5,20 @@ Preprocessor conditionals are line-oriented and often enclose unbalanced braces,
 tree-sitter grammar represents lossily (ERROR nodes, `#elif` swallowed). This module therefore
 reads the conditional directives line by line (skipping those the tree places in comments or
 strings), parses each condition with a small C-preprocessor expression parser, and evaluates it
-three-valued (true / false / unknown) in two worlds: HIP-Clang for AMD, and nvcc. The other rule
-modules of this package use `pp_state(ctx)` to tell code that is dead on AMD (NVIDIA-only branch)
-or AMD-only (already ported) from code that both compilers see.
+three-valued (true / false / unknown) in two worlds: HIP-Clang for AMD, and nvcc. That model
+is `porter.analysis.preproc` (`ctx.pp`), shared with the other rules and the rewriter.
 """
 from __future__ import annotations
 
 import bisect
-from .lazyre import re
+from ..analysis.lazyre import re
 from dataclasses import dataclass, field
 
+from ..analysis.functions import enclosing_function
+from ..analysis.preproc import Branch, PPState
 from ..findings import Applicability, Edit, Severity
 from .base import Rule, RuleContext
 from .registry import register
-from ..parse.preproc import (Branch, PPState, macro)  # noqa: F401
-
-def pp_state(ctx: RuleContext) -> PPState:
-    st = ctx.cache.get("pp")
-    if st is None:
-        st = PPState(ctx)
-        ctx.cache["pp"] = st
-    return st
 
 
 def _directive_word(b: Branch) -> str:
@@ -69,7 +62,7 @@ def _alt_desc(pp: PPState, b: Branch) -> str:
 def _guard_branches(ctx: RuleContext, names_pred):
     """Branches whose own condition mentions a macro selected by `names_pred`, in live code that
     has no AMD alternative in the same #if chain."""
-    pp = pp_state(ctx)
+    pp = ctx.pp
     for b in pp.branches:
         if b.cond is None:
             continue
@@ -95,11 +88,7 @@ def _cond_range(b: Branch) -> tuple[int, int]:
 
 def _nv_content(ctx: RuleContext, a: int, b: int) -> str:
     """What NVIDIA-only content a lost branch holds (for messages)."""
-    try:
-        from .asm import all_asm_sites
-    except ImportError:   # pragma: no cover
-        return ""
-    n = sum(1 for s in all_asm_sites(ctx) if s.ptx and a <= s.start < b)
+    n = sum(1 for s in ctx.asm.all if s.ptx and a <= s.start < b)
     return f" (they hold {n} inline PTX statement{'s' if n != 1 else ''} that need an AMD version too)" if n else ""
 
 
@@ -152,7 +141,7 @@ class CudaArchGuard(Rule):
     NAMES = re.compile(r"__CUDA_ARCH(?:__|_LIST__|_SPECIFIC__|_FAMILY_SPECIFIC__|_FEAT_\w+)")
 
     def check(self, ctx):
-        pp = pp_state(ctx)
+        pp = ctx.pp
         for pp, b, hits in _guard_branches(ctx, lambda n: self.NAMES.fullmatch(n) is not None):
             yield self._directive(ctx, pp, b, hits)
         # __CUDA_ARCH__ used as a value in C++ code (not in a directive)
@@ -402,7 +391,7 @@ class CudaVersionMacro(Rule):
         yield from self._runtime(ctx)
 
     def _runtime(self, ctx):
-        pp = pp_state(ctx)
+        pp = ctx.pp
         for call in ctx.nodes("call_expression"):
             fn = call.child_by_field_name("function")
             if fn is None or fn.type != "identifier" or ctx.text(fn) not in self.GETTERS:
@@ -417,7 +406,7 @@ class CudaVersionMacro(Rule):
             if arg is None or arg.type != "identifier":
                 continue
             var = ctx.text(arg)
-            scope = _enclosing_function(call) or ctx.root
+            scope = enclosing_function(call, lambdas=True) or ctx.root
             for cmp in _comparisons(ctx, scope, var, after=call.end_byte):
                 if pp.skip(cmp.start_byte) or _vendor_checked(ctx, cmp):
                     continue
@@ -435,15 +424,6 @@ class CudaVersionMacro(Rule):
 
 # -- shared tree helpers -----------------------------------------------------------------------
 _CMP_OPS = {">=", ">", "<=", "<", "==", "!="}
-
-
-def _enclosing_function(node):
-    p = node.parent
-    while p is not None:
-        if p.type in ("function_definition", "lambda_expression"):
-            return p
-        p = p.parent
-    return None
 
 
 def _strip(node):
@@ -580,7 +560,7 @@ class CapabilityGate(Rule):
     triggers = (b"major", b"ComputeCapability", b"COMPUTE_CAPABILITY")
 
     def check(self, ctx):
-        pp = pp_state(ctx)
+        pp = ctx.pp
         prop_vars = self._prop_vars(ctx)
         attr_vars = self._attr_vars(ctx)            # name -> "major" | "minor" (per function)
         seen = set()
@@ -597,7 +577,7 @@ class CapabilityGate(Rule):
                 expr, num, flip = r, _strip(l), True
             else:
                 continue
-            func = _enclosing_function(cmp)
+            func = enclosing_function(cmp, lambdas=True)
             env = _Env(ctx, prop_vars, attr_vars.get(func.start_byte if func else -1, {}), func)
             if not env.depends(expr):
                 continue
@@ -665,7 +645,7 @@ class CapabilityGate(Rule):
                 pairs.append((a[0], "major" if ctx.text(a[1]).lower().endswith("major") else "minor"))
             elif name in ("cuDeviceComputeCapability", "hipDeviceComputeCapability") and len(a) >= 2:
                 pairs += [(a[0], "major"), (a[1], "minor")]
-            func = _enclosing_function(call)
+            func = enclosing_function(call, lambdas=True)
             key = func.start_byte if func else -1
             for arg, which in pairs:
                 if arg.type == "pointer_expression":
@@ -692,7 +672,7 @@ class CapabilityGate(Rule):
                 d = p.child_by_field_name("declarator")
                 return ctx.text(d) if d is not None else ""
             if p.type == "return_statement":
-                f = _enclosing_function(p)
+                f = enclosing_function(p, lambdas=True)
                 d = f.child_by_field_name("declarator") if f is not None else None
                 return ctx.text(d).split("(")[0] if d is not None else ""
             if p.type == "assignment_expression":

@@ -3,7 +3,7 @@ mma/ldmatrix, WMMA).
 
 Every `asm`/`asm volatile`/`__asm__ __volatile__` statement of a file — in code (tree-sitter
 `gnu_asm_expression`), in `#define` bodies and in regions the grammar could not parse — is found
-once by `asm_sites(ctx)`: its template strings are lexed, it is classified as PTX or not (AMD GCN,
+once by `porter.analysis.asm` (`ctx.asm`): its template strings are lexed, it is classified as PTX or not (AMD GCN,
 x86 and ARM asm have no PTX opcodes such as `mov.u32` or PTX special registers), and it is given one
 family (TMA, wgmma, cluster, PDL, mbarrier, cp.async, mma, special register, other PTX). Each family
 is reported by exactly one rule (PT2xx here and in hopper.py), so one asm statement gives one
@@ -13,231 +13,14 @@ compiles (`#ifdef __HIP_PLATFORM_NVIDIA__`, `#ifndef USE_ROCM`) is skipped; asm 
 """
 from __future__ import annotations
 
-from .lazyre import re
+from ..analysis.lazyre import re
 from dataclasses import dataclass, field
 
+from ..analysis.asm import FAMILY_CODE, AsmSite  # noqa: F401  (FAMILY_CODE: documented here)
+from ..analysis.lex import code_matches
 from ..findings import Applicability, Edit, Severity
-from ..rewrite.cuda import lex_code_spans
-from .arch_guards import pp_state
 from .base import Rule, RuleContext
 from .registry import register
-
-# -- PTX recognition ---------------------------------------------------------------------------
-_PTX_OPS = (
-    "mov|ld|ldu|st|cvt|cvta|add|sub|mul|mad|fma|div|rem|abs|neg|min|max|setp|selp|set|slct|and|or|"
-    "xor|not|shl|shr|prmt|bfe|bfi|brev|bfind|clz|popc|lop3|shf|shfl|vote|bar|barrier|membar|fence|"
-    "red|atom|cp|mma|wmma|ldmatrix|stmatrix|movmatrix|wgmma|tcgen05|mbarrier|griddepcontrol|elect|"
-    "setmaxnreg|tex|tld4|suld|sust|sured|prefetch|prefetchu|discard|applypriority|createpolicy|"
-    "isspacep|match|redux|activemask|nanosleep|bra|call|ret|rcp|sqrt|rsqrt|sin|cos|lg2|ex2|tanh|"
-    "testp|copysign|dp4a|dp2a|multimem|mapa|getctarank|tensormap|clusterlaunchcontrol|fns|szext|"
-    "bmsk|cp\\.async|istypep|stacksave|stackrestore|alloca|trap|brkpt|exit|pmevent")
-_PTX_SUFFIX = re.compile(
-    r"(?:[usbf]\d+(?:x\d+)?|bf16(?:x2)?|tf32|e[45]m[23]|pred|global|shared|local|const|param|generic|"
-    r"nc|sync|aligned|rn|rz|rm|rp|rni|rzi|rmi|rpi|ftz|sat|satfinite|approx|full|lo|hi|wide|cta|gpu|"
-    r"sys|cluster|acquire|release|relaxed|acq_rel|sc|ca|cg|cs|lu|cv|wb|wt|v\d|x\d|trans|row|col|up|"
-    r"down|bfly|idx|ballot|any|all|uni|eq|ne|lt|le|gt|ge|inc|dec|exch|cas|async|bulk|tensor|"
-    r"commit_group|wait_group|wait_all|arrive|expect_tx|try_wait|test_wait|init|L2|L1|evict_\w+|"
-    r"volatile|weak|mmio|to|f4e|b4e|rc8|ecl|ecr|rc16|clamp|wrap|l|r|pack|relu|m\d+n\d+k\d+|"
-    r"sp|proxy|tile|im2col|mbarrier|complete_tx|bytes|shared::\w+|global::\w+|noftz|mode|oob|"
-    r"launch_dependents|wait|red|or|and|popc|pred|b4|b2|leaky|mask|ptx|fetch|or_sync)$")
-_DOTTED = re.compile(r"(?<![\w.%$])(" + _PTX_OPS + r")((?:\.[A-Za-z0-9_:]+)+)")
-SPECIAL_REGS = ("laneid|warpid|nwarpid|smid|nsmid|gridid|clock64|clock_hi|clock|globaltimer_lo|"
-                "globaltimer_hi|globaltimer|dynamic_smem_size|total_smem_size|aggr_smem_size|"
-                "lanemask_eq|lanemask_lt|lanemask_le|lanemask_gt|lanemask_ge|pm[0-7](?:_64)?|"
-                "envreg\\d+|cluster_\\w+|clusterid|nclusterid|is_explicit_cluster|ctaid|nctaid|tid|ntid")
-_SPECIAL = re.compile(r"%%?(" + SPECIAL_REGS + r")\b")
-_REG_DECL = re.compile(r"\.reg\s+\.[a-z]\w*|\.pred\b")
-_DEBUG_ONLY = re.compile(r"^\s*(?:trap|brkpt)\s*;?\s*$")
-_EXIT_ONLY = re.compile(r"^\s*exit\s*;?\s*$")
-
-# family -> (pattern, rule code). First match wins, in this order.
-FAMILIES = [
-    ("tma", re.compile(r"cp\.async\.bulk|cp\.reduce\.async\.bulk|tensormap|prefetch\.tensor"
-                       r"|prefetch\.global\.tensormap")),
-    ("hopper", re.compile(r"wgmma\.|tcgen05\.|setmaxnreg\.|elect\.sync|fence\.proxy\.async")),
-    ("cluster", re.compile(r"barrier\.cluster|%%?cluster_\w+|%%?n?clusterid|%%?is_explicit_cluster"
-                           r"|(?<![\w.])mapa\.|getctarank\.|shared::cluster|st\.async|red\.async")),
-    ("pdl", re.compile(r"griddepcontrol")),
-    ("mbarrier", re.compile(r"mbarrier\.")),
-    ("cp_async", re.compile(r"cp\.async\.")),
-    ("mma", re.compile(r"(?<![\w.])mma\.(?:sync|sp)|ldmatrix\.|stmatrix\.|movmatrix\.|(?<![\w.])wmma\.")),
-]
-FAMILY_CODE = {"tma": "PT207", "hopper": "PT206", "cluster": "PT209", "pdl": "PT210",
-               "mbarrier": "PT208", "cp_async": "PT203", "mma": "PT204", "special": "PT202",
-               "generic": "PT201"}
-
-_ASM_KW = re.compile(rb"(asm|__asm__|__asm)(?:(?:\s|\\\r?\n)+(?:volatile|__volatile__|__volatile"
-                     rb"|inline|goto))*(?:\s|\\\r?\n)*\(")
-_PTX_NS = re.compile(rb"ptx(\s*::\s*)([A-Za-z_]\w*)")
-_WORDCH = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
-
-
-def _word_start(data: bytes, pos: int) -> bool:
-    """No identifier character right before pos (the regexes above have no look-behind, which
-    would cost Python's re its fast literal-prefix scan)."""
-    return pos == 0 or data[pos - 1] not in _WORDCH
-
-
-@dataclass
-class AsmSite:
-    start: int
-    end: int
-    template: str                      # concatenated template strings (escapes kept as text)
-    node: object = None                # gnu_asm_expression, when the tree has one
-    in_macro: bool = False
-    ptx: bool = False
-    family: str | None = None
-    ops: list[str] = field(default_factory=list)       # dotted PTX opcodes, in order
-    special: list[str] = field(default_factory=list)   # special registers read
-    libcu_ptx: str = ""                # `cuda::ptx::name` wrapper instead of asm
-
-    def what(self) -> str:
-        if self.libcu_ptx:
-            return f"`cuda::ptx::{self.libcu_ptx}` (a PTX wrapper)"
-        ops = []
-        for o in self.ops:
-            if o not in ops:
-                ops.append(o)
-        shown = ", ".join(f"`{o}`" for o in ops[:3]) + (", ..." if len(ops) > 3 else "")
-        return f"inline PTX {shown}" if shown else "inline PTX"
-
-
-_ASM_TOKEN = re.compile(rb'"(?:\\.|[^"\\])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[():]|[A-Za-z_]\w*', re.S)
-
-
-def _lex_asm(data: bytes, pos: int, limit: int) -> tuple[str, int]:
-    """From the `(` after `asm`: (template text, end offset after the matching `)`)."""
-    assert data[pos:pos + 1] == b"("
-    depth, parts, in_template = 1, [], True
-    n = min(limit, len(data))
-    end = n
-    for m in _ASM_TOKEN.finditer(data, pos + 1, n):
-        tok = m.group()
-        c = tok[:1]
-        if c == b'"':
-            if in_template:
-                body = tok[1:-1] if len(tok) > 1 and tok.endswith(b'"') else tok[1:]
-                parts.append(body.decode("utf-8", "replace"))
-        elif c == b"/":
-            continue
-        elif c == b"(":
-            depth += 1
-        elif c == b")":
-            depth -= 1
-            if depth == 0:
-                end = m.end()
-                break
-        elif c == b":":
-            if depth == 1:
-                in_template = False
-        elif in_template:
-            parts.append(" {" + tok.decode() + "} ")
-    text = "".join(parts).replace("\\n", " ").replace("\\t", " ").replace("\\\n", " ")
-    return text, end
-
-
-def classify(site: AsmSite) -> None:
-    t = site.template
-    ops = [m.group(1) + m.group(2) for m in _DOTTED.finditer(t)
-           if any(_PTX_SUFFIX.match(s) for s in m.group(2).split(".")[1:])]
-    if _EXIT_ONLY.match(t):
-        ops = ["exit"]
-    site.ops = ops
-    site.special = [m.group(1) for m in _SPECIAL.finditer(t)]
-    site.ptx = bool(ops or site.special or _REG_DECL.search(t))
-    if not site.ptx or _DEBUG_ONLY.match(t):
-        site.family = None          # not PTX, or `trap;`/`brkpt;` (the debug-intrinsics rule)
-        return
-    for fam, rx in FAMILIES:
-        if rx.search(t):
-            site.family = fam
-            return
-    site.family = "special" if site.special else "generic"
-
-
-def _ptx_name_to_template(name: str) -> str:
-    if name.startswith("get_sreg_"):
-        return "mov.u32 %0, %" + name[len("get_sreg_"):] + ";"
-    return name.replace("_", ".") + ".b32"
-
-
-def asm_sites(ctx: RuleContext) -> list[AsmSite]:
-    """Every asm statement (and `cuda::ptx::` wrapper call) of the file, classified; cached."""
-    cached = ctx.cache.get("asm")
-    if cached is not None:
-        return cached
-    data = ctx.data
-    root = ctx.root
-    out: list[AsmSite] = []
-    macro_spans: dict[int, list] = {}
-    for m in _ASM_KW.finditer(data):
-        kw0, kw1 = m.start(1), m.end(1)
-        if not _word_start(data, kw0):
-            continue
-        node = root.descendant_for_byte_range(kw0, kw1)
-        if node is None:
-            continue
-        if ctx.in_comment_or_string(kw0, kw1):
-            continue
-        in_macro = False
-        p = node
-        while p is not None and p.type != "preproc_arg":
-            p = p.parent
-        limit = len(data)
-        if p is not None:
-            in_macro = True
-            spans = macro_spans.get(p.start_byte)
-            if spans is None:
-                spans = lex_code_spans(data[p.start_byte:p.end_byte])
-                macro_spans[p.start_byte] = spans
-            rel = kw0 - p.start_byte
-            if any(a <= rel < b for a, b in spans):
-                continue
-            limit = p.end_byte
-        asm_node = node
-        while asm_node is not None and asm_node.type != "gnu_asm_expression":
-            asm_node = asm_node.parent
-        if asm_node is not None and asm_node.start_byte != kw0:
-            asm_node = None
-        template, end = _lex_asm(data, m.end() - 1, limit)
-        if asm_node is not None:
-            end = asm_node.end_byte
-        site = AsmSite(kw0, end, template, asm_node, in_macro)
-        classify(site)
-        out.append(site)
-    # libcu++ PTX wrappers: cuda::ptx::cp_async_bulk_tensor(...), ptx::mbarrier_arrive(...)
-    if b"ptx" in data:
-        # a bare `ptx::` counts when the file opens namespace ptx or aliases cuda::ptx (once)
-        bare_ok = b"namespace ptx" in data or re.search(
-            rb"namespace\s+\w+\s*=\s*cuda\s*::\s*ptx", data) is not None
-        for m in _PTX_NS.finditer(data):
-            if not _word_start(data, m.start()):
-                continue
-            before = data[max(0, m.start() - 12):m.start()]
-            if not bare_ok and not re.search(rb"cuda\s*::\s*$", before):
-                continue
-            if ctx.in_comment_or_string(m.start(), m.end()):
-                continue
-            name = m.group(2).decode()
-            if not re.match(rb"\s*(?:\(|<)", data[m.end():m.end() + 8]):
-                continue                     # tag constants (ptx::space_shared, ptx::sem_release)
-            site = AsmSite(m.start(), m.end(), _ptx_name_to_template(name), libcu_ptx=name)
-            classify(site)
-            if not site.ptx:                 # wrappers are PTX by definition
-                site.ptx, site.family = True, "generic"
-            out.append(site)
-    pp = pp_state(ctx)
-    ctx.cache["asm_all"] = out
-    out = [s for s in out if not pp.skip(s.start)]
-    ctx.cache["asm"] = out
-    return out
-
-
-def all_asm_sites(ctx: RuleContext) -> list[AsmSite]:
-    """Like asm_sites, including asm in branches HIP-Clang never compiles."""
-    asm_sites(ctx)
-    return ctx.cache["asm_all"]
-
 
 # -- suggestions for plain PTX -----------------------------------------------------------------
 _SUGGEST = [
@@ -282,20 +65,9 @@ def suggestion(site: AsmSite) -> str:
     return "HIP intrinsics or `__builtin_amdgcn_*` builtins"
 
 
-class _FamilyRule(Rule):
-    """Base for rules that report one asm family."""
-    family = ""
-
-    def sites(self, ctx):
-        return [s for s in asm_sites(ctx) if s.family == self.family]
-
-    def where(self, site: AsmSite):
-        return (site.start, site.end)
-
-
 # -- PT201 -------------------------------------------------------------------------------------
 @register
-class InlinePtx(_FamilyRule):
+class InlinePtx(Rule):
     """Inline PTX assembly: HIP-Clang accepts only AMDGPU assembly.
 
     ## What it finds
@@ -339,9 +111,9 @@ class InlinePtx(_FamilyRule):
     family = "generic"
 
     def check(self, ctx):
-        for s in self.sites(ctx):
+        for s in ctx.asm.family(self.family):
             where = "in this macro " if s.in_macro else ""
-            yield self.finding(ctx, self.where(s),
+            yield self.finding(ctx, s.span,
                                f"{s.what()} {where}does not compile for AMD GPUs; use {suggestion(s)}, "
                                f"and keep the PTX only under `#if !defined(__HIP_PLATFORM_AMD__)`")
 
@@ -380,7 +152,7 @@ _MOV_ONE = re.compile(r"^\s*mov\.(?:u32|b32|s32|u64|b64|s64)\s+%0\s*,\s*%%?(\w+)
 
 
 @register
-class PtxSpecialRegister(_FamilyRule):
+class PtxSpecialRegister(Rule):
     """PTX special register read in inline asm (`%laneid`, `%smid`, `%clock64`, `%globaltimer`).
 
     ## What it finds
@@ -421,12 +193,12 @@ class PtxSpecialRegister(_FamilyRule):
     family = "special"
 
     def check(self, ctx):
-        for s in self.sites(ctx):
+        for s in ctx.asm.family(self.family):
             reg = s.special[0]
             rep, note = _SREG_MAP.get(reg, ("a HIP intrinsic or a kernel argument", ""))
             note = f" ({note})" if note else ""
             fix = self._fix(ctx, s, reg)
-            yield self.finding(ctx, self.where(s),
+            yield self.finding(ctx, s.span,
                                f"{s.what()} reads `%{reg}`, which does not exist on AMD; use {rep}{note}",
                                fix=fix)
 
@@ -473,29 +245,8 @@ _CP_ASYNC_HEADERS = {"cuda/pipeline", "cuda_pipeline.h", "cuda_pipeline_primitiv
                      "cooperative_groups/memcpy_async.h", "cuda/annotated_ptr"}
 
 
-def include_paths(ctx):
-    """(node of the path, path text) of every #include."""
-    out = []
-    for inc in ctx.nodes("preproc_include"):
-        p = inc.child_by_field_name("path")
-        if p is None:
-            continue
-        raw = ctx.text(p)
-        if len(raw) >= 2 and raw[0] in "<\"":
-            out.append((p, raw[1:-1].strip()))
-    return out
-
-
-def qualified_hits(ctx, rx: re.Pattern):
-    """Matches of a bytes regex outside comments and strings (code or macro bodies)."""
-    for m in rx.finditer(ctx.data):
-        if ctx.in_comment_or_string(m.start(), m.end()):
-            continue
-        yield m
-
-
 @register
-class PtxCpAsync(_FamilyRule):
+class PtxCpAsync(Rule):
     """Ampere asynchronous copies (`cp.async`, `__pipeline_memcpy_async`, `cuda::pipeline`).
 
     ## What it finds
@@ -538,24 +289,24 @@ class PtxCpAsync(_FamilyRule):
               "by hand); on gfx950 `__builtin_amdgcn_global_load_lds` is the direct global→LDS copy")
 
     def check(self, ctx):
-        pp = pp_state(ctx)
-        for s in self.sites(ctx):
-            yield self.finding(ctx, self.where(s), f"{s.what()} (Ampere asynchronous copy) has no AMD "
+        pp = ctx.pp
+        for s in ctx.asm.family(self.family):
+            yield self.finding(ctx, s.span, f"{s.what()} (Ampere asynchronous copy) has no AMD "
                                f"equivalent; {self.ADVICE}")
         for node in ctx.identifiers(_CP_ASYNC_IDS):
             if pp.skip(node.start_byte):
                 continue
             yield self.finding(ctx, node, f"`{ctx.text(node)}` (CUDA pipeline primitive) has no HIP "
                                f"equivalent; {self.ADVICE}")
-        for m in qualified_hits(ctx, _CP_ASYNC_QUAL):
+        for m in code_matches(ctx, _CP_ASYNC_QUAL):
             if pp.skip(m.start()):
                 continue
             what = ctx.data[m.start():m.end()].decode()
             what = re.sub(r"\s+", "", what)
             yield self.finding(ctx, (m.start(), m.end()), f"`{what}` (asynchronous copy pipeline) has no "
                                f"HIP equivalent; {self.ADVICE}")
-        for node, path in include_paths(ctx):
-            if path in _CP_ASYNC_HEADERS and not pp.skip(node.start_byte):
+        for node, path in ((i.path_span, i.path) for i in ctx.includes):
+            if path in _CP_ASYNC_HEADERS and not pp.skip(node[0]):
                 yield self.finding(ctx, node, f"<{path}> (asynchronous copies) has no HIP counterpart; "
                                    f"{self.ADVICE}")
 
@@ -566,7 +317,7 @@ _CUTLASS_SM80 = re.compile(r"SM(?:75|80|89)_(?:\d+x\d+x\d+_\w+|U32x\d_LDSM_\w+|U
 
 
 @register
-class PtxMmaLdmatrix(_FamilyRule):
+class PtxMmaLdmatrix(Rule):
     """NVIDIA tensor-core PTX (`mma.sync`, `ldmatrix`, `stmatrix`) and CUTLASS SM75/SM80 MMA atoms.
 
     ## What it finds
@@ -612,9 +363,9 @@ class PtxMmaLdmatrix(_FamilyRule):
         return ", ".join(parts)
 
     def check(self, ctx):
-        pp = pp_state(ctx)
-        for s in self.sites(ctx):
-            yield self.finding(ctx, self.where(s), f"{s.what()} is NVIDIA tensor-core code with NVIDIA "
+        pp = ctx.pp
+        for s in ctx.asm.family(self.family):
+            yield self.finding(ctx, s.span, f"{s.what()} is NVIDIA tensor-core code with NVIDIA "
                                f"fragment layouts; rewrite with {self.advice(ctx)}")
         seen_lines = set()
         for node in ctx.identifiers(_CUTLASS_SM80):
@@ -673,10 +424,10 @@ class WmmaApi(Rule):
     triggers = (b"mma.h", b"wmma")
 
     def check(self, ctx):
-        pp = pp_state(ctx)
+        pp = ctx.pp
         unsupported = [t.arch for t in ctx.options.targets if t.arch not in ROCWMMA_ARCHS]
-        for node, path in include_paths(ctx):
-            if pp.skip(node.start_byte):
+        for node, path in ((i.path_span, i.path) for i in ctx.includes):
+            if pp.skip(node[0]):
                 continue
             if path in ("mma.h", "crt/mma.h"):
                 if unsupported:

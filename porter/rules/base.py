@@ -4,11 +4,18 @@ A rule is a class registered with `@register`. It declares:
 
 - ``code`` (``PT101``) and ``name`` (``warp-mask-32bit``), stable once released;
 - ``severity`` (the default; a rule may lower or raise it per finding, e.g. per target);
-- ``languages`` (``"cuda"`` for CUDA C++/HIP sources, ``"python"`` for Triton);
-- ``fix``: ``"none"``, ``"safe"``, ``"unsafe"`` or ``"display"``: the best applicability it offers;
+- ``languages``: ``"cuda"`` for CUDA C++/HIP sources, ``"build"`` for CMake files and Makefiles
+  (the field exists so that other languages can be added; none other is supported yet);
+- ``fix``: an ``Applicability`` (``NONE``, ``SAFE``, ``UNSAFE`` or ``DISPLAY``): the best
+  applicability its fixes have;
 - ``triggers``: byte strings; the rule runs only on files containing one of them (cheap pre-filter);
 - a docstring with the headings *What it finds*, *Why it breaks on AMD*, *Example*, *Use instead*,
   *References* (checked by tests and printed by ``porter rule CODE``).
+
+What rules share about a file (calls, declarations, constants, the ``#if`` model and vendor
+branches, asm sites, includes) comes from ``porter.analysis`` through the lazily computed
+properties of ``RuleContext`` (``ctx.calls``, ``ctx.vendor``, ...); rule modules import
+``base``, ``registry`` and ``porter.analysis``, never each other (see CONTRIBUTING.md).
 
 Rules see the original source (CUDA) and must also accept already-ported HIP spellings, so that
 checking a ported tree finds the same hazards and fixing is idempotent.
@@ -16,9 +23,19 @@ checking a ported tree finds the same hazards and fixing is idempotent.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable, Iterator
 
+from ..analysis.asm import AsmSites
+from ..analysis.calls import CallIndex
+from ..analysis.consts import Consts, file_macros
+from ..analysis.decls import Declarations
+from ..analysis.includes import Include, find_includes
+from ..analysis.preproc import PPState
+from ..analysis.targets import DEFAULT_ARCH, TARGETS, Target, parse_archs
+from ..analysis.vendor import CppVendorModel
+from ..analysis.warp import WarpCollectives
 from ..findings import Applicability, Edit, Finding, Fix, Severity
 from ..parse import cuda as P
 from ..source import SourceFile
@@ -27,55 +44,7 @@ DOC_HEADINGS = ("What it finds", "Why it breaks on AMD", "Example", "Use instead
 
 
 # -- targets ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Target:
-    arch: str
-    wave: int                 # wavefront width
-    lds: int                  # LDS bytes available to one workgroup
-    family: str               # cdna2 / cdna3 / cdna4 / rdna2 / rdna3 / rdna4 / ...
-    fp8: str                  # "fnuz", "ocp" or "none"
-    capability: tuple[int, int]   # what hipDeviceProp_t.major/minor report
-    images: bool = True       # texture/image instructions available
-
-
-# Sources: AMD GPU specs tables (wave size, LDS per workgroup), HIP hardware implementation docs,
-# LLVM AMDGPU usage (wave64 on gfx9, wave32 default on gfx10+), ../shared/hazards.md target sheet.
-TARGETS: dict[str, Target] = {t.arch: t for t in (
-    Target("gfx906", 64, 64 * 1024, "gcn5", "none", (9, 0)),
-    Target("gfx908", 64, 64 * 1024, "cdna1", "none", (9, 0)),
-    Target("gfx90a", 64, 64 * 1024, "cdna2", "none", (9, 0)),
-    Target("gfx940", 64, 64 * 1024, "cdna3", "fnuz", (9, 4), images=False),
-    Target("gfx941", 64, 64 * 1024, "cdna3", "fnuz", (9, 4), images=False),
-    Target("gfx942", 64, 64 * 1024, "cdna3", "fnuz", (9, 4), images=False),
-    # gfx950 also defines __HIP_NO_IMAGE_SUPPORT (ROCm 7.2 amd_device_functions.h, gfx94plus)
-    Target("gfx950", 64, 160 * 1024, "cdna4", "ocp", (9, 5), images=False),
-    Target("gfx1030", 32, 64 * 1024, "rdna2", "none", (10, 3)),
-    Target("gfx1100", 32, 64 * 1024, "rdna3", "none", (11, 0)),
-    Target("gfx1101", 32, 64 * 1024, "rdna3", "none", (11, 0)),
-    Target("gfx1102", 32, 64 * 1024, "rdna3", "none", (11, 0)),
-    Target("gfx1151", 32, 64 * 1024, "rdna3.5", "none", (11, 5)),
-    Target("gfx1200", 32, 64 * 1024, "rdna4", "ocp", (12, 0)),
-    Target("gfx1201", 32, 64 * 1024, "rdna4", "ocp", (12, 0)),
-    Target("gfx1250", 32, 64 * 1024, "gfx12.5", "ocp", (12, 5)),
-)}
-DEFAULT_ARCH = "gfx942"
-
-
-def parse_archs(text: str | Iterable[str]) -> tuple[Target, ...]:
-    items = text.split(",") if isinstance(text, str) else list(text)
-    out = []
-    for a in items:
-        a = a.strip()
-        if not a:
-            continue
-        base = a.split(":")[0]          # gfx90a:xnack+ -> gfx90a
-        if base not in TARGETS:
-            raise ValueError(f"unknown --offload-arch {a!r} (known: {', '.join(sorted(TARGETS))})")
-        if TARGETS[base] not in out:
-            out.append(TARGETS[base])
-    if not out:
-        raise ValueError("--offload-arch needs at least one target")
-    return tuple(out)
+# Target, TARGETS and parse_archs live in porter.analysis.targets (re-exported here).
 
 
 @dataclass(frozen=True)
@@ -103,9 +72,19 @@ _WANTED_TYPES: set[str] = {
     "while_statement", "enumerator_list", "raw_string_literal", "concatenated_string", "preproc_arg"}
 
 class RuleContext:
-    """What a rule sees of one file. Query results and identifier look-ups are cached."""
+    """What a rule sees of one file.
 
-    def __init__(self, src: SourceFile, tree, options: RuleOptions, index=None, idents=None):
+    Query results and identifier look-ups are cached. The facts rules share are properties
+    computed on first use, once per file (like LibCST metadata providers):
+
+    ``pp`` (the ``#if`` model, ``PPState``), ``vendor`` (``CppVendorModel``: which vendor
+    compiles a byte range), ``calls`` (``CallIndex``), ``decls`` (``Declarations``),
+    ``consts`` (``Consts``), ``macros`` (object-like ``#define`` bodies), ``asm``
+    (``AsmSites``), ``includes`` (``list[Include]``), ``warp_collectives``
+    (``WarpCollectives``)."""
+
+    def __init__(self, src: SourceFile, tree, options: RuleOptions, index=None, idents=None,
+                 pp: PPState | None = None):
         self.src = src
         self.data = src.data
         self.tree = tree                      # None for build files (CMake, Makefiles)
@@ -114,8 +93,48 @@ class RuleContext:
         self.index = index
         self._types: dict[tuple[str, ...], list] = {}
         self._by_type: dict[str, list] = {}
-        self.cache: dict = {}
-        self._idents = idents     # the file's identifier tokens (bytes), from the rewriter     # per-file results that several rules share (constants, #if state)
+        self._idents = idents     # the file's identifier tokens (bytes), from the rewriter
+        self._pp = pp             # the rewriter's #if model of the same bytes, when it built one
+        self.cache: dict = {}     # build rules' own per-file scratch (C++ facts are properties)
+
+    # shared analysis (porter.analysis), computed on first use
+    @cached_property
+    def pp(self) -> PPState:
+        """The file's conditional-directive model (shared with the rewriter)."""
+        return self._pp if self._pp is not None else PPState(self)
+
+    @cached_property
+    def vendor(self) -> CppVendorModel:
+        """Which vendor compiles a byte range: ``ctx.vendor.at(node).not_for_amd``..."""
+        return CppVendorModel(self.pp)
+
+    @cached_property
+    def calls(self) -> CallIndex:
+        return CallIndex(self)
+
+    @cached_property
+    def decls(self) -> Declarations:
+        return Declarations(self)
+
+    @cached_property
+    def consts(self) -> Consts:
+        return Consts(self)
+
+    @cached_property
+    def macros(self) -> dict[str, str]:
+        return file_macros(self)
+
+    @cached_property
+    def asm(self) -> AsmSites:
+        return AsmSites(self)
+
+    @cached_property
+    def includes(self) -> list[Include]:
+        return find_includes(self)
+
+    @cached_property
+    def warp_collectives(self) -> WarpCollectives:
+        return WarpCollectives(self)
 
     # text and positions
     def text(self, node) -> str:
@@ -163,7 +182,7 @@ class RuleContext:
     def identifiers(self, names: Iterable[str] | re.Pattern, kinds=P.IDENT_TYPES) -> list:
         """Identifier nodes (outside comments and strings) whose text is one of `names` or matches
         the regular expression `names` (a str pattern matched in full)."""
-        from ..rewrite.cuda import find_word, identifiers
+        from ..analysis.lex import find_word, identifiers
         if self._idents is None:
             self._idents = identifiers(self.data)
         if hasattr(names, "pattern"):          # a compiled (or lazily compiled) pattern
@@ -191,15 +210,12 @@ class RuleContext:
 
 
 # -- rules -----------------------------------------------------------------------------------
-_FIX_KINDS = ("none", "safe", "unsafe", "display")
-
-
 class Rule:
     code: str = ""
     name: str = ""
     severity: Severity = Severity.WARNING
     languages: tuple[str, ...] = ("cuda",)
-    fix: str = "none"
+    fix: Applicability = Applicability.NONE
     triggers: tuple[bytes, ...] = ()
     needs_tree: bool = True           # False: works from ctx.data alone (ctx.root may be None)
     emitted_by_engine: bool = False   # API-mapping codes are produced by the rewriter itself
@@ -230,5 +246,5 @@ class Rule:
         return inspect.cleandoc(cls.__doc__ or "")
 
 
-__all__ = ["Rule", "RuleContext", "RuleOptions", "Target", "TARGETS", "parse_archs",
+__all__ = ["Rule", "RuleContext", "RuleOptions", "Target", "TARGETS", "DEFAULT_ARCH", "parse_archs",
            "Finding", "Fix", "Edit", "Severity", "Applicability", "DOC_HEADINGS"]

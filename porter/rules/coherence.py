@@ -1,13 +1,14 @@
 """PT5xx: memory model, coherence, atomics, unified memory."""
 from __future__ import annotations
 
-from .lazyre import re
+from ..analysis.lazyre import re
 from typing import Iterator
 
-from ..findings import Severity
+from ..analysis.calls import call_name
+from ..analysis.functions import enclosing_function, function_qualifiers
+from ..analysis.tree import in_code, walk
+from ..findings import Applicability, Edit, Severity
 from .base import Rule, RuleContext
-from .memory import (_walk, call_name, calls, enclosing_function, function_qualifiers, in_code,
-                     nvidia_only)
 from .registry import register
 
 
@@ -23,7 +24,7 @@ def _guarded_by_name(ctx: RuleContext, names) -> bool:
 
 
 def _device_fn(ctx: RuleContext, node) -> bool:
-    fn = enclosing_function(node)
+    fn = enclosing_function(node, lambdas=False)
     return fn is not None and bool({"__global__", "__device__"} & function_qualifiers(ctx, fn))
 
 
@@ -89,24 +90,26 @@ class ManagedMemoryXnack(Rule):
                 "use hipMalloc and copies, or check hipDeviceAttributeManagedMemory / "
                 "ConcurrentManagedAccess and document HSA_XNACK=1")
         seen = False
-        for name, call, args in calls(ctx, _MANAGED_ALLOC):
-            if nvidia_only(ctx, call):
+        for cl in ctx.calls.named(_MANAGED_ALLOC, forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
+            if ctx.vendor.at(call).not_for_amd:
                 continue
             seen = True
             yield self.finding(ctx, call.child_by_field_name("function"),
                                f"`{name}` allocates managed memory: {tail}", targets=targets)
         for q in ctx.nodes("type_qualifier"):
-            if ctx.text(q) != "__managed__" or nvidia_only(ctx, q):
+            if ctx.text(q) != "__managed__" or ctx.vendor.at(q).not_for_amd:
                 continue
             decl = q.parent
             names = [ctx.text(n) for d in (decl.children_by_field_name("declarator") if decl else [])
-                     for n in _walk(d) if n.type == "identifier"][:1]
+                     for n in walk(d) if n.type == "identifier"][:1]
             seen = True
             yield self.finding(ctx, q, f"`__managed__` variable `{names[0] if names else '?'}`: {tail}",
                                targets=targets)
         if seen:
             return
-        hints = [(n, c) for n, c, _ in calls(ctx, _MANAGED_HINTS) if not nvidia_only(ctx, c)]
+        hints = [(cl.name, cl.node) for cl in ctx.calls.named(_MANAGED_HINTS, forwarding=False)
+                 if not ctx.vendor.at(cl.node).not_for_amd]
         if hints:
             name, call = hints[0]
             more = f" (and {len(hints) - 1} more hint calls)" if len(hints) > 1 else ""
@@ -167,7 +170,7 @@ class HostCoherence(Rule):
         for ident in ctx.identifiers(("thread_scope_system",)):
             # uses in function bodies only: library definitions (enumerators, default template
             # arguments, using-declarations) are not hazards
-            fn = enclosing_function(ident)
+            fn = enclosing_function(ident, lambdas=False)
             body = fn.child_by_field_name("body") if fn is not None else None
             if body is None or not (body.start_byte <= ident.start_byte < body.end_byte):
                 continue
@@ -176,7 +179,7 @@ class HostCoherence(Rule):
                 continue
             sys_uses.append((ident, "`thread_scope_system` makes a system-scope atomic"))
         for ident, what in sys_uses:
-            if nvidia_only(ctx, ident):
+            if ctx.vendor.at(ident).not_for_amd:
                 continue
             yield self.finding(
                 ctx, ident,
@@ -187,8 +190,9 @@ class HostCoherence(Rule):
             ctx.text(q) == "volatile" and _device_fn(ctx, q) for q in ctx.nodes("type_qualifier"))
         if not polls:
             return
-        for name, call, args in calls(ctx, _PINNED):
-            if nvidia_only(ctx, call):
+        for cl in ctx.calls.named(_PINNED, forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
+            if ctx.vendor.at(call).not_for_amd:
                 continue
             flags = " ".join(ctx.text(a) for a in args[2:])
             if "NonCoherent" not in flags and re.search(r"Mapped|Coherent|DEVICEMAP", flags):
@@ -240,8 +244,9 @@ class ThreadfenceSystem(Rule):
     triggers = (b"__threadfence_system",)
 
     def check(self, ctx: RuleContext) -> Iterator:
-        for name, call, args in calls(ctx, ("__threadfence_system",)):
-            if nvidia_only(ctx, call):
+        for cl in ctx.calls.named(("__threadfence_system",), forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
+            if ctx.vendor.at(call).not_for_amd:
                 continue
             yield self.finding(
                 ctx, call,
@@ -277,10 +282,10 @@ def _pointee_decl(ctx: RuleContext, expr, fn):
     scopes = [fn] if fn is not None else []
     scopes.append(ctx.root)
     for scope in scopes:
-        for d in _walk(scope):
+        for d in walk(scope):
             if d.type not in ("declaration", "parameter_declaration"):
                 continue
-            if scope is ctx.root and enclosing_function(d) is not None:
+            if scope is ctx.root and enclosing_function(d, lambdas=False) is not None:
                 continue
             for dd in d.children_by_field_name("declarator"):
                 x = dd
@@ -336,7 +341,8 @@ class FpAtomicUnsafe(Rule):
     triggers = (b"atomicAdd", b"unsafeAtomic")
 
     def check(self, ctx: RuleContext) -> Iterator:
-        for name, call, args in calls(ctx, ("unsafeAtomicAdd", "unsafeAtomicMax", "unsafeAtomicMin")):
+        for cl in ctx.calls.named(("unsafeAtomicAdd", "unsafeAtomicMax", "unsafeAtomicMin"), forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
             yield self.finding(
                 ctx, call.child_by_field_name("function"),
                 f"`{name}` uses the hardware floating-point atomic, undefined on fine-grained "
@@ -344,10 +350,11 @@ class FpAtomicUnsafe(Rule):
                 f"coarse-grained hipMalloc buffer", severity=Severity.INFO)
         if not any(t.arch == "gfx90a" for t in ctx.options.targets):
             return
-        for name, call, args in calls(ctx, ("atomicAdd",)):
-            if not args or nvidia_only(ctx, call):
+        for cl in ctx.calls.named(("atomicAdd",), forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
+            if not args or ctx.vendor.at(call).not_for_amd:
                 continue
-            fn = enclosing_function(call)
+            fn = enclosing_function(call, lambdas=False)
             decl = _pointee_decl(ctx, args[0], fn)
             if decl is None:
                 continue
@@ -415,9 +422,10 @@ class L2AccessPolicy(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator:
         old = tuple(ctx.options.rocm_version) < STREAM_ATTR_SINCE
-        for name, call, args in calls(ctx, _STREAM_ATTR):
+        for cl in ctx.calls.named(_STREAM_ATTR, forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
             if len(args) < 2 or not _APW.fullmatch(ctx.text(args[1]).split("::")[-1]) \
-                    or nvidia_only(ctx, call):
+                    or ctx.vendor.at(call).not_for_amd:
                 continue
             if old:
                 yield self.finding(
@@ -431,14 +439,16 @@ class L2AccessPolicy(Rule):
                     f"`{name}` sets an L2 access policy window, a performance hint only on AMD "
                     f"(available from ROCm 7.2); consider guarding it with "
                     f"#ifndef __HIP_PLATFORM_AMD__", severity=Severity.INFO)
-        for name, call, args in calls(ctx, ("cudaDeviceSetLimit", "hipDeviceSetLimit", "cuCtxSetLimit")):
-            if args and ctx.text(args[0]).split("::")[-1] in _PERSIST_LIMIT and not nvidia_only(ctx, call):
+        for cl in ctx.calls.named(("cudaDeviceSetLimit", "hipDeviceSetLimit", "cuCtxSetLimit"), forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
+            if args and ctx.text(args[0]).split("::")[-1] in _PERSIST_LIMIT and not ctx.vendor.at(call).not_for_amd:
                 yield self.finding(
                     ctx, args[0],
                     f"`{ctx.text(args[0])}` (persisting L2 cache size) has no HIP equivalent and "
                     f"does not compile; guard it with #ifndef __HIP_PLATFORM_AMD__")
-        for name, call, args in calls(ctx, _PERSIST_RESET):
-            if not nvidia_only(ctx, call):
+        for cl in ctx.calls.named(_PERSIST_RESET, forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
+            if not ctx.vendor.at(call).not_for_amd:
                 yield self.finding(
                     ctx, call.child_by_field_name("function"),
                     f"`{name}` has no HIP equivalent and does not compile; guard it with "
@@ -503,12 +513,13 @@ class PointerAttrMemtype(Rule):
             if d is None:
                 continue
             for dd in d.children_by_field_name("declarator"):
-                for n in _walk(dd):
+                for n in walk(dd):
                     if n.type in ("identifier", "field_identifier"):
                         attr_vars.add(ctx.text(n))
                         break
         value_vars: set[str] = set()
-        for name, call, args in calls(ctx, _PTR_GET):
+        for cl in ctx.calls.named(_PTR_GET, forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
             if len(args) >= 2 and ctx.text(args[1]).split("::")[-1] in _MEMTYPE_ATTR:
                 v = args[0]
                 if v.type == "pointer_expression":
@@ -635,8 +646,9 @@ class DeviceMallocHeap(Rule):
     triggers = (b"MallocHeapSize", b"MALLOC_HEAP_SIZE")
 
     def check(self, ctx: RuleContext) -> Iterator:
-        for name, call, args in calls(ctx, ("cudaDeviceSetLimit", "hipDeviceSetLimit", "cuCtxSetLimit")):
-            if args and ctx.text(args[0]).split("::")[-1] in _HEAP_LIMIT and not nvidia_only(ctx, call):
+        for cl in ctx.calls.named(("cudaDeviceSetLimit", "hipDeviceSetLimit", "cuCtxSetLimit"), forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
+            if args and ctx.text(args[0]).split("::")[-1] in _HEAP_LIMIT and not ctx.vendor.at(call).not_for_amd:
                 yield self.finding(
                     ctx, args[0],
                     f"`{ctx.text(args[0])}` sizes the device malloc heap; HIP documents its device "
@@ -694,12 +706,12 @@ class LowPrecisionAtomicAdd(Rule):
     def check(self, ctx: RuleContext) -> Iterator:
         if not _LOWP_TYPES.search(ctx.data.decode("utf-8", "replace")):
             return
-        from ..findings import Applicability, Edit
-        for name, call, args in calls(ctx, ("atomicAdd",)):
-            if len(args) != 2 or nvidia_only(ctx, call):
+        for cl in ctx.calls.named(("atomicAdd",), forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
+            if len(args) != 2 or ctx.vendor.at(call).not_for_amd:
                 continue
             ty = None
-            decl = _pointee_decl(ctx, args[0], enclosing_function(call))
+            decl = _pointee_decl(ctx, args[0], enclosing_function(call, lambdas=False))
             if decl is not None and decl.child_by_field_name("type") is not None:
                 t = ctx.text(decl.child_by_field_name("type"))
                 if _LOWP_TYPES.search(t):

@@ -1,14 +1,17 @@
 """PT116-PT118: cooperative groups and CUB logical warps (hazards.md section A)."""
 from __future__ import annotations
 
-from .lazyre import re
+from ..analysis.lazyre import re
 
+from ..analysis.calls import call_args, call_name
+from ..analysis.consts import int_value
+from ..analysis.functions import enclosing_function
+from ..analysis.targets import fmt_targets
+from ..analysis.warp import COLLECTIVE
 from ..findings import Severity
 from ..parse import cuda as P
 from .base import Rule
 from .registry import register
-from .warp import (COLLECTIVE, amd_guarded, call_args, call_name, calls, enclosing_function,
-                   fmt_targets, has_collective, int_value)
 
 _TILE = re.compile(rb"(?<![\w$])(tiled_partition|thread_block_tile)\s*<\s*([^<>;(){}]*?)\s*>")
 
@@ -65,7 +68,7 @@ class CoopTileSize(Rule):
                 continue
             seen.add(m.start(1))
             yield from self._size(ctx, node, m.start(2), m.end(2), iv[0], w64, w32)
-        for c in calls(ctx, {"tiled_partition"}):
+        for c in (k.node for k in ctx.calls.named({"tiled_partition"}, members=True)):
             fn = c.child_by_field_name("function")
             if fn is not None and fn.start_byte in seen:
                 continue
@@ -78,7 +81,7 @@ class CoopTileSize(Rule):
                                       iv[0], w64, w32)
 
     def _size(self, ctx, node, start, end, n, w64, w32):
-        if amd_guarded(ctx, node):
+        if ctx.vendor.at(node).hands_off:
             return
         if n <= 0 or n & (n - 1) or n > 64:
             yield self.finding(ctx, (start, end), f"tile size {n} is not a power of two of at "
@@ -89,8 +92,8 @@ class CoopTileSize(Rule):
                                f"of {fmt_targets(w32)}: HIP rejects it there; size it from "
                                "`warpSize`", severity=Severity.ERROR, targets=w32)
         elif n == 32 and w64:
-            fn = enclosing_function(node)
-            if fn is not None and has_collective(ctx, fn):
+            fn = enclosing_function(node, lambdas=True)
+            if fn is not None and ctx.warp_collectives.present(fn):
                 yield self.finding(ctx, (start, end), "a 32-thread tile is half a wavefront on "
                                    f"{fmt_targets(w64)}, but this function also uses raw warp "
                                    "builtins that act on all 64 lanes: use the tile's own "
@@ -144,12 +147,12 @@ class CoopGridSync(Rule):
     def check(self, ctx):
         sized = self.OCC.search(ctx.data) is not None
         if not sized:
-            for c in calls(ctx, self.LAUNCH):
+            for c in (k.node for k in ctx.calls.named(self.LAUNCH, members=True)):
                 yield self.finding(ctx, c.child_by_field_name("function") or c,
                                    f"`{call_name(ctx, c)}` needs the whole grid resident at once; "
                                    "this file never sizes the grid with an occupancy query: use "
                                    "hipOccupancyMaxActiveBlocksPerMultiprocessor × CU count")
-        for c in calls(ctx, self.MULTI | {"this_multi_grid"}):
+        for c in (k.node for k in ctx.calls.named(self.MULTI | {"this_multi_grid"}, members=True)):
             yield self.finding(ctx, c.child_by_field_name("function") or c,
                                f"`{call_name(ctx, c)}`: multi-device cooperative groups are "
                                "deprecated (CUDA 11.3); launch per device and synchronise on "
@@ -204,7 +207,7 @@ class CubLogicalWarp(Rule):
             if node is None or node.type in P.OPAQUE_TYPES:
                 continue
             args = self._split(m.group(2).decode("utf-8", "replace"))
-            if len(args) != 1 or amd_guarded(ctx, node):
+            if len(args) != 1 or ctx.vendor.at(node).hands_off:
                 continue
             yield self.finding(ctx, (m.start(), m.end()),
                                f"`{m.group(1).decode()}<{args[0]}>` uses the default logical warp"
@@ -297,7 +300,7 @@ class GridGroupMembers(Rule):
         if obj.type != "identifier":
             return False
         name = re.escape(ctx.text(obj))
-        fn = enclosing_function(at)
+        fn = enclosing_function(at, lambdas=True)
         text = ctx.btext(fn) if fn is not None else ctx.data
         return re.search(rb"grid_group\s*&?\s*" + name.encode() + rb"\b", text) is not None or \
             re.search(rb"\b" + name.encode() + rb"\s*=\s*(?:\w+\s*::\s*)*this_grid\s*\(", text) is not None

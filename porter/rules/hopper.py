@@ -1,25 +1,23 @@
 """PT206–PT211: Hopper/Blackwell-only hardware (wgmma/tcgen05, TMA, mbarrier/async barriers,
 thread-block clusters, programmatic dependent launch) and dynamic parallelism.
 
-Inline PTX of these families comes from `asm.asm_sites` (one finding per asm statement); the
+Inline PTX of these families comes from `ctx.asm` (one finding per asm statement); the
 host and library spellings are found as identifiers or qualified names outside comments and
 strings. Code in branches that HIP-Clang never compiles (or that only HIP-Clang compiles) is
-skipped (`arch_guards.pp_state`).
+skipped (`ctx.pp.skip`).
 """
 from __future__ import annotations
 
-from .lazyre import re
-
+from ..analysis.lazyre import re
+from ..analysis.lex import code_matches, lex_code_spans
 from ..findings import Severity
-from .arch_guards import pp_state
-from .asm import _FamilyRule, include_paths, qualified_hits
 from .base import Rule
 from .registry import register
 
 
 def _ident_findings(rule, ctx, rx, message, *, per_line=True, kinds=None):
     """Findings for identifiers matching `rx` (a str regex matched in full) in live code."""
-    pp = pp_state(ctx)
+    pp = ctx.pp
     seen = set()
     nodes = ctx.identifiers(rx) if kinds is None else ctx.identifiers(rx, kinds)
     for node in nodes:
@@ -34,8 +32,7 @@ def _ident_findings(rule, ctx, rx, message, *, per_line=True, kinds=None):
 
 def _macro_body_hits(ctx, rx_bytes: re.Pattern):
     """Matches inside #define bodies (opaque text), outside comments/strings of the body."""
-    from ..rewrite.cuda import lex_code_spans
-    pp = pp_state(ctx)
+    pp = ctx.pp
     for arg in ctx.macro_bodies():
         text = ctx.data[arg.start_byte:arg.end_byte]
         spans = None
@@ -55,7 +52,7 @@ _SM90_ARCH = re.compile(rb"(?<![\w$])arch\s*::\s*(Sm(?:90a?|100a?|101a?|103a?|12
 
 
 @register
-class HopperBlackwellMma(_FamilyRule):
+class HopperBlackwellMma(Rule):
     """Hopper/Blackwell warpgroup MMA and register reallocation (`wgmma`, `tcgen05`, `setmaxnreg`).
 
     ## What it finds
@@ -92,14 +89,14 @@ class HopperBlackwellMma(_FamilyRule):
     ADVICE = "redesign around MFMA/rocWMMA with LDS double buffering, or use hipBLASLt/Composable Kernel"
 
     def check(self, ctx):
-        for s in self.sites(ctx):
-            yield self.finding(ctx, self.where(s), f"{s.what()} (Hopper/Blackwell warpgroup MMA or register "
+        for s in ctx.asm.family(self.family):
+            yield self.finding(ctx, s.span, f"{s.what()} (Hopper/Blackwell warpgroup MMA or register "
                                f"reallocation) has no AMD equivalent; {self.ADVICE}")
         yield from _ident_findings(self, ctx, _SM90_ATOM, lambda t: f"CuTe/CUTLASS atom `{t}` targets "
                                    f"Hopper/Blackwell tensor cores; {self.ADVICE}")
-        pp = pp_state(ctx)
+        pp = ctx.pp
         seen = set()
-        for m in qualified_hits(ctx, _SM90_ARCH):
+        for m in code_matches(ctx, _SM90_ARCH):
             line = ctx.src.position(m.start())[0]
             if line in seen or pp.skip(m.start()):
                 continue
@@ -116,7 +113,7 @@ _TMA_IDS = re.compile(r"\w*cuTensorMapEncode\w*|cuTensorMapReplace\w*|CUtensorMa
 
 
 @register
-class TmaTensorMap(_FamilyRule):
+class TmaTensorMap(Rule):
     """Tensor Memory Accelerator (TMA): `cuTensorMapEncodeTiled`, `CUtensorMap`, `cp.async.bulk`.
 
     ## What it finds
@@ -155,8 +152,8 @@ class TmaTensorMap(_FamilyRule):
     ADVICE = "load tiles with pointer arithmetic into LDS (16-byte vector loads) and `__syncthreads()`"
 
     def check(self, ctx):
-        for s in self.sites(ctx):
-            yield self.finding(ctx, self.where(s), f"{s.what()} (TMA bulk tensor copy) has no AMD "
+        for s in ctx.asm.family(self.family):
+            yield self.finding(ctx, s.span, f"{s.what()} (TMA bulk tensor copy) has no AMD "
                                f"equivalent; {self.ADVICE}")
         yield from _ident_findings(self, ctx, _TMA_IDS, lambda t: f"`{t}` is part of the Hopper TMA "
                                    f"(tensor-map) API, which AMD GPUs lack; {self.ADVICE}")
@@ -173,7 +170,7 @@ _BARRIER_HEADERS = {"cuda/barrier", "cuda/std/barrier", "cuda/latch", "cuda/std/
 
 
 @register
-class AsyncBarrier(_FamilyRule):
+class AsyncBarrier(Rule):
     """Asynchronous barriers: `cuda::barrier`, `cuda::std::latch`/semaphores, `mbarrier` PTX.
 
     ## What it finds
@@ -212,11 +209,11 @@ class AsyncBarrier(_FamilyRule):
     ADVICE = "use `__syncthreads()`, or LDS/global flags with atomics and `__threadfence*()`"
 
     def check(self, ctx):
-        pp = pp_state(ctx)
-        for s in self.sites(ctx):
-            yield self.finding(ctx, self.where(s), f"{s.what()} (mbarrier arrive/wait) has no AMD "
+        pp = ctx.pp
+        for s in ctx.asm.family(self.family):
+            yield self.finding(ctx, s.span, f"{s.what()} (mbarrier arrive/wait) has no AMD "
                                f"equivalent; {self.ADVICE}")
-        for m in qualified_hits(ctx, _BARRIER_QUAL):
+        for m in code_matches(ctx, _BARRIER_QUAL):
             if pp.skip(m.start()):
                 continue
             what = re.sub(r"\s+", "", ctx.data[m.start():m.end()].decode())
@@ -224,8 +221,8 @@ class AsyncBarrier(_FamilyRule):
                                f"{self.ADVICE}")
         yield from _ident_findings(self, ctx, _BARRIER_IDS, lambda t: f"`{t}` (mbarrier intrinsic) has "
                                    f"no HIP equivalent; {self.ADVICE}")
-        for node, path in include_paths(ctx):
-            if path in _BARRIER_HEADERS and not pp.skip(node.start_byte):
+        for node, path in ((i.path_span, i.path) for i in ctx.includes):
+            if path in _BARRIER_HEADERS and not pp.skip(node[0]):
                 yield self.finding(ctx, node, f"<{path}> is not supported by HIP/libhipcxx; {self.ADVICE}")
 
 
@@ -245,7 +242,7 @@ _CLUSTER_METHODS = {"sync", "map_shared_rank", "block_rank", "block_index", "dim
 
 
 @register
-class ThreadBlockCluster(_FamilyRule):
+class ThreadBlockCluster(Rule):
     """Thread-block clusters and distributed shared memory (`__cluster_dims__`, `this_cluster()`).
 
     ## What it finds
@@ -289,12 +286,12 @@ class ThreadBlockCluster(_FamilyRule):
     ADVICE = "exchange data through global memory (flags/atomics or a second kernel) instead"
 
     def check(self, ctx):
-        pp = pp_state(ctx)
+        pp = ctx.pp
         no_cluster = tuple(t.arch for t in ctx.options.targets if t.arch != "gfx1250")
-        for s in self.sites(ctx):
-            yield self.finding(ctx, self.where(s), f"{s.what()} (thread-block cluster / distributed "
+        for s in ctx.asm.family(self.family):
+            yield self.finding(ctx, s.span, f"{s.what()} (thread-block cluster / distributed "
                                f"shared memory) has no AMD equivalent; {self.ADVICE}")
-        for m in qualified_hits(ctx, _CLUSTER_DIMS):
+        for m in code_matches(ctx, _CLUSTER_DIMS):
             if pp.skip(m.start()):
                 continue
             if no_cluster:
@@ -344,7 +341,7 @@ _PDL_IDS = re.compile(r"cudaLaunchAttributeProgrammatic\w+|hipLaunchAttributePro
 
 
 @register
-class ProgrammaticDependentLaunch(_FamilyRule):
+class ProgrammaticDependentLaunch(Rule):
     """Programmatic dependent launch (PDL): `cudaGridDependencySynchronize`, `griddepcontrol`.
 
     ## What it finds
@@ -385,8 +382,8 @@ class ProgrammaticDependentLaunch(_FamilyRule):
     family = "pdl"
 
     def check(self, ctx):
-        for s in self.sites(ctx):
-            yield self.finding(ctx, self.where(s), f"{s.what()} (programmatic dependent launch) does not "
+        for s in ctx.asm.family(self.family):
+            yield self.finding(ctx, s.span, f"{s.what()} (programmatic dependent launch) does not "
                                f"exist on AMD; remove it: without PDL the kernel starts after its "
                                f"predecessor finished")
 
@@ -445,7 +442,7 @@ class DynamicParallelism(Rule):
     def check(self, ctx):
         if b"<<<" not in ctx.data and not any(n.encode() in ctx.data for n in _DP_CALLS):
             return
-        pp = pp_state(ctx)
+        pp = ctx.pp
         for fd in ctx.nodes("function_definition"):
             decl = fd.child_by_field_name("declarator")
             body = fd.child_by_field_name("body")

@@ -1,7 +1,7 @@
 """PT85x: NVIDIA libraries without a drop-in AMD counterpart (hazards.md section J)."""
 from __future__ import annotations
 
-from .lazyre import re
+from ..analysis.lazyre import re
 
 from ..findings import Severity
 from .base import Rule
@@ -10,13 +10,9 @@ from .registry import register
 
 def _includes(ctx, rx: re.Pattern):
     """(span of the directive, path) of the matching #include lines; works without a tree."""
-    from ..rewrite.cuda import include_directives
-    found = ctx.cache.get("includes")
-    if found is None:
-        found = ctx.cache["includes"] = include_directives(ctx.data, ctx.root)
-    for start, end, p in found:
-        if rx.match(p):
-            yield (start, end), p
+    for inc in ctx.includes:
+        if rx.match(inc.path):
+            yield inc.span, inc.path
 
 
 @register

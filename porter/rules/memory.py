@@ -1,415 +1,24 @@
 """PT4xx: on-chip memory (LDS), launch configuration and registers.
 
-Also holds the small helpers these rules and the coherence rules (PT5xx) share: an evaluator of
-integer constant expressions over the tree (literals, `#define`s, `constexpr`/`const` integers,
-enumerators, `sizeof` of known types) and a classifier of preprocessor branches (AMD-only,
-NVIDIA-only, other).
+Sizes come from the constant evaluator (`ctx.consts`, `porter.analysis.consts`); code that AMD
+does not compile is skipped through the vendor model (`ctx.vendor`).
 """
 from __future__ import annotations
 
-from .lazyre import re
+from ..analysis.lazyre import re
 from typing import Iterator
 
+from ..analysis.calls import call_name
+from ..analysis.consts import type_size
+from ..analysis.functions import (enclosing_function, function_name, function_qualifiers,
+                                  shadowed_names)
+from ..analysis.tree import in_code, walk
 from ..findings import Applicability, Edit, Severity
 from ..parse import cuda as P
 from .base import Rule, RuleContext
 from .registry import register
 
 KIB = 1024
-
-# -- constant evaluation ----------------------------------------------------------------------
-# Sizes in bytes of element types whose size does not depend on the target (LP64 Linux hosts,
-# both vendors' vector types are packed structs of the scalar).
-TYPE_SIZES: dict[str, int] = {}
-for _names, _size in (
-        (("char", "signed char", "unsigned char", "bool", "int8_t", "uint8_t", "char1", "uchar1",
-          "__nv_fp8_e4m3", "__nv_fp8_e5m2", "__hip_fp8_e4m3", "__hip_fp8_e5m2",
-          "__hip_fp8_e4m3_fnuz", "__hip_fp8_e5m2_fnuz", "std::int8_t", "std::uint8_t"), 1),
-        (("short", "unsigned short", "short int", "unsigned short int", "int16_t", "uint16_t",
-          "half", "__half", "__nv_bfloat16", "__hip_bfloat16", "hip_bfloat16", "nv_bfloat16",
-          "char2", "uchar2", "std::int16_t", "std::uint16_t", "_Float16"), 2),
-        (("int", "unsigned", "unsigned int", "signed", "signed int", "float", "int32_t",
-          "uint32_t", "half2", "__half2", "__nv_bfloat162", "__hip_bfloat162", "nv_bfloat162",
-          "char4", "uchar4", "short2", "ushort2", "int1", "uint1", "float1", "std::int32_t",
-          "std::uint32_t"), 4),
-        (("long", "unsigned long", "long int", "unsigned long int", "long long",
-          "unsigned long long", "long long int", "unsigned long long int", "double", "int64_t",
-          "uint64_t", "size_t", "std::size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "int2",
-          "uint2", "float2", "short4", "ushort4", "long1", "ulong1", "longlong1", "ulonglong1",
-          "double1", "std::int64_t", "std::uint64_t"), 8),
-        (("int3", "uint3", "float3"), 12),
-        (("int4", "uint4", "float4", "double2", "long2", "ulong2", "longlong2", "ulonglong2"), 16),
-        (("double3", "long3", "ulong3", "longlong3", "ulonglong3"), 24),
-        (("double4", "long4", "ulong4", "longlong4", "ulonglong4"), 32)):
-    for _n in _names:
-        TYPE_SIZES[_n] = _size
-
-_INT_TYPES = {n for n, s in TYPE_SIZES.items() if n not in (
-    "float", "double", "half", "__half", "half2", "__half2", "_Float16") and "float" not in n
-    and "double" not in n and "bfloat" not in n and "fp8" not in n and not n[-1].isdigit()}
-_INT_TYPES |= {"auto", "std::size_t", "uint32_t", "int32_t", "uint64_t", "int64_t", "index_t"}
-_NUM = re.compile(r"^(0[xX][0-9a-fA-F']+|0[bB][01']+|0[0-7']*|[1-9][0-9']*)([uUlLzZ]*)$")
-_MAX_DEPTH = 24
-
-
-def type_size(text: str) -> int | None:
-    return TYPE_SIZES.get(" ".join(text.replace("::", " :: ").split()).replace(" :: ", "::"))
-
-
-def int_literal(text: str) -> int | None:
-    m = _NUM.match(text.strip())
-    if not m:
-        return None
-    digits = m.group(1).replace("'", "")
-    if digits[:2] in ("0x", "0X"):
-        return int(digits, 16)
-    if digits[:2] in ("0b", "0B"):
-        return int(digits[2:], 2)
-    if len(digits) > 1 and digits[0] == "0":
-        return int(digits, 8)
-    return int(digits)
-
-
-class Consts:
-    """Integer constants of one file, and an evaluator of constant expressions.
-
-    A name is known only when every definition of it in the file gives the same value (so
-    `#if`-dependent or per-kernel constants with different values stay unknown)."""
-
-    def __init__(self, ctx: RuleContext):
-        self.ctx = ctx
-        self.defs: dict[str, list] = {}       # name -> [("macro", text) | ("node", expr node)]
-        self._memo: dict[str, int | None] = {}
-        self._busy: set[str] = set()
-        for d in ctx.nodes("preproc_def"):
-            name, val = d.child_by_field_name("name"), d.child_by_field_name("value")
-            if name is not None:
-                self.defs.setdefault(ctx.text(name), []).append(
-                    ("macro", ctx.text(val).strip() if val is not None else ""))
-        for d in ctx.nodes("declaration", "field_declaration"):
-            quals = {ctx.text(c) for c in d.children if c.type == "type_qualifier"}
-            t = d.child_by_field_name("type")
-            if not (quals & {"const", "constexpr"}) or t is None:
-                continue
-            if " ".join(ctx.text(t).split()) not in _INT_TYPES:
-                continue
-            for decl in d.children_by_field_name("declarator"):
-                if decl.type == "init_declarator":
-                    name, val = decl.child_by_field_name("declarator"), decl.child_by_field_name("value")
-                    if name is not None and name.type == "identifier" and val is not None:
-                        if val.type in ("initializer_list", "argument_list") and val.named_child_count == 1:
-                            val = val.named_children[0]
-                        self.defs.setdefault(ctx.text(name), []).append(("node", val))
-            dv = d.child_by_field_name("default_value")
-            if d.type == "field_declaration" and dv is not None:
-                for decl in d.children_by_field_name("declarator"):
-                    if decl.type == "field_identifier":
-                        self.defs.setdefault(ctx.text(decl), []).append(("node", dv))
-        for lst in ctx.nodes("enumerator_list"):
-            prev: int | None = -1
-            for e in lst.named_children:
-                if e.type != "enumerator":
-                    continue
-                name, val = e.child_by_field_name("name"), e.child_by_field_name("value")
-                if val is not None:
-                    self.defs.setdefault(ctx.text(name), []).append(("node", val))
-                    prev = None       # evaluated lazily; implicit successors stay unknown
-                elif prev is not None:
-                    prev += 1
-                    self.defs.setdefault(ctx.text(name), []).append(("int", prev))
-                else:
-                    self.defs.setdefault(ctx.text(name), []).append(("unknown", None))
-
-    def name(self, name: str) -> int | None:
-        if name in self._memo:
-            return self._memo[name]
-        if name in self._busy or name not in self.defs:
-            return None
-        self._busy.add(name)
-        vals = set()
-        for kind, what in self.defs[name]:
-            if kind == "macro":
-                v = self.text(what)
-            elif kind == "node":
-                v = self.eval(what)
-            elif kind == "int":
-                v = what
-            else:
-                v = None
-            vals.add(v)
-        self._busy.discard(name)
-        v = vals.pop() if len(vals) == 1 else None
-        self._memo[name] = v
-        return v
-
-    def text(self, text: str, depth: int = 0) -> int | None:
-        """Evaluate expression text (a macro body, a `__launch_bounds__` argument)."""
-        text = text.strip()
-        if not text or len(text) > 300:
-            return None
-        lit = int_literal(text)
-        if lit is not None:
-            return lit
-        tree = P.parse(b"int __porter_v = (" + text.encode() + b");")
-        if tree.root_node.has_error:
-            return None
-        init = tree.root_node.named_children[0].child_by_field_name("declarator")
-        val = init.child_by_field_name("value") if init is not None else None
-        if val is None:
-            return None
-        return _Eval(self, lambda n: n.text.decode("utf-8", "replace")).run(val)
-
-    def eval(self, node, shadow: frozenset[str] = frozenset()) -> int | None:
-        return _Eval(self, self.ctx.text, shadow).run(node)
-
-
-class _Eval:
-    def __init__(self, consts: Consts, text, shadow: frozenset[str] = frozenset()):
-        self.c, self.t, self.shadow = consts, text, shadow
-
-    def run(self, n, depth: int = 0) -> int | None:
-        if n is None or depth > _MAX_DEPTH:
-            return None
-        t = n.type
-        if t == "number_literal":
-            return int_literal(self.t(n))
-        if t in ("identifier", "field_identifier"):
-            name = self.t(n)
-            return None if name in self.shadow else self.c.name(name)
-        if t == "qualified_identifier":
-            nm = n.child_by_field_name("name")
-            return self.run(nm, depth + 1) if nm is not None and nm.type == "identifier" else None
-        if t in ("parenthesized_expression", "condition_clause"):
-            kids = [c for c in n.named_children if c.type != "comment"]
-            return self.run(kids[0], depth + 1) if len(kids) == 1 else None
-        if t == "unary_expression":
-            op, arg = n.child_by_field_name("operator"), n.child_by_field_name("argument")
-            v = self.run(arg, depth + 1)
-            if v is None or op is None:
-                return None
-            return {"-": -v, "+": v, "~": ~v, "!": int(not v)}.get(self.t(op))
-        if t == "sizeof_expression":
-            ty = n.child_by_field_name("type")
-            if ty is not None:
-                inner = ty.child_by_field_name("type")
-                if inner is not None and ty.child_by_field_name("declarator") is None:
-                    return type_size(self.t(inner))
-            return None
-        if t == "conditional_expression":
-            c = self.run(n.child_by_field_name("condition"), depth + 1)
-            if c is None:
-                return None
-            return self.run(n.child_by_field_name("consequence" if c else "alternative"), depth + 1)
-        if t == "cast_expression":
-            ty = n.child_by_field_name("type")
-            inner = ty.child_by_field_name("type") if ty is not None else None
-            if inner is not None and " ".join(self.t(inner).split()) in _INT_TYPES:
-                return self.run(n.child_by_field_name("value"), depth + 1)
-            return None
-        if t == "binary_expression":
-            a = self.run(n.child_by_field_name("left"), depth + 1)
-            if a is None:
-                return None
-            b = self.run(n.child_by_field_name("right"), depth + 1)
-            if b is None:
-                return None
-            op = self.t(n.child_by_field_name("operator"))
-            try:
-                if op in ("/", "%"):
-                    if b == 0:
-                        return None
-                    q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
-                    return q if op == "/" else a - q * b
-                if op in ("<<", ">>") and not 0 <= b < 128:
-                    return None
-                return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-                        "<<": lambda: a << b, ">>": lambda: a >> b, "&": lambda: a & b,
-                        "|": lambda: a | b, "^": lambda: a ^ b, "<": lambda: int(a < b),
-                        ">": lambda: int(a > b), "<=": lambda: int(a <= b),
-                        ">=": lambda: int(a >= b), "==": lambda: int(a == b),
-                        "!=": lambda: int(a != b), "&&": lambda: int(bool(a and b)),
-                        "||": lambda: int(bool(a or b))}[op]()
-            except KeyError:
-                return None
-        return None
-
-
-def consts(ctx: RuleContext) -> Consts:
-    c = ctx.cache.get("consts")
-    if c is None:
-        c = ctx.cache["consts"] = Consts(ctx)
-    return c
-
-
-# -- scopes, functions, preprocessor branches ---------------------------------------------------
-HIP_GUARD = re.compile(r"\b(__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIP_PLATFORM_AMDGCN__|"
-                       r"__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__|USE_ROCM|__AMDGCN__|__gfx\w+__|"
-                       r"GGML_USE_HIP|USE_HIP|HIP_PLATFORM_AMD|__HIP_PLATFORM_AMD|CUDA_IS_HIP|"
-                       r"PORTER_HIP)\b")
-_PREPROC_COND = ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef")
-
-
-def _branch_sense(ctx: RuleContext, cond_node, child) -> str:
-    """'amd', 'nv' or 'other' for `child` (a node inside cond_node's body or alternative)."""
-    alt = cond_node.child_by_field_name("alternative")
-    in_alt = alt is not None and alt.start_byte <= child.start_byte and child.end_byte <= alt.end_byte
-    if in_alt:
-        return "other"      # handled when the walk reaches the alternative itself
-    if cond_node.type in ("preproc_ifdef", "preproc_elifdef"):
-        name = cond_node.child_by_field_name("name")
-        if name is None or not HIP_GUARD.fullmatch(ctx.text(name)):
-            return "other"
-        neg = ctx.text(cond_node.children[0]).replace(" ", "") in ("#ifndef", "#elifndef")
-        return "nv" if neg else "amd"
-    cond = cond_node.child_by_field_name("condition")
-    if cond is None:
-        return "other"
-    text = " ".join(ctx.text(cond).split())
-    m = re.fullmatch(r"(!\s*)?(?:defined\s*\(?\s*)?(\w+)\s*\)?", text)
-    if m and HIP_GUARD.fullmatch(m.group(2)):
-        return "nv" if m.group(1) else "amd"
-    return "other"
-
-
-def _else_sense(ctx: RuleContext, else_node) -> str:
-    """Sense of a `#else`: the opposite of its `#if`/`#ifdef` when that is a plain HIP guard."""
-    owner = else_node.parent
-    if owner is None or owner.type not in ("preproc_if", "preproc_ifdef"):
-        return "other"
-    body = _branch_sense(ctx, owner, owner.child_by_field_name("condition")
-                         or owner.child_by_field_name("name") or owner)
-    return {"amd": "nv", "nv": "amd"}.get(body, "other")
-
-
-def branches(ctx: RuleContext, node, stop=None) -> list[str]:
-    """Senses of the preprocessor branches enclosing `node` (innermost first), up to `stop`."""
-    out = []
-    child = node
-    for anc in P.ancestors(node):
-        if stop is not None and anc == stop:
-            break
-        if anc.type in _PREPROC_COND:
-            s = _branch_sense(ctx, anc, child)
-            alt = anc.child_by_field_name("alternative")
-            if not (alt is not None and alt.start_byte <= child.start_byte
-                    and child.end_byte <= alt.end_byte):
-                out.append(s)
-        elif anc.type == "preproc_else":
-            out.append(_else_sense(ctx, anc))
-        child = anc
-    return out
-
-
-def nvidia_only(ctx: RuleContext, node) -> bool:
-    """Inside a branch that the AMD compilation does not see (`#ifndef __HIP_PLATFORM_AMD__`...)."""
-    return "nv" in branches(ctx, node)
-
-
-def amd_only(ctx: RuleContext, node) -> bool:
-    return "amd" in branches(ctx, node)
-
-
-def in_code(ctx: RuleContext, start: int, end: int) -> bool:
-    """Not in a comment, a string or a `#define`."""
-    node = ctx.root.descendant_for_byte_range(start, end)
-    while node is not None:
-        if node.type in P.COMMENT_TYPES or node.type in P.STRING_TYPES or node.type in (
-                "preproc_arg", "preproc_def", "preproc_function_def"):
-            return False
-        node = node.parent
-    return True
-
-
-def function_qualifiers(ctx: RuleContext, fn) -> set[str]:
-    out = {ctx.text(c) for c in fn.children if c.type in ("__global__", "__device__", "__host__")}
-    for c in fn.children:       # some qualifiers arrive as attribute/identifier tokens
-        if c.type in ("attribute_specifier", "ms_declspec_modifier", "type_qualifier"):
-            out.add(ctx.text(c))
-    return out
-
-
-def function_name(ctx: RuleContext, fn) -> str | None:
-    d = fn.child_by_field_name("declarator")
-    while d is not None and d.type not in ("function_declarator",):
-        d = d.child_by_field_name("declarator")
-    if d is None:
-        return None
-    n = d.child_by_field_name("declarator")
-    if n is None:
-        return None
-    if n.type == "template_function":
-        n = n.child_by_field_name("name")
-    if n.type == "qualified_identifier":
-        n = n.child_by_field_name("name")
-    return ctx.text(n) if n is not None and n.type in ("identifier", "field_identifier") else None
-
-
-def enclosing_function(node):
-    return P.enclosing_function(node, lambdas=False)
-
-
-def shadowed_names(ctx: RuleContext, fn) -> frozenset[str]:
-    """Template and function parameter names visible in `fn` (their values are unknown)."""
-    names = set()
-    for a in [fn, *P.ancestors(fn)]:
-        if a.type == "template_declaration":
-            params = a.child_by_field_name("parameters")
-            if params is not None:
-                for p in params.named_children:
-                    for ident in _idents(p):
-                        names.add(ctx.text(ident))
-    d = fn.child_by_field_name("declarator")
-    while d is not None and d.type != "function_declarator":
-        d = d.child_by_field_name("declarator")
-    if d is not None:
-        params = d.child_by_field_name("parameters")
-        if params is not None:
-            for p in params.named_children:
-                for ident in _idents(p):
-                    names.add(ctx.text(ident))
-    return frozenset(names)
-
-
-def _idents(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.type in ("identifier", "type_identifier"):
-            yield n
-        stack.extend(n.named_children)
-
-
-def call_name(ctx: RuleContext, call) -> str | None:
-    f = call.child_by_field_name("function")
-    if f is None:
-        return None
-    if f.type == "template_function":
-        f = f.child_by_field_name("name")
-    if f is not None and f.type == "qualified_identifier":
-        while f is not None and f.type == "qualified_identifier":
-            f = f.child_by_field_name("name")
-    return ctx.text(f) if f is not None and f.type == "identifier" else None
-
-
-def calls(ctx: RuleContext, names) -> list[tuple[str, object, list]]:
-    """(name, call_expression, argument nodes) for calls of the given function names, except
-    the forwarding call inside a wrapper overload of the same name."""
-    out = []
-    for ident in ctx.identifiers(names):
-        call = ident.parent
-        while call is not None and call.type in ("template_function", "qualified_identifier"):
-            call = call.parent
-        if call is None or call.type != "call_expression":
-            continue
-        if call_name(ctx, call) != ctx.text(ident):
-            continue
-        fn = enclosing_function(call)
-        if fn is not None and function_name(ctx, fn) == ctx.text(ident):
-            continue        # an overload wrapper (`T** p` -> `void** p`) forwarding to the API
-        args = call.child_by_field_name("arguments")
-        argv = [a for a in args.named_children if a.type != "comment"] if args is not None else []
-        out.append((ctx.text(ident), call, argv))
-    return out
 
 
 def fmt_bytes(n: int) -> str:
@@ -439,7 +48,7 @@ def _is_shared_decl(ctx: RuleContext, d) -> bool:
 
 def _shared_decl_sizes(ctx: RuleContext, d, shadow) -> list[tuple[str, int | None]]:
     """(variable name, size in bytes or None) for each declarator of a __shared__ declaration."""
-    c = consts(ctx)
+    c = ctx.consts
     ty = d.child_by_field_name("type")
     elem = type_size(ctx.text(ty)) if ty is not None else None
     decls = list(d.children_by_field_name("declarator"))
@@ -447,14 +56,14 @@ def _shared_decl_sizes(ctx: RuleContext, d, shadow) -> list[tuple[str, int | Non
         # `__shared__ __align__(16) T x[N]`: tree-sitter-cuda puts `16) T` in an ERROR node
         elem = None
         for dd in decls:
-            for n in _walk(dd):
+            for n in walk(dd):
                 if n.type == "ERROR":
                     kinds = [k for k in n.named_children if k.type in
                              ("primitive_type", "type_identifier", "sized_type_specifier",
                               "qualified_identifier")]
                     if kinds:
                         elem = type_size(ctx.text(kinds[-1]))
-        decls = [x for dd in decls for x in _walk(dd) if x.type == "array_declarator"
+        decls = [x for dd in decls for x in walk(dd) if x.type == "array_declarator"
                  and (x.parent is None or x.parent.type != "array_declarator")][:1] or decls
     out = []
     for dd in decls:
@@ -475,14 +84,6 @@ def _shared_decl_sizes(ctx: RuleContext, d, shadow) -> list[tuple[str, int | Non
         name = ctx.text(dd) if dd is not None else "?"
         out.append((name, elem * count if ok else None))
     return out
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children))
 
 
 @register
@@ -539,7 +140,7 @@ class LdsStaticLimit(Rule):
             return
         by_fn: dict[int, list] = {}
         for d in shared:
-            fn = enclosing_function(d)
+            fn = enclosing_function(d, lambdas=False)
             if fn is not None:
                 by_fn.setdefault(fn.start_byte, []).append(d)
         for fn in fns:
@@ -551,7 +152,7 @@ class LdsStaticLimit(Rule):
             body = fn.child_by_field_name("body")
             seen = set()
             if body is not None:
-                for call in _walk(body):
+                for call in walk(body):
                     if call.type != "call_expression":
                         continue
                     name = call_name(ctx, call)
@@ -562,8 +163,7 @@ class LdsStaticLimit(Rule):
             for owner, decls in sources:
                 shadow = shadowed_names(ctx, owner)
                 for d in decls:
-                    senses = branches(ctx, d, owner)
-                    if any(s != "amd" for s in senses):
+                    if ctx.vendor.amd_within(d.start_byte, owner.start_byte) is not True:
                         continue
                     for name, size in _shared_decl_sizes(ctx, d, shadow):
                         if size is None:
@@ -631,13 +231,13 @@ class LdsDynamicOptin(Rule):
                 b"hipLaunchKernelGGL", b"LaunchKernel", b"dynamicSmemBytes")
 
     def check(self, ctx: RuleContext) -> Iterator:
-        c = consts(ctx)
+        c = ctx.consts
 
         def report(node, value_node, what):
-            fn = enclosing_function(node)
+            fn = enclosing_function(node, lambdas=False)
             shadow = shadowed_names(ctx, fn) if fn is not None else frozenset()
             v = c.eval(value_node, shadow)
-            if v is None or nvidia_only(ctx, node):
+            if v is None or ctx.vendor.at(node).not_for_amd:
                 return None
             over = _lds_targets(ctx, v)
             if not over:
@@ -648,7 +248,8 @@ class LdsDynamicOptin(Rule):
                 f"workgroup ({_limits(over)}); query the limit at run time and pick a smaller "
                 f"tile for these targets", targets=tuple(t.arch for t in over))
 
-        for name, call, args in calls(ctx, _SETATTR):
+        for cl in ctx.calls.named(_SETATTR, forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
             if len(args) >= 3 and ctx.text(args[1]).split("::")[-1] in _DYN_ATTR:
                 f = report(call, args[2], f"`{name}` opts in to")
                 if f:
@@ -659,14 +260,16 @@ class LdsDynamicOptin(Rule):
                 f = report(ks, exprs[2], "this launch requests")
                 if f:
                     yield f
-        for name, call, args in calls(ctx, ("hipLaunchKernelGGL",)):
+        for cl in ctx.calls.named(("hipLaunchKernelGGL",), forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
             if len(args) >= 4:
                 f = report(call, args[3], "this launch requests")
                 if f:
                     yield f
-        for name, call, args in calls(ctx, ("cudaLaunchKernel", "hipLaunchKernel",
-                                            "cudaLaunchCooperativeKernel",
-                                            "hipLaunchCooperativeKernel")):
+        for cl in ctx.calls.named(("cudaLaunchKernel", "hipLaunchKernel",
+                                  "cudaLaunchCooperativeKernel", "hipLaunchCooperativeKernel"),
+                                 forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
             if len(args) >= 5:
                 f = report(call, args[4], f"`{name}` requests")
                 if f:
@@ -725,17 +328,19 @@ class SmemCarveoutCacheConfig(Rule):
     triggers = (b"CacheConfig", b"SharedMemConfig", b"SharedMemoryCarveout", b"SHARED_MEMORY_CARVEOUT")
 
     def check(self, ctx: RuleContext) -> Iterator:
-        for name, call, args in calls(ctx, _CACHECFG):
-            if nvidia_only(ctx, call):
+        for cl in ctx.calls.named(_CACHECFG, forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
+            if ctx.vendor.at(call).not_for_amd:
                 continue
             yield self.finding(
                 ctx, call.child_by_field_name("function"),
                 f"`{name}` configures an L1/shared-memory split or bank size that AMD GPUs do not "
                 f"have (LDS is separate from L1), so it has no effect there; drop it or guard it "
                 f"with #ifndef __HIP_PLATFORM_AMD__")
-        for name, call, args in calls(ctx, _SETATTR):
+        for cl in ctx.calls.named(_SETATTR, forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
             if len(args) >= 2 and ctx.text(args[1]).split("::")[-1] in _CARVEOUT \
-                    and not nvidia_only(ctx, call):
+                    and not ctx.vendor.at(call).not_for_amd:
                 yield self.finding(
                     ctx, args[1],
                     f"`{ctx.text(args[1])}` sets a shared-memory carveout; AMD's LDS is separate "
@@ -799,10 +404,10 @@ def _arg_value(ctx: RuleContext, span, shadow) -> int | None:
     text = ctx.data[span[0]:span[1]].decode("utf-8", "replace").strip()
     # prefer the tree node when it covers exactly the argument (keeps template shadowing)
     if node is not None and ctx.btext(node).strip() == text.encode() and node.type != "ERROR":
-        return consts(ctx).eval(node, shadow)
+        return ctx.consts.eval(node, shadow)
     if any(tok in shadow for tok in re.findall(r"[A-Za-z_]\w*", text)):
         return None
-    return consts(ctx).text(text)
+    return ctx.consts.text(text)
 
 
 def _comma_outside_parens(raw: bytes) -> bool:
@@ -824,7 +429,7 @@ def _short(raw: bytes, limit: int = 40) -> str:
 
 def _lb_shadow(ctx: RuleContext, pos: int) -> frozenset[str]:
     node = ctx.root.descendant_for_byte_range(pos, pos + 1)
-    fn = enclosing_function(node) if node is not None else None
+    fn = enclosing_function(node, lambdas=False) if node is not None else None
     if node is not None and node.type == "function_definition":
         fn = node
     return shadowed_names(ctx, fn) if fn is not None else frozenset()
@@ -870,7 +475,7 @@ class LaunchBoundsMinBlocks(Rule):
             if len(args) != 2:
                 continue
             node = ctx.root.descendant_for_byte_range(start, end)
-            if node is not None and (nvidia_only(ctx, node) or amd_only(ctx, node)):
+            if node is not None and ctx.pp.skip(node.start_byte):
                 continue
             shadow = _lb_shadow(ctx, start)
             mx, mn = (_arg_value(ctx, a, shadow) for a in args)
@@ -931,7 +536,7 @@ class LaunchBoundsUnsupportedForm(Rule):
     def check(self, ctx: RuleContext) -> Iterator:
         for start, end, args in launch_bounds(ctx):
             node = ctx.root.descendant_for_byte_range(start, end)
-            if node is not None and nvidia_only(ctx, node):
+            if node is not None and ctx.vendor.at(node).not_for_amd:
                 continue
             text = _short(ctx.data[start:end], 80)
             # HIP's __launch_bounds__ is a variadic macro: the preprocessor splits a template
@@ -965,7 +570,7 @@ class LaunchBoundsUnsupportedForm(Rule):
 # -- PT406 ------------------------------------------------------------------------------------
 def _dim3(ctx: RuleContext, node, shadow, fn_body) -> tuple[int, int, int] | None:
     """Values of a launch dimension: a scalar, `dim3(x, y, z)`, or a local `dim3 v(...)`."""
-    c = consts(ctx)
+    c = ctx.consts
     if node is None:
         return None
     if node.type == "call_expression" and call_name(ctx, node) == "dim3":
@@ -978,7 +583,7 @@ def _dim3(ctx: RuleContext, node, shadow, fn_body) -> tuple[int, int, int] | Non
     if node.type == "identifier" and fn_body is not None:
         name = ctx.text(node)
         found = None
-        for d in _walk(fn_body):
+        for d in walk(fn_body):
             if d.type == "declaration" and d.child_by_field_name("type") is not None and \
                     ctx.text(d.child_by_field_name("type")) == "dim3":
                 for dd in d.children_by_field_name("declarator"):
@@ -1040,13 +645,14 @@ class GridSize2p32(Rule):
             exprs = [n for n in ks.named_children if n.type != "comment"]
             if len(exprs) >= 2:
                 launches.append((ks, exprs[0], exprs[1]))
-        for name, call, args in calls(ctx, ("hipLaunchKernelGGL",)):
+        for cl in ctx.calls.named(("hipLaunchKernelGGL",), forwarding=False):
+            name, call, args = cl.name, cl.node, cl.args
             if len(args) >= 3:
                 launches.append((call, args[1], args[2]))
         for node, g, b in launches:
-            if nvidia_only(ctx, node):
+            if ctx.vendor.at(node).not_for_amd:
                 continue
-            fn = enclosing_function(node)
+            fn = enclosing_function(node, lambdas=False)
             shadow = shadowed_names(ctx, fn) if fn is not None else frozenset()
             body = fn.child_by_field_name("body") if fn is not None else None
             gd, bd = _dim3(ctx, g, shadow, body), _dim3(ctx, b, shadow, body)
@@ -1117,7 +723,7 @@ class MaxRRegCount(Rule):
             if not in_code(ctx, m.start(), m.start() + 11):
                 continue
             node = ctx.root.descendant_for_byte_range(m.start(), m.start() + 11)
-            if node is not None and nvidia_only(ctx, node):
+            if node is not None and ctx.vendor.at(node).not_for_amd:
                 continue
             sp = _split_args(ctx.data, m.end() - 1)
             end = sp[1] if sp else m.end()

@@ -1,13 +1,12 @@
 """PT70x: numerics and data types (hazards.md section H)."""
 from __future__ import annotations
 
-from .lazyre import re
+from ..analysis.lazyre import re
 
+from ..analysis.functions import ancestors, device_kind, enclosing_function
 from ..findings import Severity
-from ..parse import cuda as P
 from .base import Rule
 from .registry import register
-from .textures import calls, device_kind, enclosing_function, guarded_by
 
 _OPS_F = ("__fadd", "__fsub", "__fmul", "__fdiv", "__fmaf", "__frcp", "__fsqrt")
 _OPS_D = ("__dadd", "__dsub", "__dmul", "__ddiv", "__fma", "__drcp", "__dsqrt")
@@ -53,7 +52,8 @@ class DirectedRounding(Rule):
     def check(self, ctx):
         if _OCML in ctx.data:
             return
-        for name, ident, call, args in calls(ctx, _DIRECTED):
+        for cl in ctx.calls.named(_DIRECTED):
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
             yield self.finding(ctx, ident, f"`{name}` is declared by HIP only when compiling with "
                                f"`-DOCML_BASIC_ROUNDED_OPERATIONS`: add that define, or use the "
                                f"round-to-nearest `{name[:-3]}_rn` with an error analysis")
@@ -114,10 +114,10 @@ class Fp8TypesPerTarget(Rule):
             for ident in ctx.identifiers(re.compile(pattern.pattern),
                                          kinds=frozenset({"type_identifier", "identifier"})):
                 name = ctx.text(ident)
-                fn = enclosing_function(ident)
+                fn = enclosing_function(ident, lambdas=True)
                 if fn is None or device_kind(ctx, ident) == "host":
                     continue
-                if guarded_by(ctx, ident, _FP8_GUARDS):
+                if ctx.pp.guarded_by(ident.start_byte, _FP8_GUARDS):
                     continue
                 key = (fn.start_byte, name)
                 if key in seen:
@@ -180,7 +180,7 @@ class Fp8FnuzRange(Rule):
         for lit in ctx.nodes("number_literal"):
             t = ctx.btext(lit)
             if (b"." in t or b"e" in t.lower() or t[-1:] in b"fF") and _E4M3_MAX.match(t):
-                if guarded_by(ctx, lit, ("__gfx9", "HIP_FP8_TYPE", "FNUZ", "fnuz")):
+                if ctx.pp.guarded_by(lit.start_byte, ("__gfx9", "HIP_FP8_TYPE", "FNUZ", "fnuz")):
                     continue
                 yield self.finding(ctx, lit, msg, targets=fnuz)
         for body in ctx.macro_bodies():
@@ -296,7 +296,7 @@ class LongDouble(Rule):
                 yield self.finding(ctx, st, "`long double` is a 64-bit double on AMD GPUs (80-bit "
                                    "on the x86 host): use `double`")
                 continue
-            for a in P.ancestors(st):
+            for a in ancestors(st):
                 if a.type in ("struct_specifier", "class_specifier"):
                     name = a.child_by_field_name("name")
                     if name is not None and ctx.text(name) in kernel_types:
@@ -349,7 +349,8 @@ class FpContraction(Rule):
         if _OCML in ctx.data or re.search(rb"fp\s+contract\s*\(\s*off|FP_CONTRACT\s+OFF|"
                                           rb"ffp-contract=off", ctx.data):
             return
-        for name, ident, call, args in calls(ctx, _RN):
+        for cl in ctx.calls.named(_RN):
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
             yield self.finding(ctx, ident, f"`{name}` is a plain operation in HIP and may be fused "
                                f"into an FMA (clang's default -ffp-contract=fast-honor-pragmas): "
                                f"add `#pragma clang fp contract(off)` if the code relies on it "
@@ -407,11 +408,11 @@ class HalfBf16OneTypeOnly(Rule):
     triggers = tuple(n.encode() for n in sorted(_HIP_BF16_ONLY | _HIP_FP16_ONLY))
 
     def check(self, ctx):
-        from .textures import _decl_type
-        for name, ident, call, args in calls(ctx, tuple(_HIP_BF16_ONLY | _HIP_FP16_ONLY)):
+        for cl in ctx.calls.named(tuple(_HIP_BF16_ONLY | _HIP_FP16_ONLY)):
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
             want_bf16 = name in _HIP_BF16_ONLY
             for a in args:
-                kind = self._kind(ctx, a, call, _decl_type)
+                kind = self._kind(ctx, a, call)
                 if kind is None:
                     continue
                 if (kind == "half") == want_bf16:
@@ -423,7 +424,7 @@ class HalfBf16OneTypeOnly(Rule):
                 break
 
     @staticmethod
-    def _kind(ctx, arg, call, decl_type):
+    def _kind(ctx, arg, call):
         n = arg
         while n is not None and n.type == "parenthesized_expression" and n.named_child_count:
             n = n.named_children[0]
@@ -438,7 +439,7 @@ class HalfBf16OneTypeOnly(Rule):
                 return "bf16"
             return None
         if n.type == "identifier":
-            t = decl_type(ctx, ctx.text(n), call)
+            t = ctx.decls.type_of(ctx.text(n), call)
             if t:
                 if _BF16_T.search(t):
                     return "bf16"

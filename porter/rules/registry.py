@@ -5,6 +5,7 @@ import importlib
 import pkgutil
 import re
 
+from ..findings import Applicability
 from .base import Rule
 
 _RULES: dict[str, type[Rule]] = {}
@@ -18,6 +19,10 @@ def register(cls: type[Rule]) -> type[Rule]:
         raise ValueError(f"bad rule code {cls.code!r}")
     if not NAME_RE.match(cls.name):
         raise ValueError(f"bad rule name {cls.name!r} ({cls.code})")
+    try:
+        cls.fix = Applicability(cls.fix)      # a plain "safe" becomes Applicability.SAFE
+    except ValueError:
+        raise ValueError(f"bad fix applicability {cls.fix!r} ({cls.code})") from None
     if cls.code in _RULES and _RULES[cls.code] is not cls:
         raise ValueError(f"duplicate rule code {cls.code}")
     _RULES[cls.code] = cls

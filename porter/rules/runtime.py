@@ -1,13 +1,14 @@
 """PT80x: runtime, driver, RTC, binaries and language features (hazards.md section I)."""
 from __future__ import annotations
 
-from .lazyre import re
+from ..analysis.lazyre import re
 
+from ..analysis.functions import ancestors, enclosing_function, function_head
+from ..analysis.lex import find_word, is_declaration_name
 from ..findings import Applicability, Edit, Severity
 from ..parse import cuda as P
 from .base import Rule
 from .registry import register
-from .textures import calls, enclosing_function, function_head
 
 _ARCH_OPT = re.compile(r"(?:^|\s)(-arch[= ]|--gpu-architecture[= ]|-gencode\s*arch=)"
                        r"\s*(?:sm|compute|lto)_\w*")
@@ -116,7 +117,8 @@ class ModuleBinaryFormat(Rule):
                 b".fatbin")
 
     def check(self, ctx):
-        for name, ident, call, args in calls(ctx, _LOAD_FILE):
+        for cl in ctx.calls.named(_LOAD_FILE):
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
             if len(args) >= 2 and args[1].type == "string_literal":
                 s = _string_content(ctx, args[1])
                 m = _NV_BIN.search(s)
@@ -124,7 +126,8 @@ class ModuleBinaryFormat(Rule):
                     yield self.finding(ctx, args[1], f"`{name}` of the NVIDIA binary \"{s}\" "
                                        f"cannot load on AMD: build a `.co` code object with "
                                        f"`hipcc --genco --offload-arch=...` and load that")
-        for name, ident, call, args in calls(ctx, _LOAD_EX):
+        for cl in ctx.calls.named(_LOAD_EX):
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
             if len(args) >= 3 and ctx.text(args[2]).strip() not in ("0", "0u", "0U"):
                 yield self.finding(ctx, ident, f"`{name}` with JIT options: AMD has no PTX JIT "
                                    f"and HIP does not implement these options; load a code "
@@ -193,7 +196,8 @@ class MemcpySymbolByName(Rule):
     triggers = (b"Symbol",)
 
     def check(self, ctx):
-        for name, ident, call, args in calls(ctx, tuple(_SYMBOL_ARG)):
+        for cl in ctx.calls.named(tuple(_SYMBOL_ARG)):
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
             i = _SYMBOL_ARG[name]
             if len(args) <= i:
                 continue
@@ -264,11 +268,12 @@ class FuncPtrCasts(Rule):
                 b"FuncSetSharedMemConfig")
 
     def check(self, ctx):
-        found = calls(ctx, tuple(_FUNC_ARG))
+        found = ctx.calls.named(tuple(_FUNC_ARG))
         if not found:
             return
         funcs = _declared_functions(ctx)
-        for name, ident, call, args in found:
+        for cl in found:
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
             i = _FUNC_ARG[name]
             if len(args) <= i:
                 continue
@@ -303,7 +308,6 @@ def _kernel_like(ctx, ident) -> bool:
     kernel<T>;`, a function pointer) or a kernel declared in another file. Object pointers
     declared `void*` need no cast and are left alone; a cast to `const void*` is valid for every
     other case, so the fix stays safe."""
-    from ..rewrite.cuda import is_declaration_name
     name = ctx.text(ident)
     if name in ("nullptr", "NULL", "0"):
         return False
@@ -368,7 +372,7 @@ class ConstantInTemplate(Rule):
             if ctx.text(q) != "__constant__":
                 continue
             decl = q.parent
-            for a in P.ancestors(q):
+            for a in ancestors(q):
                 if a.type in ("function_definition", "compound_statement"):
                     break
                 if a.type == "template_declaration":
@@ -473,12 +477,12 @@ class DriverContextMixing(Rule):
                 b"PrimaryCtxRetain")
 
     def check(self, ctx):
-        ctxs = calls(ctx, _CTX)
+        ctxs = ctx.calls.named(_CTX)
         if not ctxs:
             return
-        if not calls(ctx, _RUNTIME) and not ctx.nodes("kernel_call_syntax"):
+        if not ctx.calls.named(_RUNTIME) and not ctx.nodes("kernel_call_syntax"):
             return
-        name, ident, _, _ = ctxs[0]
+        name, ident = ctxs[0].name, ctxs[0].callee
         yield self.finding(ctx, ident, f"`{name}` mixes explicit driver contexts with runtime "
                            f"API calls in this file; HIP pushes the primary context on an empty "
                            f"stack, so prefer the runtime API (hipSetDevice) throughout")
@@ -529,15 +533,15 @@ class HostStringFunctions(Rule):
     triggers = tuple(f.encode() for f in _CSTRING_FUNCS)
 
     def check(self, ctx):
-        from ..rewrite.cuda import include_directives
-        includes = include_directives(ctx.data, ctx.root)
+        includes = [(i.start, i.end, i.path) for i in ctx.includes]
         if any(p in _CSTRING_HEADERS for _, _, p in includes):
             return
         if not any(p.startswith(("cuda", "hip/")) or p == "cuda.h" for _, _, p in includes) \
                 and b"__global__" not in ctx.data and b"__device__" not in ctx.data:
             return                # plain C++ host code: its own includes are its business
-        for name, ident, call, _args in calls(ctx, _CSTRING_FUNCS):
-            fn = enclosing_function(call)
+        for cl in ctx.calls.named(_CSTRING_FUNCS):
+            name, ident, call, _args = cl.name, cl.callee, cl.node, cl.args
+            fn = enclosing_function(call, lambdas=True)
             if fn is not None:
                 head = function_head(ctx, fn)
                 if ("__global__" in head or "__device__" in head) and "__host__" not in head:
@@ -587,7 +591,6 @@ class CallbackCallingConvention(Rule):
     triggers = (b"CUDART_CB", b"CUDA_CB")
 
     def check(self, ctx):
-        from ..rewrite.cuda import find_word
         data = ctx.data
         for word in (b"CUDART_CB", b"CUDA_CB"):
             for pos in find_word(data, word):
@@ -638,7 +641,6 @@ class GridConstant(Rule):
     triggers = (b"__grid_constant__",)
 
     def check(self, ctx):
-        from ..rewrite.cuda import find_word
         data = ctx.data
         word = b"__grid_constant__"
         for pos in find_word(data, word):

@@ -1,87 +1,11 @@
-"""PT60x: textures, surfaces and cache-hint intrinsics (hazards.md section F).
-
-Also holds small tree helpers shared by the other section F-J rule modules (timing, numerics,
-runtime, libraries)."""
+"""PT60x: textures, surfaces and cache-hint intrinsics (hazards.md section F)."""
 from __future__ import annotations
 
-from .lazyre import re
+from ..analysis.lazyre import re
 
 from ..findings import Applicability, Edit, Severity
-from ..parse import cuda as P
 from .base import Rule, RuleContext
 from .registry import register
-
-
-# -- shared helpers ---------------------------------------------------------------------------
-def call_of(ident):
-    """(call_expression, [argument nodes]) when `ident` is the called function (also through a
-    template instantiation `f<T>(...)` or a qualified name `ns::f(...)`), else (None, None)."""
-    node = ident
-    parent = node.parent
-    while parent is not None and parent.type in ("template_function", "qualified_identifier"):
-        node, parent = parent, parent.parent
-    if parent is None or parent.type != "call_expression":
-        return None, None
-    fn = parent.child_by_field_name("function")
-    if fn is None or fn.start_byte != node.start_byte or fn.end_byte != node.end_byte:
-        return None, None
-    args = parent.child_by_field_name("arguments")
-    if args is None or args.type != "argument_list":
-        return None, None
-    return parent, [c for c in args.named_children if c.type != "comment"]
-
-
-def calls(ctx: RuleContext, names):
-    """[(name, identifier node, call node, args)] for direct calls of the named functions."""
-    out = []
-    for ident in ctx.identifiers(names, kinds=frozenset({"identifier"})):
-        call, args = call_of(ident)
-        if call is not None:
-            out.append((ctx.text(ident), ident, call, args))
-    return out
-
-
-enclosing_function = P.enclosing_function
-
-
-def function_head(ctx: RuleContext, fn) -> str:
-    """Text of a function definition before its body (specifiers, attributes, declarator)."""
-    body = fn.child_by_field_name("body")
-    end = body.start_byte if body is not None else fn.end_byte
-    return ctx.data[fn.start_byte:end].decode("utf-8", "replace")
-
-
-_DEVICE_RX = re.compile(r"(?<![\w])(__device__|__global__)(?![\w])")
-_HOST_RX = re.compile(r"(?<![\w])__host__(?![\w])")
-
-
-def device_kind(ctx: RuleContext, node) -> str:
-    """'device' (only __device__/__global__), 'hd' (__host__ __device__), or 'host'."""
-    fn = enclosing_function(node)
-    while fn is not None:
-        head = function_head(ctx, fn)
-        if _DEVICE_RX.search(head):
-            return "hd" if _HOST_RX.search(head) else "device"
-        if fn.type == "lambda_expression":
-            fn = enclosing_function(fn)
-            continue
-        break
-    return "host"
-
-
-def guarded_by(ctx: RuleContext, node, words: tuple[str, ...]) -> bool:
-    """True when `node` sits in a preprocessor branch whose condition names one of `words`."""
-    for a in P.ancestors(node):
-        if a.type in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_else",
-                      "preproc_elifdef"):
-            cond = a.child_by_field_name("condition") or a.child_by_field_name("name")
-            text = ctx.text(cond) if cond is not None else ""
-            if a.type == "preproc_else" and a.parent is not None:
-                c2 = a.parent.child_by_field_name("condition") or a.parent.child_by_field_name("name")
-                text = ctx.text(c2) if c2 is not None else ""
-            if any(w in text for w in words):
-                return True
-    return False
 
 
 def no_image_targets(ctx: RuleContext) -> tuple[str, ...]:
@@ -161,12 +85,14 @@ class TextureReference(Rule):
             yield self.finding(ctx, decl, f"texture reference {what} ({ctx.text(tt)}) is removed "
                                f"in CUDA 12 and deprecated in HIP, and needs image instructions: "
                                f"read the data with plain global loads (or a texture object)")
-        for name, ident, call, args in calls(ctx, _BIND):
+        for cl in ctx.calls.named(_BIND):
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
             yield self.finding(ctx, ident, f"`{name}` belongs to the removed texture-reference "
                                f"API: bind nothing and read the buffer with global loads "
                                f"(or create a texture object)")
         if refs:
-            for name, ident, call, args in calls(ctx, _FETCH):
+            for cl in ctx.calls.named(_FETCH):
+                name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
                 if args and args[0].type == "identifier" and ctx.text(args[0]) in refs \
                         and ident.parent.type != "template_function":
                     yield self.finding(ctx, call, f"`{name}` reads through texture reference "
@@ -235,15 +161,17 @@ class TextureImageUnsupported(Rule):
             return
         where = "/".join(archs)
         guard = ("__HIP_NO_IMAGE_SUPPORT",)
-        for name, ident, call, args in calls(ctx, _OBJ_FETCH + _SURF):
-            if guarded_by(ctx, call, guard):
+        for cl in ctx.calls.named(_OBJ_FETCH + _SURF):
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
+            if ctx.pp.guarded_by(call.start_byte, guard):
                 continue
             yield self.finding(ctx, ident, f"`{name}` needs image instructions, which {where} "
                                f"lack (HIP marks it unavailable there): use global-memory loads "
                                f"with manual addressing, or guard it with "
                                f"`#if !defined(__HIP_NO_IMAGE_SUPPORT)`", targets=archs)
-        for name, ident, call, args in calls(ctx, _OBJ_HOST):
-            if guarded_by(ctx, call, guard):
+        for cl in ctx.calls.named(_OBJ_HOST):
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
+            if ctx.pp.guarded_by(call.start_byte, guard):
                 continue
             yield self.finding(ctx, ident, f"`{name}` creates an image object, which {where} do "
                                f"not support (hipDeviceAttributeImageSupport is 0): pass the "
@@ -253,25 +181,6 @@ class TextureImageUnsupported(Rule):
 # -- PT603 ------------------------------------------------------------------------------------
 _HINT_LOADS = ("__ldcg", "__ldca", "__ldcs")
 _HALF_RX = re.compile(r"half|__hip_bfloat|bfloat16")
-
-
-def _decl_type(ctx: RuleContext, ident_text: str, at):
-    """Type text of the parameter or local declaration of `ident_text` visible from `at` (the
-    enclosing function's parameters and declarations before `at`); None when not found."""
-    fn = enclosing_function(at)
-    scopes = [fn] if fn is not None else []
-    for scope in scopes:
-        for d in P.captures("[(parameter_declaration) (declaration)] @d", scope).get("d", []):
-            if d.start_byte > at.start_byte:
-                continue
-            for ident in P.captures("(identifier) @i", d).get("i", []):
-                if ident.text.decode() == ident_text and ident.parent is not None and \
-                        ident.parent.type in ("pointer_declarator", "array_declarator",
-                                              "init_declarator", "parameter_declaration",
-                                              "declaration", "reference_declarator"):
-                    t = d.child_by_field_name("type")
-                    return ctx.text(t) if t is not None else ""
-    return None
 
 
 def _base_ident(node):
@@ -330,11 +239,12 @@ class CacheHintIntrinsics(Rule):
     triggers = (b"__ldcg", b"__ldca", b"__ldcs")
 
     def check(self, ctx):
-        for name, ident, call, args in calls(ctx, _HINT_LOADS):
+        for cl in ctx.calls.named(_HINT_LOADS):
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
             if len(args) != 1:
                 continue
             base = _base_ident(args[0])
-            tname = _decl_type(ctx, ctx.text(base), call) if base is not None else None
+            tname = ctx.decls.type_of(ctx.text(base), call) if base is not None else None
             if tname is not None and _HALF_RX.search(tname):
                 continue
             parent = call.parent
@@ -390,7 +300,8 @@ class LdgNoop(Rule):
 
     def check(self, ctx):
         seen = 0
-        for name, ident, call, args in calls(ctx, ("__ldg",)):
+        for cl in ctx.calls.named(("__ldg",)):
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
             seen += 1
             if seen == 1:
                 first = ident

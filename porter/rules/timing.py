@@ -1,12 +1,11 @@
 """PT65x: timing, sleeping and debugging intrinsics (hazards.md section G)."""
 from __future__ import annotations
 
-from .lazyre import re
+from ..analysis.lazyre import re
 
 from ..findings import Applicability, Edit, Severity
 from .base import Rule
 from .registry import register
-from .textures import calls
 
 
 @register
@@ -44,7 +43,8 @@ class Nanosleep(Rule):
     triggers = (b"__nanosleep",)
 
     def check(self, ctx):
-        for name, ident, call, args in calls(ctx, ("__nanosleep",)):
+        for cl in ctx.calls.named(("__nanosleep",)):
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
             arg = ctx.text(args[0]) if args else ""
             yield self.finding(ctx, call, f"`__nanosleep({arg})` does not exist in HIP: use "
                                f"`__builtin_amdgcn_s_sleep(N)` with a constant N (about 64 clocks "
@@ -91,7 +91,7 @@ class ClockRate(Rule):
     triggers = (b"clockRate", b"ClockRate", b"CLOCK_RATE")
 
     def check(self, ctx):
-        if not calls(ctx, ("clock", "clock64", "__clock64")):
+        if not ctx.calls.named(("clock", "clock64", "__clock64")):
             return
         for ident in ctx.identifiers(_RATE, kinds=frozenset({"identifier"})):
             yield self.finding(ctx, ident, f"`{ctx.text(ident)}` converts `clock64()` cycles to "
@@ -145,7 +145,8 @@ class DebugIntrinsics(Rule):
     triggers = (b"__trap", b"__brkpt", b"__prof_trigger", b"trap;", b"brkpt;")
 
     def check(self, ctx):
-        for name, ident, call, args in calls(ctx, ("__trap", "__brkpt", "__prof_trigger")):
+        for cl in ctx.calls.named(("__trap", "__brkpt", "__prof_trigger")):
+            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
             if name == "__trap" and not args:
                 fx = self.make_fix([Edit(ident.start_byte, ident.end_byte, b"__builtin_trap")],
                                    Applicability.UNSAFE,

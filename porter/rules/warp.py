@@ -6,48 +6,31 @@ on wave32 targets (gfx10/11/12) a 32-lane warp is what the hardware has, so they
 reported at all there. Rules about what compiles (64-bit mask types, constexpr `warpSize`,
 builtins per ROCm version, spin locks) apply to every target.
 
-Code inside a preprocessor branch whose condition names an AMD/HIP macro
-(``#if defined(__HIP_PLATFORM_AMD__)``, ``__AMDGCN_WAVEFRONT_SIZE == 64``, ``USE_ROCM``, ...),
-including its ``#else`` branches, is treated as already ported by hand and not reported by
-the 32-lane rules.
+Code AMD does not compile (the NVIDIA side of a vendor switch: ``#ifndef USE_ROCM``, the
+``#else`` of ``#ifdef __HIP_PLATFORM_AMD__``, the ``#ifdef __HIP_PLATFORM_NVIDIA__`` side) is
+never reported; the branch AMD compiles is. The 32-lane rules also leave alone vendor/target
+switches whose AMD side the model cannot decide (``#if __AMDGCN_WAVEFRONT_SIZE == 64``,
+``#ifdef __GFX9__``): code written per target by hand (``ctx.vendor``, ``Compiled.hands_off``).
 """
 from __future__ import annotations
 
-from .lazyre import re
+from ..analysis.lazyre import re
 
+from ..analysis.calls import call_args, call_name
+from ..analysis.consts import int_value
+from ..analysis.decls import Decl, type_text, type_width
+from ..analysis.functions import enclosing_function
+from ..analysis.lex import is_declaration_name, lex_code_spans
+from ..analysis.targets import fmt_targets
+from ..analysis.tree import ancestors, strip_parens
+from ..analysis.warp import (COLLECTIVE, DROPPED_BEFORE_70, MASK_SOURCES, MASKED, MATCH_SYNC,
+                             SHFL, SHFL_SYNC)
 from ..findings import Applicability, Edit, Severity
 from ..parse import cuda as P
 from .base import Rule, RuleContext
 from .registry import register
 
-# -- name sets --------------------------------------------------------------------------------
-SHFL = frozenset({"__shfl", "__shfl_up", "__shfl_down", "__shfl_xor"})
-SHFL_SYNC = frozenset({n + "_sync" for n in SHFL})
-VOTE = frozenset({"__ballot", "__any", "__all", "__activemask"})
-VOTE_SYNC = frozenset({"__ballot_sync", "__any_sync", "__all_sync"})
-MATCH_SYNC = frozenset({"__match_any_sync", "__match_all_sync"})
-REDUCE_SYNC = frozenset({f"__reduce_{op}_sync" for op in ("add", "min", "max", "and", "or", "xor")})
-MASKED = SHFL_SYNC | VOTE_SYNC | MATCH_SYNC | REDUCE_SYNC | {"__syncwarp"}
-# builtins that the mapping rewriter turns into the unmasked form before ROCm 7.0
-DROPPED_BEFORE_70 = SHFL_SYNC | VOTE_SYNC
-COLLECTIVE = SHFL | SHFL_SYNC | VOTE | VOTE_SYNC | MATCH_SYNC | REDUCE_SYNC | {
-    "__match_any", "__match_all", "__syncwarp"}
-# calls whose result is a 64-bit lane mask on HIP
-MASK_SOURCES = frozenset({"__ballot", "__ballot_sync", "__activemask", "__match_any",
-                          "__match_any_sync", "__match_all", "__match_all_sync",
-                          "__lanemask_lt", "__lanemask_le", "__lanemask_gt", "__lanemask_ge",
-                          "__lanemask_eq"})
-
-TYPES32 = frozenset({"int", "unsigned", "unsigned int", "signed", "signed int", "uint32_t",
-                     "int32_t", "std::uint32_t", "std::int32_t", "uint", "unsigned int32_t",
-                     "u32", "s32", "int32", "uint32"})
-TYPES64 = frozenset({"long long", "unsigned long long", "long long int", "unsigned long long int",
-                     "long", "unsigned long", "long int", "unsigned long int", "uint64_t",
-                     "int64_t", "std::uint64_t", "std::int64_t", "size_t", "lane_mask", "u64",
-                     "uint64", "int64", "unsigned __int64", "__int64"})
 NAMES32 = frozenset({"UINT_MAX", "UINT32_MAX"})
-
-AMD_COND = re.compile(rb"HIP|ROCM|ROCm|AMDGCN|__GFX|__gfx|AMD|__amd")
 WARP_SIZE_NAME = re.compile(
     r"(?i)^_*(?:k_?|c_?|cuda_?|nv_?)?(?:warp_?size|warp_?sz|warp_?threads|threads_?per_?warp"
     r"|num_?threads_?per_?warp|n_?threads_?per_?warp|warp_?width|warp_?len(?:gth)?)_*$")
@@ -59,32 +42,9 @@ TID_NAME = re.compile(
     r"|t_?id|tx|thread_?index|thread_?num|thread_?rank|lane|lane_?id|lane_?idx|laneid"
     r"|thread|local_?id|lidx|hipThreadIdx_[xyz])$")
 WARPISH_TARGET = re.compile(r"(?i)(lane|warp|^wid$|^w_?id$|^wrp)")
-SPACE = re.compile(r"\s+")
-# calls to project helpers that wrap warp shuffles/votes (`warp_reduce_sum`, `warpAllReduce`)
-WRAPPER_NAME = re.compile(r"(?i)warp_?(?:all_?)?(?:reduce|scan|sum|max|min|broadcast|shuffle|vote)"
-                          r"|shfl|ballot")
 
 
 # -- generic helpers --------------------------------------------------------------------------
-def int_value(text: str):
-    """(value, suffix) of an integer literal, or None."""
-    t = text.replace("'", "").strip()
-    m = re.fullmatch(r"([-+]?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlLzZ]*)", t)
-    if not m:
-        return None
-    sign, digits, suffix = m.groups()
-    d = digits.lower()
-    if d.startswith("0x"):
-        v = int(d, 16)
-    elif d.startswith("0b"):
-        v = int(d[2:], 2)
-    elif d.startswith("0") and len(d) > 1:
-        v = int(d, 8)
-    else:
-        v = int(d)
-    return (-v if sign == "-" else v), suffix.lower()
-
-
 def literal_value(ctx: RuleContext, node):
     """Integer value of a (parenthesised) number literal or None."""
     node = strip_parens(node)
@@ -92,222 +52,6 @@ def literal_value(ctx: RuleContext, node):
         return None
     iv = int_value(ctx.text(node))
     return None if iv is None else iv[0]
-
-
-def strip_parens(node):
-    while node is not None and node.type == "parenthesized_expression" and node.named_child_count == 1:
-        node = node.named_children[0]
-    return node
-
-
-def call_name(ctx: RuleContext, call) -> str:
-    """Plain name of a call's function (`__shfl_sync`, `cg::tiled_partition` -> tiled_partition)."""
-    fn = call.child_by_field_name("function")
-    if fn is None:
-        return ""
-    if fn.type == "template_function":
-        fn = fn.child_by_field_name("name") or fn
-    if fn.type == "qualified_identifier":
-        name = fn.child_by_field_name("name")
-        while name is not None and name.type == "qualified_identifier":
-            name = name.child_by_field_name("name")
-        if name is not None and name.type == "template_function":
-            name = name.child_by_field_name("name")
-        fn = name if name is not None else fn
-    if fn is None or fn.type not in ("identifier", "field_identifier", "field_expression"):
-        return ""
-    if fn.type == "field_expression":
-        f = fn.child_by_field_name("field")
-        return ctx.text(f) if f is not None else ""
-    return ctx.text(fn)
-
-
-def call_args(call) -> list:
-    args = call.child_by_field_name("arguments")
-    if args is None or args.type != "argument_list":
-        return []
-    return [c for c in args.named_children if c.type != "comment"]
-
-
-enclosing_function = P.enclosing_function
-
-
-def amd_guarded(ctx: RuleContext, node) -> bool:
-    """Inside a preprocessor branch (either side) whose condition names an AMD/HIP macro."""
-    for a in P.ancestors(node):
-        if a.type in ("preproc_if", "preproc_elif", "preproc_ifdef", "preproc_elifdef"):
-            cond = a.child_by_field_name("condition") or a.child_by_field_name("name")
-            if cond is not None and AMD_COND.search(ctx.btext(cond)):
-                return True
-    return False
-
-
-def amd_branch(ctx: RuleContext, node):
-    """For the nearest enclosing `#if` on an AMD/HIP macro: "amd" when the node is in the branch
-    compiled for AMD, "other" when in the branch that is not, "unknown" when the condition is
-    too complex to tell; None when there is no such `#if`."""
-    for a in P.ancestors(node):
-        if a.type not in ("preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef"):
-            continue
-        cond = a.child_by_field_name("condition") or a.child_by_field_name("name")
-        if cond is None or not AMD_COND.search(ctx.btext(cond)):
-            continue
-        text = ctx.text(cond).strip()
-        negated = a.type == "preproc_ifdef" and a.children and a.children[0].type == "#ifndef"
-        if re.fullmatch(r"!\s*(?:defined\s*\(?\s*)?\w+\s*\)?", text):
-            negated = True
-        elif not re.fullmatch(r"(?:defined\s*\(?\s*)?\w+\s*\)?", text):
-            # `defined(__HIP_PLATFORM_AMD__) && defined(__GFX9__)`, `__AMDGCN_WAVEFRONT_SIZE == 64`:
-            # the other branch still runs on some AMD targets (or on all, once clang stops
-            # defining the macro): only a single vendor test splits AMD from the rest
-            return "unknown"
-        alt = a.child_by_field_name("alternative")
-        in_alt = alt is not None and alt.start_byte <= node.start_byte < alt.end_byte
-        if in_alt and alt.type != "preproc_else":
-            return "unknown"
-        return "other" if negated != in_alt else "amd"
-    return None
-
-
-def not_for_amd(ctx: RuleContext, node) -> bool:
-    """In a preprocessor branch that is not compiled for AMD (`#ifndef USE_ROCM`, the `#else` of
-    `#ifdef __HIP_PLATFORM_AMD__`)."""
-    return amd_branch(ctx, node) == "other"
-
-
-def type_text(ctx: RuleContext, node) -> str:
-    return SPACE.sub(" ", ctx.text(node)).strip() if node is not None else ""
-
-
-def type_width(text: str):
-    t = text.replace("const ", "").replace("volatile ", "").strip()
-    if t in TYPES32:
-        return 32
-    if t in TYPES64:
-        return 64
-    return None
-
-
-def _cache(ctx: RuleContext) -> dict:
-    c = getattr(ctx, "_warp_cache", None)
-    if c is None:
-        c = {}
-        ctx._warp_cache = c
-    return c
-
-
-def calls(ctx: RuleContext, names) -> list:
-    """call_expression nodes calling one of `names` (plain or qualified), in document order."""
-    cache = _cache(ctx)
-    if "calls" not in cache:
-        by = {}
-        for c in ctx.nodes("call_expression"):
-            by.setdefault(call_name(ctx, c), []).append(c)
-        cache["calls"] = by
-    out = []
-    for n in names:
-        out.extend(cache["calls"].get(n, ()))
-    out.sort(key=lambda n: n.start_byte)
-    return out
-
-
-def has_collective(ctx: RuleContext, scope) -> bool:
-    """Does `scope` (a function node, or None for the file) call a warp shuffle/vote builtin?"""
-    cache = _cache(ctx).setdefault("collective", {})
-    key = scope.start_byte if scope is not None else -1
-    if key not in cache:
-        found = False
-        calls(ctx, ())
-        wrappers = [n for n in _cache(ctx)["calls"] if WRAPPER_NAME.search(n)]
-        for c in calls(ctx, COLLECTIVE | set(wrappers)):
-            fn = c.child_by_field_name("function")
-            if fn is not None and fn.type == "field_expression":
-                continue        # tile.shfl_down(), tile.ballot(): the group's own collectives
-            if scope is None or (scope.start_byte <= c.start_byte and c.end_byte <= scope.end_byte):
-                found = True
-                break
-        cache[key] = found
-    return cache[key]
-
-
-class Decl:
-    __slots__ = ("name", "node", "type", "value", "pointer", "qualifiers", "ident")
-
-    def __init__(self, name, node, type_, value, pointer, qualifiers, ident):
-        self.name, self.node, self.type, self.value = name, node, type_, value
-        self.pointer, self.qualifiers, self.ident = pointer, qualifiers, ident
-
-
-def _declarators(ctx: RuleContext, decl):
-    type_node = decl.child_by_field_name("type")
-    quals = [ctx.text(c) for c in decl.children if c.type == "type_qualifier"]
-    for d in decl.children_by_field_name("declarator"):
-        value = None
-        pointer = False
-        node = d
-        if node.type == "init_declarator":
-            value = node.child_by_field_name("value")
-            node = node.child_by_field_name("declarator")
-        elif decl.type == "optional_parameter_declaration":
-            value = decl.child_by_field_name("default_value")
-        while node is not None and node.type in ("pointer_declarator", "array_declarator",
-                                                  "reference_declarator"):
-            pointer = pointer or node.type != "reference_declarator"
-            inner = node.child_by_field_name("declarator")
-            if inner is None and node.type == "reference_declarator":
-                inner = next((c for c in node.named_children if c.type == "identifier"), None)
-            node = inner
-        if node is not None and node.type == "identifier":
-            yield Decl(ctx.text(node), decl, type_node, value, pointer, quals, node)
-
-
-def declarations(ctx: RuleContext, scope) -> list[Decl]:
-    """Declarations (variables and parameters) in `scope` (function node) or the whole file."""
-    cache = _cache(ctx).setdefault("decls", {})
-    key = scope.start_byte if scope is not None else -1
-    if key not in cache:
-        root = scope if scope is not None else ctx.root
-        found = ctx.captures("[(declaration) (parameter_declaration) (optional_parameter_declaration)"
-                              " (field_declaration)] @d", root)
-        out = []
-        for d in found.get("d", []):
-            out.extend(_declarators(ctx, d))
-        cache[key] = out
-    return cache[key]
-
-
-def find_decl(ctx: RuleContext, ident) -> Decl | None:
-    """The declaration an identifier refers to: the nearest preceding one in its function, else
-    a file-level one."""
-    name = ctx.text(ident)
-    fn = enclosing_function(ident)
-    best = None
-    if fn is not None:
-        for d in declarations(ctx, fn):
-            if d.name == name and d.ident.start_byte <= ident.start_byte:
-                if best is None or d.ident.start_byte > best.ident.start_byte:
-                    best = d
-        if best is not None:
-            return best
-    for d in declarations(ctx, None):
-        if d.name == name and enclosing_function(d.node) is None:
-            return d
-    return None
-
-
-def file_macros(ctx: RuleContext) -> dict[str, str]:
-    """Object-like `#define NAME value` in the file: name -> value text (without comments)."""
-    cache = _cache(ctx)
-    if "macros" not in cache:
-        out = {}
-        for d in ctx.nodes("preproc_def"):
-            name = d.child_by_field_name("name")
-            value = d.child_by_field_name("value")
-            if name is not None and value is not None:
-                v = re.sub(r"/\*.*?\*/|//.*", "", ctx.text(value)).strip()
-                out.setdefault(ctx.text(name), v)
-        cache["macros"] = out
-    return cache["macros"]
 
 
 def decl_width(ctx: RuleContext, d: Decl):
@@ -337,7 +81,7 @@ def expr_width(ctx: RuleContext, node, depth: int = 0):
         name = ctx.text(node)
         if name in NAMES32:
             return 32
-        d = find_decl(ctx, node)
+        d = ctx.decls.find(node)
         if d is not None:
             return decl_width(ctx, d)
         return None
@@ -461,7 +205,7 @@ def is_thread_index(ctx: RuleContext, node, *, allow_blockdim=False) -> bool:
         name = ctx.text(node)
         if name.startswith("hipThreadIdx_") or (allow_blockdim and name.startswith("hipBlockDim_")):
             return True
-        d = find_decl(ctx, node)
+        d = ctx.decls.find(node)
         if d is not None and d.value is not None and contains_thread_idx(ctx, d.value, fields):
             return True
         return bool(TID_NAME.match(name))
@@ -474,7 +218,7 @@ def bounded_below_32(ctx: RuleContext, node) -> bool:
     if node is None:
         return False
     if node.type == "identifier":
-        d = find_decl(ctx, node)
+        d = ctx.decls.find(node)
         return d is not None and d.value is not None and bounded_below_32(ctx, d.value)
     if node.type == "binary_expression":
         op = node.child_by_field_name("operator")
@@ -513,10 +257,6 @@ def wave64_or_none(ctx: RuleContext):
     return w or None
 
 
-def fmt_targets(archs) -> str:
-    return ", ".join(archs)
-
-
 def _verb(archs, verb: str) -> str:
     return verb + "s" if len(archs) == 1 else verb
 
@@ -524,13 +264,13 @@ def _verb(archs, verb: str) -> str:
 def ballot_var(ctx: RuleContext, ident) -> Decl | None:
     """The declaration of a variable provably holding a ballot/activemask/match result:
     initialised from one, and only ever re-assigned from one or with `&=`/`^=`/`>>=`."""
-    d = find_decl(ctx, ident)
+    d = ctx.decls.find(ident)
     if d is None or d.value is None or d.pointer:
         return None
     v = strip_parens(d.value)
     if v.type != "call_expression" or call_name(ctx, v) not in MASK_SOURCES:
         return None
-    scope = enclosing_function(d.node)
+    scope = enclosing_function(d.node, lambdas=True)
     if scope is None:
         return None
     for a in ctx.captures("(assignment_expression) @a", scope).get("a", []):
@@ -612,7 +352,7 @@ class WarpSizeLiteral(Rule):
         yield from self._ops(ctx, w64)
         yield from self._definitions(ctx, w64)
 
-    _ARCH_COND = re.compile(rb"(?i)__gfx\d|GFX9|GFX1\d|WAVEFRONT_SIZE|wave64|wave32|RDNA|CDNA")
+    _ARCH_COND = re.compile(r"(?i)__gfx\d|GFX9|GFX1\d|WAVEFRONT_SIZE|wave64|wave32|RDNA|CDNA")
 
     def _vendor_64(self, ctx, w32):
         """`#define WARP_SIZE 64` chosen by vendor (`#ifdef __HIP_PLATFORM_AMD__`) rather than by
@@ -625,20 +365,20 @@ class WarpSizeLiteral(Rule):
             iv = int_value(v)
             if iv is None or iv[0] != 64:
                 continue
-            for a in P.ancestors(d):
-                if a.type in ("preproc_else", "preproc_elifdef"):
-                    break                   # the other side of a test: not clearly "AMD"
-                if a.type not in ("preproc_if", "preproc_ifdef", "preproc_elif"):
-                    continue
-                cond = a.child_by_field_name("condition") or a.child_by_field_name("name")
-                text = ctx.btext(cond) if cond is not None else b""
-                if AMD_COND.search(text) and not self._ARCH_COND.search(text):
-                    yield self.finding(
-                        ctx, d, f"`#define {ctx.text(name)} 64` is chosen by vendor (`{ctx.text(cond)}`), "
-                        f"but {fmt_targets(w32)} {_verb(w32, 'run')} 32-lane wavefronts: select it by "
-                        f"architecture (64 under `__GFX9__`, 32 otherwise) or use `warpSize`",
-                        severity=Severity.ERROR, targets=w32)
-                break
+            b = ctx.pp.branch_at(d.start_byte)
+            if b is None or ctx.vendor.at(d).amd is not True or not b.group.mentions_vendor() \
+                    or b.group.mentions(self._arch_macro):
+                continue
+            cond = next(x for x in b.group.branches if x.cond is not None)
+            yield self.finding(
+                ctx, d, f"`#define {ctx.text(name)} 64` is chosen by vendor (`{cond.raw}`), "
+                f"but {fmt_targets(w32)} {_verb(w32, 'run')} 32-lane wavefronts: select it by "
+                f"architecture (64 under `__GFX9__`, 32 otherwise) or use `warpSize`",
+                severity=Severity.ERROR, targets=w32)
+
+    @classmethod
+    def _arch_macro(cls, name: str) -> bool:
+        return cls._ARCH_COND.search(name) is not None
 
     def _ops(self, ctx, w64):
         for b in ctx.nodes("binary_expression"):
@@ -655,10 +395,10 @@ class WarpSizeLiteral(Rule):
             blockdim = op.type in ("/", ">>")
             if not is_thread_index(ctx, left, allow_blockdim=blockdim):
                 continue
-            if amd_guarded(ctx, b):
+            if ctx.vendor.at(b).hands_off:
                 continue
-            fn = enclosing_function(b)
-            collective = fn is not None and has_collective(ctx, fn)
+            fn = enclosing_function(b, lambdas=True)
+            collective = fn is not None and ctx.warp_collectives.present(fn)
             target = self._stored_in(ctx, b)
             if not collective and not (target and WARPISH_TARGET.search(target)):
                 continue
@@ -696,7 +436,7 @@ class WarpSizeLiteral(Rule):
     def _stored_in(ctx, node) -> str:
         """Name of the variable an expression is assigned to / initialises, if any."""
         n = node
-        for a in P.ancestors(node):
+        for a in ancestors(node):
             if a.type in ("parenthesized_expression", "binary_expression", "cast_expression",
                           "conditional_expression"):
                 n = a
@@ -711,7 +451,7 @@ class WarpSizeLiteral(Rule):
         return ""
 
     def _definitions(self, ctx, w64):
-        collective = has_collective(ctx, None)
+        collective = ctx.warp_collectives.present(None)
         sev = Severity.ERROR if collective else Severity.WARNING
         for d in ctx.nodes("preproc_def"):
             name = d.child_by_field_name("name")
@@ -720,7 +460,7 @@ class WarpSizeLiteral(Rule):
                 continue
             v = re.sub(r"/\*.*?\*/|//.*", "", ctx.text(value)).strip().strip("()").strip()
             iv = int_value(v)
-            if iv is None or iv[0] != 32 or amd_guarded(ctx, d):
+            if iv is None or iv[0] != 32 or ctx.vendor.at(d).hands_off:
                 continue
             yield self.finding(
                 ctx, d, f"`#define {ctx.text(name)} 32` hard-codes the warp size, but "
@@ -736,7 +476,7 @@ class WarpSizeLiteral(Rule):
                 continue
             if not WARP_SIZE_NAME.match(ctx.text(ident)) or literal_value(ctx, value) != 32:
                 continue
-            if amd_guarded(ctx, node):
+            if ctx.vendor.at(node).hands_off:
                 continue
             yield self.finding(
                 ctx, node, f"`{ctx.text(ident)} = 32` hard-codes the warp size, but "
@@ -800,7 +540,6 @@ class WarpSizeConstexpr(Rule):
         idents = ctx.identifiers(["warpSize"], kinds=frozenset({"identifier", "type_identifier"}))
         if not idents:
             return
-        from ..rewrite.cuda import is_declaration_name
         if any(is_declaration_name(i) or (i.parent is not None and i.parent.type in (
                 "type_parameter_declaration", "parameter_declaration",
                 "optional_parameter_declaration") and i.parent.child_by_field_name("declarator") == i)
@@ -809,7 +548,7 @@ class WarpSizeConstexpr(Rule):
         v = ctx.options.rocm_version
         for ident in idents:
             what = self._context(ctx, ident)
-            if what is None or not_for_amd(ctx, ident):
+            if what is None or ctx.vendor.at(ident).not_for_amd:
                 continue
             if what in ("#if", "#elif"):
                 sev, tail = Severity.ERROR, ("`warpSize` is not a macro and is 0 in preprocessor "
@@ -831,7 +570,7 @@ class WarpSizeConstexpr(Rule):
                 and ident.parent.parent is not None
                 and ident.parent.parent.type == "template_argument_list"):
             return None
-        for a in P.ancestors(ident):
+        for a in ancestors(ident):
             t = a.type
             if t == "array_declarator":
                 size = a.child_by_field_name("size")
@@ -903,7 +642,6 @@ class WavefrontSizeMacro(Rule):
     RX = re.compile(rb"(?<![\w$])__AMDGCN_WAVEFRONT_SIZE(?:__)?(?![\w$])")
 
     def check(self, ctx):
-        from ..rewrite.cuda import lex_code_spans
         spans_cache = {}
         for m in self.RX.finditer(ctx.data):
             node = ctx.root.descendant_for_byte_range(m.start(), m.end())
@@ -982,11 +720,11 @@ class WarpMask32Bit(Rule):
 
     def check(self, ctx):
         v = ctx.options.rocm_version
-        for call in calls(ctx, MASKED):
+        for call in (k.node for k in ctx.calls.named(MASKED, members=True)):
             name = call_name(ctx, call)
             if v < (7, 0) and name in self._dropped(ctx, name):
                 continue
-            if not_for_amd(ctx, call):
+            if ctx.vendor.at(call).not_for_amd:
                 continue
             args = call_args(call)
             if not args:
@@ -1029,8 +767,8 @@ class WarpMask32Bit(Rule):
 
     def _identifier(self, ctx, fname, ident):
         name = ctx.text(ident)
-        macro = file_macros(ctx).get(name)
-        if macro is not None and find_decl(ctx, ident) is None:
+        macro = ctx.macros.get(name)
+        if macro is not None and ctx.decls.find(ident) is None:
             iv = int_value(macro.strip("()").strip())
             if iv is not None and "l" not in iv[1] and -(1 << 31) <= iv[0] <= 0xffffffff:
                 yield self.finding(
@@ -1038,7 +776,7 @@ class WarpMask32Bit(Rule):
                     f"`{macro}`: HIP static_asserts a 64-bit mask: define it as `__activemask()` "
                     f"or a 64-bit literal")
             return
-        d = find_decl(ctx, ident)
+        d = ctx.decls.find(ident)
         if d is None or decl_width(ctx, d) != 32:
             return
         val = strip_parens(d.value) if d.value is not None else None
@@ -1111,8 +849,8 @@ class WarpBallotWidth(Rule):
         if not w64:
             return
         seen_decls = set()
-        for call in calls(ctx, MASK_SOURCES):
-            if amd_guarded(ctx, call):
+        for call in (k.node for k in ctx.calls.named(MASK_SOURCES, members=True)):
+            if ctx.vendor.at(call).hands_off:
                 continue
             src = call_name(ctx, call)
             node, parent = call, call.parent
@@ -1132,7 +870,7 @@ class WarpBallotWidth(Rule):
             elif parent.type == "assignment_expression":
                 left = parent.child_by_field_name("left")
                 if left is not None and left.type == "identifier":
-                    d = find_decl(ctx, left)
+                    d = ctx.decls.find(left)
                     if d is not None and decl_width(ctx, d) == 32:
                         yield self.finding(ctx, parent, f"`{src}` result stored in `{d.name}`, "
                                            f"declared `{type_text(ctx, d.type)}` (32-bit): lanes "
@@ -1141,12 +879,12 @@ class WarpBallotWidth(Rule):
             elif parent.type == "argument_list":
                 yield from self._bitop(ctx, parent.parent, node, f"`{src}`", w64)
         # bit ops on variables that hold a ballot
-        for call in calls(ctx, self.BITOPS):
+        for call in (k.node for k in ctx.calls.named(self.BITOPS, members=True)):
             args = call_args(call)
             if len(args) != 1:
                 continue
             a = strip_parens(args[0])
-            if a is None or amd_guarded(ctx, call):
+            if a is None or ctx.vendor.at(call).hands_off:
                 continue
             if a.type == "identifier":
                 d = ballot_var(ctx, a)
@@ -1247,7 +985,7 @@ class WarpBallotWidth(Rule):
     @staticmethod
     def _uses_width_agnostic(ctx, ident) -> bool:
         name = ctx.text(ident)
-        fn = enclosing_function(ident)
+        fn = enclosing_function(ident, lambdas=True)
         if fn is None:
             return False
         for u in ctx.identifiers([name], kinds=frozenset({"identifier"})):
@@ -1340,7 +1078,7 @@ class WarpLaneMask32(Rule):
                 r2 = right.child_by_field_name("right")
                 if not is_lane_index(ctx, r2) or bounded_below_32(ctx, r2):
                     continue
-            if amd_guarded(ctx, b):
+            if ctx.vendor.at(b).hands_off:
                 continue
             fix = None
             if lit is not None and op.type == "<<":
@@ -1427,7 +1165,7 @@ class WarpReduceOffset16(Rule):
         reported = set()
         for loop in ctx.nodes("for_statement"):
             r = self._loop(ctx, loop)
-            if r is None or amd_guarded(ctx, loop):
+            if r is None or ctx.vendor.at(loop).hands_off:
                 continue
             var, bound_node, new = r
             body = loop.child_by_field_name("body")
@@ -1448,12 +1186,12 @@ class WarpReduceOffset16(Rule):
                 f"`{ctx.text(bound_node)}` covers only 32 lanes; wavefronts on {fmt_targets(w64)} have 64: "
                 f"use `{new}`", fix=fix, targets=w64)
         # unrolled: __shfl_xor(v, 16) ... (v, 1)
-        for c in calls(ctx, SHFL | SHFL_SYNC):
+        for c in (k.node for k in ctx.calls.named(SHFL | SHFL_SYNC, members=True)):
             if c.start_byte in reported or _has_width(ctx, c):
                 continue
-            if literal_value(ctx, _delta_arg(ctx, c)) != 16 or amd_guarded(ctx, c):
+            if literal_value(ctx, _delta_arg(ctx, c)) != 16 or ctx.vendor.at(c).hands_off:
                 continue
-            fn = enclosing_function(c)
+            fn = enclosing_function(c, lambdas=True)
             if fn is None:
                 continue
             deltas = {literal_value(ctx, _delta_arg(ctx, x)) for x in _shfl_calls_in(ctx, fn)}
@@ -1568,7 +1306,7 @@ class WarpShflWidth(Rule):
         w64 = wave64_or_none(ctx)
         if not w64:
             return
-        for c in calls(ctx, {"__shfl", "__shfl_sync"}):
+        for c in (k.node for k in ctx.calls.named({"__shfl", "__shfl_sync"}, members=True)):
             args = call_args(c)
             sync = call_name(ctx, c) == "__shfl_sync"
             i = 2 if sync else 1
@@ -1579,7 +1317,7 @@ class WarpShflWidth(Rule):
                 wt = ctx.text(args[i + 1]).replace(" ", "")
                 if not (wv == 64 or wt == "warpSize"):
                     continue
-            if amd_guarded(ctx, c):
+            if ctx.vendor.at(c).hands_off:
                 continue
             yield self.finding(
                 ctx, args[i], f"`{ctx.text(c)}` reads lane 31, the middle of a 64-lane wavefront "
@@ -1590,18 +1328,14 @@ class WarpShflWidth(Rule):
 # =============================================================================================
 SYNC_SHIM = re.compile(r"^(?:__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|match_any|"
                        r"match_all)_sync|__syncwarp|__activemask)$")
-VERSION_GUARD = re.compile(rb"HIP_VERSION|ROCM_VERSION|HIP_VERSION_MAJOR|WARP_SYNC_BUILTINS"
-                           rb"|__CUDACC__|__CUDA_ARCH__|__NVCC__|__HIP_PLATFORM_NVIDIA__"
-                           rb"|__HIP_PLATFORM_NVCC__|CUDA_VERSION")
+VERSION_GUARD = re.compile(r"HIP_VERSION|ROCM_VERSION|HIP_VERSION_MAJOR|WARP_SYNC_BUILTINS"
+                           r"|__CUDACC__|__CUDA_ARCH__|__NVCC__|__HIP_PLATFORM_NVIDIA__"
+                           r"|__HIP_PLATFORM_NVCC__|CUDA_VERSION")
 
 
-def _guarded_by(ctx, node, rx) -> bool:
-    for a in P.ancestors(node):
-        if a.type in ("preproc_if", "preproc_elif", "preproc_ifdef", "preproc_elifdef"):
-            cond = a.child_by_field_name("condition") or a.child_by_field_name("name")
-            if cond is not None and rx.search(ctx.btext(cond)):
-                return True
-    return False
+def _version_macro(name: str) -> bool:
+    """A macro whose `#if` chain picks code by ROCm/CUDA version or by compiler."""
+    return VERSION_GUARD.search(name) is not None
 
 
 @register
@@ -1653,18 +1387,18 @@ class WarpSyncBuiltinsVersion(Rule):
         v = ctx.options.rocm_version
         vt = ".".join(map(str, v))
         if v < (7, 0):
-            for c in calls(ctx, DROPPED_BEFORE_70):
+            for c in (k.node for k in ctx.calls.named(DROPPED_BEFORE_70, members=True)):
                 args = call_args(c)
                 if not args or is_full32_mask(ctx, args[0]) or is_full64_mask(ctx, args[0]):
                     continue
                 m = strip_parens(args[0])
                 if m.type == "identifier":
-                    d = find_decl(ctx, m)
+                    d = ctx.decls.find(m)
                     if d is not None and d.value is not None and (
                             is_full32_mask(ctx, d.value) or is_full64_mask(ctx, d.value)):
                         continue
                 name = call_name(ctx, c)
-                if _guarded_by(ctx, c, VERSION_GUARD) or not_for_amd(ctx, c):
+                if ctx.pp.guarded_by(c.start_byte, _version_macro) or ctx.vendor.at(c).not_for_amd:
                     continue
                 yield self.finding(
                     ctx, args[0], f"`{name}` with mask `{ctx.text(args[0])}`: for ROCm {vt} porter "
@@ -1682,7 +1416,7 @@ class WarpSyncBuiltinsVersion(Rule):
                 name = d.child_by_field_name("name")
             if name is None or not SYNC_SHIM.match(ctx.text(name)):
                 continue
-            if _guarded_by(ctx, d, VERSION_GUARD) or not_for_amd(ctx, d):
+            if ctx.pp.guarded_by(d.start_byte, _version_macro) or ctx.vendor.at(d).not_for_amd:
                 continue
             shim = ctx.text(name)
             state = ("on by default" if v >= (7, 0) else
@@ -1733,8 +1467,8 @@ class WarpSyncwarp(Rule):
     def check(self, ctx):
         v = ctx.options.rocm_version
         vt = ".".join(map(str, v))
-        for c in calls(ctx, {"__syncwarp"}):
-            if _guarded_by(ctx, c, VERSION_GUARD) or not_for_amd(ctx, c):
+        for c in (k.node for k in ctx.calls.named({"__syncwarp"}, members=True)):
+            if ctx.pp.guarded_by(c.start_byte, _version_macro) or ctx.vendor.at(c).not_for_amd:
                 continue
             if v < (7, 0):
                 yield self.finding(
@@ -1802,7 +1536,7 @@ class WarpActivemaskCompare(Rule):
                     pass
                 elif src.startswith("__popc") or not is_full32_mask(ctx, other):
                     continue
-                if amd_guarded(ctx, b):
+                if ctx.vendor.at(b).hands_off:
                     break
                 yield self.finding(
                     ctx, b, f"`{ctx.text(b)}` tests a 32-lane warp, but `{src}` covers "
@@ -1875,8 +1609,8 @@ class WarpMatchReduceSync(Rule):
         need = ("define HIP_ENABLE_WARP_SYNC_BUILTINS (ROCm 6.2-6.4) or target 7.0+"
                 if v >= (6, 2) else "it needs ROCm 6.2+ with HIP_ENABLE_WARP_SYNC_BUILTINS, "
                 "or 7.0+")
-        for c in calls(ctx, MATCH_SYNC):
-            if _guarded_by(ctx, c, VERSION_GUARD) or not_for_amd(ctx, c):
+        for c in (k.node for k in ctx.calls.named(MATCH_SYNC, members=True)):
+            if ctx.pp.guarded_by(c.start_byte, _version_macro) or ctx.vendor.at(c).not_for_amd:
                 continue
             yield self.finding(ctx, c.child_by_field_name("function") or c,
                                f"`{call_name(ctx, c)}` is not available by default in ROCm {vt}: "
@@ -1942,18 +1676,18 @@ class WarpSynchronousImplicit(Rule):
             if not is_thread_index(ctx, idx.child_by_field_name("left")):
                 continue
             scope = None
-            for a in P.ancestors(s):
+            for a in ancestors(s):
                 if a.type in ("compound_statement",):
                     scope = a
                     break
             if scope is None or scope.start_byte in done:
                 continue
             text = ctx.btext(scope)
-            if not re.search(rb"\+\s*8\s*\]", text) or b"__syncwarp" in text or amd_guarded(ctx, s):
+            if not re.search(rb"\+\s*8\s*\]", text) or b"__syncwarp" in text or ctx.vendor.at(s).hands_off:
                 continue
             done.add(scope.start_byte)
             stmt = s
-            for a in P.ancestors(s):
+            for a in ancestors(s):
                 if a.type == "expression_statement":
                     stmt = a
                     break
@@ -2028,10 +1762,10 @@ class WarpIndependentScheduling(Rule):
             elif len(args) != 2 or literal_value(ctx, args[1]) is None:
                 continue
             lock = ctx.text(strip_parens(args[0])).lstrip("&").strip()
-            fn = enclosing_function(loop)
+            fn = enclosing_function(loop, lambdas=True)
             if fn is None or not self._released(ctx, fn, lock, loop):
                 continue
-            if self._elected(ctx, loop, fn) or not_for_amd(ctx, loop):
+            if self._elected(ctx, loop, fn) or ctx.vendor.at(loop).not_for_amd:
                 continue
             yield self.finding(
                 ctx, cond, f"spin lock on `{lock}` taken by every thread: without independent "
@@ -2073,7 +1807,7 @@ class WarpIndependentScheduling(Rule):
                         contains_thread_idx(ctx, cond) or
                         re.search(r"(?i)lane|tid|thread|leader|rank", ctx.text(cond))):
                 return True
-        for a in P.ancestors(loop):
+        for a in ancestors(loop):
             if a is fn or a.type == "function_definition":
                 return False
             if a.type == "if_statement":
@@ -2144,7 +1878,7 @@ class OccupancyMath32(Rule):
                     name = ctx.text(f)
             elif left.type == "identifier" and self.NAMES.match(ctx.text(left)):
                 name = ctx.text(left)
-            if name is None or amd_guarded(ctx, b):
+            if name is None or ctx.vendor.at(b).hands_off:
                 continue
             yield self.finding(
                 ctx, b, f"`{ctx.text(b)}` counts 32-thread warps, but {fmt_targets(w64)} {_verb(w64, 'schedule')} "

@@ -1,0 +1,99 @@
+"""Call expressions of a file, by the callee's plain name.
+
+One definition for every rule: a call's *name* is the unqualified name of the function called,
+through template arguments and namespaces (`f(x)`, `ns::f(x)`, `f<T>(x)`, `ns::f<T>(x)` are all
+`f`) and, for member calls (`tile.shfl_down(v, 1)`, `p->f()`), the member's name with
+`Call.member` set. `CallIndex.named(names)` returns `Call` records in document order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from .functions import enclosing_function, function_name
+
+
+def callee(call):
+    """(name node, is a member call) of a call_expression, or (None, False)."""
+    fn = call.child_by_field_name("function")
+    if fn is None:
+        return None, False
+    if fn.type == "template_function":
+        fn = fn.child_by_field_name("name")
+    while fn is not None and fn.type == "qualified_identifier":
+        fn = fn.child_by_field_name("name")
+        if fn is not None and fn.type == "template_function":
+            fn = fn.child_by_field_name("name")
+    if fn is not None and fn.type == "field_expression":
+        f = fn.child_by_field_name("field")
+        return (f, True) if f is not None and f.type == "field_identifier" else (None, False)
+    if fn is not None and fn.type in ("identifier", "field_identifier"):
+        return fn, False
+    return None, False
+
+
+def call_name(ctx, call) -> str:
+    """The plain name of the function a call_expression calls ("" when it has none, e.g.
+    `(*fp)(x)` or `T(x)` with a type); for other nodes, ""."""
+    if call is None or call.type != "call_expression":
+        return ""
+    node, _ = callee(call)
+    return ctx.text(node) if node is not None else ""
+
+
+def call_args(call) -> list:
+    """The argument nodes of a call_expression (comments left out)."""
+    args = call.child_by_field_name("arguments")
+    if args is None or args.type != "argument_list":
+        return []
+    return [c for c in args.named_children if c.type != "comment"]
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str             # plain callee name (see the module docstring)
+    node: object          # the call_expression
+    callee: object        # the name node (identifier or field_identifier): where to report
+    args: tuple           # argument nodes
+    member: bool          # `obj.f()` / `p->f()`
+
+    @property
+    def function(self):
+        """The call's `function` child (`ns::f<T>`, `obj.f`)."""
+        return self.node.child_by_field_name("function")
+
+
+class CallIndex:
+    """All call_expressions of one file, indexed by name once."""
+
+    def __init__(self, ctx):
+        self._ctx = ctx
+        self._by: dict[str, list[Call]] = {}
+        for c in ctx.nodes("call_expression"):
+            node, member = callee(c)
+            if node is None:
+                continue
+            name = ctx.text(node)
+            self._by.setdefault(name, []).append(Call(name, c, node, tuple(call_args(c)), member))
+
+    def names(self) -> frozenset[str]:
+        """Every callee name of the file."""
+        return frozenset(self._by)
+
+    def named(self, names: Iterable[str], *, members: bool = False,
+              forwarding: bool = True) -> list[Call]:
+        """Calls of the named functions, in document order. `members=True` includes member
+        calls (`obj.f()`); `forwarding=False` leaves out the call inside a function of the same
+        name (an overload wrapper `f(T** p) { return f((void**)p); }` forwarding to the API)."""
+        if isinstance(names, str):
+            names = (names,)
+        out = [c for n in set(names) for c in self._by.get(n, ())
+               if members or not c.member]
+        if not forwarding:
+            out = [c for c in out if not self.is_forwarding(c)]
+        out.sort(key=lambda c: c.node.start_byte)
+        return out
+
+    def is_forwarding(self, c: Call) -> bool:
+        fn = enclosing_function(c.node, lambdas=False)
+        return fn is not None and function_name(self._ctx, fn) == c.name
