@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .model import COLUMNS, KINDS, STATUSES, Row, parse_version, valid_transform
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 
 
 def tables_dir() -> Path:
@@ -76,6 +76,20 @@ def validate_rows(rows: list[Row], name: str) -> list[str]:
         except ValueError as exc:
             problems.append(f"{where}: {exc}")
             since = (0,)
+        for col in ("hip_removed", "cuda_removed"):
+            text = getattr(r, col)
+            try:
+                parse_version(text)
+            except ValueError as exc:
+                problems.append(f"{where}: {col}: {exc}")
+        if r.hip_removed:
+            if not r.hip:
+                problems.append(f"{where}: hip_removed without a hip name")
+            elif r.hip_removed and parse_version(r.hip_removed) <= since:
+                problems.append(f"{where}: hip_removed {r.hip_removed} not after hip_since")
+        if r.cuda_removed and r.status != "removed":
+            problems.append(f"{where}: cuda_removed {r.cuda_removed} on a {r.status} row "
+                            "(status must be removed)")
         key = (r.cuda, since)
         if key in seen:
             problems.append(f"{where}: duplicate row for {r.cuda} (hip_since {r.hip_since or '-'})")
@@ -86,6 +100,16 @@ def validate_rows(rows: list[Row], name: str) -> list[str]:
         if not r.source:
             problems.append(f"{where}: no source")
     return problems
+
+
+def _gone(row: Row) -> Row:
+    """The row as it stands for a release after its HIP name's last checked presence."""
+    last = row.last_present()
+    where = ".".join(map(str, last)) if last else "?"
+    why = (f"{row.hip} is not in ROCm {row.hip_removed} (the last checked release that has it: "
+           f"ROCm {where}); target an older ROCm to keep it")
+    return row._replace(hip="", roc="", status="unsupported", transform="",
+                        notes=f"{why}; {row.notes}" if row.notes else why)
 
 
 @dataclass(eq=False)
@@ -123,7 +147,7 @@ class MappingIndex:
         idx.relevant = frozenset(
             name.encode() for name, rows in idx.by_name.items()
             if not all(r.hip == r.cuda and not r.transform and r.status == "supported"
-                       and not r.hip_since for r in rows))
+                       and not r.hip_since and not r.hip_removed for r in rows))
         return idx
 
     # -- look-ups ---------------------------------------------------------------------------
@@ -132,7 +156,10 @@ class MappingIndex:
         """The row in force for a ROCm version: the newest whose hip_since <= version.
 
         Returns the oldest row (marked unsupported by the caller) when all are newer, and None
-        when there is no row at all.
+        when there is no row at all. When the row in force names a HIP name that a checked
+        release up to *version* no longer has (hip_removed), or whose presence in *version* is
+        not known (after the last checked release that has it), the row comes back without a
+        HIP name: the CUDA name is left and reported, with the reason in its notes.
         """
         if not rows:
             return None
@@ -142,7 +169,11 @@ class MappingIndex:
         for r in rows:
             if r.since <= version:
                 chosen = r
-        return chosen if chosen is not None else rows[0]
+        if chosen is None:
+            return rows[0]
+        if chosen.hip_removed and not chosen.present_in(version):
+            return _gone(chosen)
+        return chosen
 
     def lookup(self, name: str, version: tuple[int, ...] | None = None) -> Row | None:
         return self.pick(self.by_name.get(name), version)

@@ -4,7 +4,19 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-COLUMNS = ("cuda", "hip", "roc", "kind", "status", "hip_since", "transform", "notes", "source")
+COLUMNS = ("cuda", "hip", "roc", "kind", "status", "hip_since", "hip_removed", "cuda_removed",
+           "transform", "notes", "source")
+
+# The ROCm releases whose API the tables are checked against (scripts/check_mappings.py, with the
+# inputs pinned in scripts/inputs.lock): headers of 6.4 and 7.2 (the prefixes of
+# scripts/setup-rocm.sh), the HIP and library binding lists (.pxd) of the others. `hip_since` and
+# `hip_removed` name releases of this list (or a release a cited source documents).
+CHECKED_ROCM: tuple[tuple[int, int], ...] = ((6, 2), (6, 3), (6, 4), (7, 0), (7, 1), (7, 2), (10, 0))
+# The releases whose headers are unpacked here (the compile proof uses the newest of them).
+HEADER_ROCM: tuple[tuple[int, int], ...] = ((6, 4), (7, 2))
+# CUDA releases whose headers the tables are checked against (11.8 and 12.9 from NVIDIA's
+# -cu11/-cu12 wheels, 13.0 from the toolkit): `cuda_removed` names one of them.
+CHECKED_CUDA: tuple[tuple[int, int], ...] = ((11, 8), (12, 9), (13, 0))
 KINDS = frozenset({"function", "device_function", "type", "enum", "macro", "header",
                    "header_dir", "namespace", "python_attr"})
 STATUSES = frozenset({"supported", "unsupported", "deprecated", "removed", "experimental"})
@@ -48,6 +60,8 @@ class Row(NamedTuple):
     kind: str
     status: str
     hip_since: str
+    hip_removed: str
+    cuda_removed: str
     transform: str
     notes: str
     source: str
@@ -56,6 +70,29 @@ class Row(NamedTuple):
     @property
     def since(self) -> tuple[int, ...]:
         return parse_version(self.hip_since)
+
+    @property
+    def removed(self) -> tuple[int, ...] | None:
+        """The first ROCm release without the HIP name (None: every checked release from
+        hip_since on has it)."""
+        return parse_version(self.hip_removed) if self.hip_removed else None
+
+    def last_present(self) -> tuple[int, ...] | None:
+        """The newest checked release known to have the HIP name (None: no end known)."""
+        gone = self.removed
+        if gone is None:
+            return None
+        before = [v for v in CHECKED_ROCM if v < gone and v >= self.since[:2]]
+        return before[-1] if before else self.since
+
+    def present_in(self, version: tuple[int, ...]) -> bool:
+        """Is the HIP name known to exist in ROCm *version*? From hip_since on, up to the last
+        checked release that has it when a later checked release lacks it (between that one and
+        the first release without it, presence is not known: the name is not produced)."""
+        if self.since > version:
+            return False
+        last = self.last_present()
+        return last is None or version[:2] <= last[:2]
 
     @property
     def supported(self) -> bool:
