@@ -108,17 +108,23 @@ def process_one(rel: str, data: bytes, options: EngineOptions, kind: str = "cuda
     return process_build(rel, data) if kind == "build" else process_data(rel, data)
 
 
-def process_build(rel: str, data: bytes) -> FileResult:
-    """Run the build-file rules (CMake, Makefiles) on one file; build files are not rewritten."""
+def process_build(rel: str, data: bytes, root: Path | None = None) -> FileResult:
+    """Run the build-file rules (CMake, Makefiles) on one file and, when porting, port it
+    (porter.rewrite.build); *root* is the project folder (for the packages other files need)."""
     opts: EngineOptions = _STATE["options"]
     res = FileResult(rel, "build", old_data=data, new_data=data)
     rules = _STATE["build_triggers"].rules_for(data)
-    if not rules:
+    if not rules and not opts.rewrite:
         return res
     from .rules.base import RuleContext
     src = SourceFile(rel, data)
     ctx = RuleContext(src, None, opts.rules, _STATE["index"])
     findings = [f for rule in rules for f in rule.check(ctx)]
+    if opts.rewrite:
+        from .rewrite.build import port_result
+        findings = port_result(res, src, opts, findings, root)
+        if opts.rule_codes is not None:
+            findings = [f for f in findings if f.code in opts.rule_codes]
     findings = _suppress(src, findings, rules, opts)
     _override(findings)
     findings.sort(key=Finding.sort_key)
@@ -337,11 +343,19 @@ def run_job(job: Job) -> FileResult:
             return res
         data = e.path.read_bytes()
         if e.kind == "build":
-            res = process_build(e.rel, data)
-            res.status = "copied"
-            res.new_data = res.old_data = None
-            if job.out:
-                atomic_copy(e.path, Path(job.out))
+            root = e.path.parents[max(0, len(Path(e.rel).parts) - 1)]
+            res = process_build(e.rel, data, root)
+            if res.new_data is not None and res.new_data != data:
+                if job.backup:
+                    atomic_copy(e.path, Path(job.backup))
+                if job.out:
+                    atomic_write(Path(job.out), res.new_data, mode_from=e.path)
+            else:
+                res.status = "copied"
+                if job.out:
+                    atomic_copy(e.path, Path(job.out))
+            if not job.keep_data:
+                res.new_data = res.old_data = None
             return res
         if e.kind == "python" and not is_binary(data):
             from .rewrite.python import process

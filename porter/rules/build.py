@@ -360,3 +360,85 @@ class CuFileExtensions(Rule):
                                    f"`{s.group(1).decode()}` is compiled as CUDA by CMake (HIP "
                                    f"takes only `.hip`): set `LANGUAGE HIP` on it with "
                                    f"set_source_files_properties, or rename it to `.hip`")
+
+
+@register
+class BuildUnported(Rule):
+    """Build-file construct that `porter port` cannot translate to HIP.
+
+    ## What it finds
+    Reported by the build-file port (`porter port` on CMakeLists.txt, *.cmake, Makefiles),
+    at the construct's line: CMake targets, variables, properties and commands of CUDA that
+    have no ROCm counterpart (`CUDA::nvtx3`, `CUDA::cupti`, `CUDA_SEPARABLE_COMPILATION`,
+    `CMAKE_CUDA_HOST_COMPILER`, `cuda_compile` ...), nvcc options with no HIP-Clang equivalent
+    (`-dlink`, `-ptx`, `-cubin`), `-Xcompiler` with a quoted value, libraries with no ROCm
+    counterpart (`-lcudadevrt`), and CUDA toolkit paths.
+
+    ## Why it breaks on AMD
+    The construct is left as it was, so the HIP build either fails (an unknown target or
+    option) or silently does something else (a CUDA-only property has no effect on a HIP
+    target). ROCm's Debian packages install CMake package configs for the hip* and roc*
+    libraries (hip, hipblas, hipblaslt, hipfft, hiprand, hipsolver, hipsparse, hiprtc, rccl,
+    miopen, rocthrust, hipcub) but none for roctx, rocprofiler or rocm-smi.
+
+    ## Example
+    ```cmake
+    target_link_libraries(app PRIVATE CUDA::nvtx3)
+    set_target_properties(app PROPERTIES CUDA_SEPARABLE_COMPILATION ON)
+    ```
+
+    ## Use instead
+    ```cmake
+    find_library(ROCTX roctx64 REQUIRED)
+    target_link_libraries(app PRIVATE ${ROCTX})
+    target_compile_options(app PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-fgpu-rdc>)
+    target_link_options(app PRIVATE -fgpu-rdc --hip-link)
+    ```
+
+    ## References
+    - CMake 3.25 FindCUDAToolkit (the `CUDA::` targets) and cmake-properties(7)
+    - The CMake package configs in Debian's ROCm 7.2 -dev packages (`lib/<triplet>/cmake/<pkg>`)
+    - HIP-Clang options: `clang --help` (`-fgpu-rdc`, `--hip-link`)
+    """
+    code = "PT905"
+    name = "build-unported"
+    severity = Severity.ERROR
+    languages = ("build",)
+    emitted_by_engine = True
+
+
+@register
+class BuildChanged(Rule):
+    """Build-file option that `porter port` removed or translated only approximately.
+
+    ## What it finds
+    Reported by the build-file port at the option's line: `--use_fast_math` (became
+    `-ffast-math`), `-maxrregcount` and `-Xptxas` options other than `-v` (removed: no ptxas on
+    AMD), `-ccbin`, `-cudart`, `-Xnvlink` (removed), and CUDA architecture lists that are not
+    literal SM numbers (left for you to set to AMD targets).
+
+    ## Why it breaks on AMD
+    These are not one-to-one. `-ffast-math` in HIP-Clang also assumes no NaN or infinity and
+    applies to host code; nvcc's `--use_fast_math` only relaxes device math. A register cap
+    has no HIP-Clang flag: the intent moves to `__launch_bounds__`. A CMake `CMAKE_HIP_ARCHITECTURES`
+    set from a variable still holds whatever the variable held (SM numbers).
+
+    ## Example
+    ```make
+    NVCCFLAGS = -O3 --use_fast_math -maxrregcount=64
+    ```
+
+    ## Use instead
+    ```make
+    HIPFLAGS = -O3 -ffast-math    # checked for accuracy; register bound via __launch_bounds__
+    ```
+
+    ## References
+    - nvcc documentation, "Command Option Description" (`--use_fast_math`, `--maxrregcount`)
+    - HIP-Clang options: `clang --help` (`-ffast-math`, `-ffp-contract`, `-fgpu-rdc`)
+    """
+    code = "PT906"
+    name = "build-changed"
+    severity = Severity.WARNING
+    languages = ("build",)
+    emitted_by_engine = True
