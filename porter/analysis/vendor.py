@@ -40,7 +40,8 @@ class Side(str, enum.Enum):
 class Compiled:
     amd: bool | None
     nvidia: bool | None
-    switched: bool = False
+    switched: bool = False          # a vendor switch encloses the code
+    switch_undecided: bool = False  # ... and the vendor switches alone leave `amd` unknown
 
     @property
     def side(self) -> Side:
@@ -60,8 +61,9 @@ class Compiled:
     @property
     def per_target(self) -> bool:
         """Inside a vendor switch whose AMD side the model cannot decide (`#ifdef __GFX9__`,
-        `#if __AMDGCN_WAVEFRONT_SIZE == 64`): code written per target by hand."""
-        return self.switched and self.amd is None
+        `#if __AMDGCN_WAVEFRONT_SIZE == 64`): code written per target by hand. (An unknown
+        project flag around a decided switch, `#ifdef FAST` ... `#ifdef USE_ROCM`, is not.)"""
+        return self.switch_undecided and self.amd is None
 
     @property
     def hands_off(self) -> bool:
@@ -100,9 +102,17 @@ class CppVendorModel:
         key = id(b)
         c = self._memo.get(key)
         if c is None:
-            switched = any(x.group.mentions_vendor() for x in self.pp.enclosing(start))
+            switched, undecided = False, False
+            for x in self.pp.enclosing(start):
+                if x.group.mentions_vendor():
+                    switched = True
+                    v = self.pp.branch_value(x, "amd")
+                    if v == 0:
+                        undecided = False
+                        break
+                    undecided = undecided or v is None
             c = Compiled(_tri(self.pp.path_value(start, "amd")),
-                         _tri(self.pp.path_value(start, "nv")), switched)
+                         _tri(self.pp.path_value(start, "nv")), switched, undecided)
             self._memo[key] = c
         return c
 

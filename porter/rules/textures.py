@@ -121,7 +121,8 @@ class TextureImageUnsupported(Rule):
     Device-side texture and surface functions (`tex1D<T>`, `tex2D<T>`, `tex3D<T>`,
     `tex1Dfetch<T>`, `tex2DLayered<T>`, `surf2Dwrite`, `surf1Dread`, ...) and the host calls that
     create texture or surface objects (`cudaCreateTextureObject`, `cudaCreateSurfaceObject`),
-    when a selected `--offload-arch` has no image support.
+    when a selected `--offload-arch` has no image support. Code AMD does not compile (the
+    NVIDIA side of a vendor switch) is not reported.
 
     ## Why it breaks on AMD
     For gfx942 (MI300A/MI300X/MI325X), and in ROCm 7.2 also gfx950 (MI350X/MI355X), HIP defines
@@ -163,7 +164,7 @@ class TextureImageUnsupported(Rule):
         guard = ("__HIP_NO_IMAGE_SUPPORT",)
         for cl in ctx.calls.named(_OBJ_FETCH + _SURF):
             name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
-            if ctx.pp.guarded_by(call.start_byte, guard):
+            if ctx.pp.guarded_by(call.start_byte, guard) or ctx.vendor.at(call).not_for_amd:
                 continue
             yield self.finding(ctx, ident, f"`{name}` needs image instructions, which {where} "
                                f"lack (HIP marks it unavailable there): use global-memory loads "
@@ -171,7 +172,7 @@ class TextureImageUnsupported(Rule):
                                f"`#if !defined(__HIP_NO_IMAGE_SUPPORT)`", targets=archs)
         for cl in ctx.calls.named(_OBJ_HOST):
             name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
-            if ctx.pp.guarded_by(call.start_byte, guard):
+            if ctx.pp.guarded_by(call.start_byte, guard) or ctx.vendor.at(call).not_for_amd:
                 continue
             yield self.finding(ctx, ident, f"`{name}` creates an image object, which {where} do "
                                f"not support (hipDeviceAttributeImageSupport is 0): pass the "
