@@ -1,7 +1,7 @@
 """PT90x: build files (hazards.md section K). CMakeLists.txt, *.cmake, Makefiles, *.mk."""
 from __future__ import annotations
 
-from .lazyre import re
+from ..analysis.lazyre import re
 
 from ..findings import Severity
 from .base import Rule
