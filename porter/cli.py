@@ -88,6 +88,22 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("paths", nargs="*", metavar="PATH", default=["."])
     _common(c)
 
+    rv = sub.add_parser("review", help="findings on the lines a change (pull request) touches",
+                        description="Check the files changed since the merge base of REF and "
+                                    "HEAD (the working tree against it) and report the findings "
+                                    "on changed lines, and the CUDA API references the change "
+                                    "adds to ported files (PT006). Needs git.")
+    rv.add_argument("paths", nargs="*", metavar="PATH", default=["."],
+                    help="limit the review to these files or folders (default: .)")
+    rv.add_argument("--base", required=True, metavar="REF",
+                    help="the branch, tag or commit the change goes into (e.g. origin/main)")
+    rv.add_argument("--filter-mode", default="added",
+                    choices=("added", "diff_context", "file", "nofilter"),
+                    help="which findings to report (reviewdog's modes): on added/modified lines "
+                         "(default), inside the diff's hunks, anywhere in a changed file, or "
+                         "everywhere under PATHS")
+    _common(rv)
+
     r = sub.add_parser("rule", help="show a rule's documentation (or list them all)")
     r.add_argument("code", nargs="?", metavar="CODE")
     r.add_argument("--all", action="store_true", help="list every rule")
@@ -120,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("port", "check"):
             from .commands import run_port_or_check
             return run_port_or_check(args)
+        if args.command == "review":
+            from .review import run_review
+            return run_review(args)
         if args.command == "rule":
             from .commands import run_rule
             return run_rule(args)

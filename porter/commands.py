@@ -146,9 +146,11 @@ def _engine_options(res: Resolved, args, command: str, roc_areas=frozenset(), sh
                        rewrite_strings=getattr(args, "rewrite_strings", False),
                        add_runtime_include=not getattr(args, "no_include", False))
     is_port = command == "port"
+    # review ports in memory (nothing written, no fixes) to see the CUDA names a change adds
     return EngineOptions(port=port, rules=res.rule_options, rule_codes=res.rule_codes,
                          severity=res.severity, apply_fixes=is_port and not args.no_fix,
-                         unsafe_fixes=res.unsafe_fixes, rewrite=is_port, run_rules=True)
+                         unsafe_fixes=res.unsafe_fixes, rewrite=command in ("port", "review"),
+                         run_rules=True)
 
 
 # -- port / check ----------------------------------------------------------------------------
@@ -289,9 +291,9 @@ def make_job(args, plan: PortPlan, e, root: Path | None):
     """The engine job for one discovered file in this mode (None: the file is not read)."""
     from .engine import Job
     mode = plan.mode
-    if mode in ("check", "diff"):
+    if mode in ("check", "diff", "review"):
         if e.kind in ("cuda", "build", "python"):
-            return Job(e, keep_data=(mode == "diff"))
+            return Job(e, keep_data=(mode in ("diff", "review")))
         return None
     if mode == "stdout":
         return Job(e, keep_data=True)
@@ -343,7 +345,9 @@ def run_pipeline(args, res: Resolved, jobs: list) -> list:
 
 
 def build_report(args, res: Resolved, plan: PortPlan, results: list):
-    from .report import RunReport
+    from .report import RunReport, attach_sources
+    # --in-place has rewritten the files: their lines are no longer the ones the findings name
+    attach_sources(results, read_disk=plan.mode != "inplace")
     errors = [(r.rel, r.note) for r in results if r.status == "error"]
     errors += [(r.rel, e) for r in results for e in r.errors]
     return RunReport(plan.command, results, res.options_dict(), plan.skipped, errors)

@@ -1,13 +1,19 @@
-"""JSON report (schema `porter-report/1`)."""
+"""JSON report. Its shape is described by `porter/schemas/porter-report.schema.json`.
+
+Compatibility promise: within a major `schema_version` fields are only added, never renamed,
+removed or given another type; a consumer should ignore fields it does not know. A change that
+breaks this raises the major version (and `schema`, `porter-report/<major>`).
+"""
 from __future__ import annotations
 
 import json
 
 from .. import __version__
 from ..findings import Finding
-from . import RunReport
+from . import RunReport, clean
 
 SCHEMA = "porter-report/1"
+SCHEMA_VERSION = "1.1"
 
 
 def finding_dict(f: Finding) -> dict:
@@ -24,22 +30,36 @@ def finding_dict(f: Finding) -> dict:
                     "applied": bool(f.extra.get("fixed"))}
     if f.in_diff is not None:
         d["in_diff"] = f.in_diff
+    if "source" in f.extra:
+        d["source_line"] = f.extra["source"]
+    if f.extra.get("severity_reason"):
+        d["severity_reason"] = f.extra["severity_reason"]
     return d
 
 
 def to_dict(report: RunReport) -> dict:
-    return {
+    from .effort import estimate
+    effort = estimate(report)
+    doc = {
         "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
         "tool": {"name": "porter", "version": __version__},
         "command": report.command,
         "options": report.options,
         "summary": report.summary(),
+        "effort": effort.overall_dict(),
         "files": [{"path": r.rel, "status": r.status, "note": r.note, "stats": r.stats.to_dict(),
-                   "findings": len(r.findings)} for r in report.results],
+                   "findings": len(r.findings), "effort": effort.file_dict(r.rel)}
+                  for r in report.results],
         "skipped": [{"path": p, "reason": w} for p, w in report.skipped],
         "errors": [{"path": p, "reason": w} for p, w in report.errors],
         "findings": [finding_dict(f) for f in report.findings],
     }
+    if report.would_change is not None:
+        doc["would_change"] = list(report.would_change)
+    if report.review is not None:
+        doc["review"] = dict(report.review)
+    return clean(doc)
 
 
 def render(report: RunReport) -> str:

@@ -1,14 +1,20 @@
-"""Markdown compatibility report."""
+"""Markdown: the compatibility report, and for `porter review` a pull-request comment body."""
 from __future__ import annotations
 
-from . import RunReport
+from . import RunReport, rule_url
 
 
 def _cell(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def render(report: RunReport) -> str:
+    if report.command == "review" and report.review is not None:
+        return render_review(report)
     s = report.summary()
     files, fnd, api = s["files"], s["findings"], s["api"]
     out = ["# porter compatibility report", ""]
@@ -17,11 +23,13 @@ def render(report: RunReport) -> str:
         out.append("Targets: " + ", ".join(opts.get("offload_arch", [])) +
                    f"; ROCm {opts.get('rocm_version', '')}")
         out.append("")
+    converted = "API references converted" if report.command == "port" else \
+        "API references that would convert"
     out += ["| | count |", "|---|---:|",
             f"| files | {files['files']} |", f"| files with CUDA code | {files['cuda_files']} |"]
     if report.command == "port":
         out.append(f"| files ported | {files['ported']} |")
-    out += [f"| API references converted | {api['converted']} |",
+    out += [f"| {converted} | {api['converted']} |",
             f"| references left unconverted | {api['unconverted']} |",
             f"| references unsupported on HIP | {api['unsupported']} |",
             f"| errors | {fnd['error']} |", f"| warnings | {fnd['warning']} |",
@@ -35,7 +43,8 @@ def render(report: RunReport) -> str:
     if open_f:
         out += ["## Findings", "", "| location | severity | code | message |", "|---|---|---|---|"]
         for f in open_f:
-            out.append(f"| `{_cell(f.path)}:{f.line}:{f.col}` | {f.severity} | {f.code} | {_cell(f.message)} |")
+            out.append(f"| `{_cell(f.path)}:{f.line}:{f.col}` | {f.severity} | {_rule(f.code)} | "
+                       f"{_cell(f.message)} |")
         out.append("")
     if report.skipped or report.errors:
         out += ["## Not ported", ""]
@@ -43,3 +52,64 @@ def render(report: RunReport) -> str:
             out.append(f"- `{_cell(p)}`: {_cell(w)}")
         out.append("")
     return "\n".join(out)
+
+
+def _rule(code: str) -> str:
+    url = rule_url(code)
+    return f"[{code}]({url})" if url else code
+
+
+def _counts(findings) -> str:
+    parts = []
+    for sev in ("error", "warning", "info"):
+        n = sum(1 for f in findings if str(f.severity) == sev)
+        if n:
+            parts.append(_plural(n, sev))
+    return ", ".join(parts) or "no findings"
+
+
+def render_review(report: RunReport) -> str:
+    """A comment body: a one-paragraph summary, then one collapsible section per file."""
+    rv = report.review or {}
+    findings = report.open_findings
+    by_file: dict[str, list] = {}
+    for f in findings:
+        by_file.setdefault(f.path, []).append(f)
+    changed = rv.get("changed_files", [])
+    where = {"added": "on added or modified lines", "diff_context": "in the diff's hunks",
+             "file": "in the changed files", "nofilter": "in the reviewed files"}
+    out = ["## porter review", ""]
+    head = (f"**{_counts(findings)}** {where.get(rv.get('filter_mode', ''), '')} "
+            f"({_plural(len(by_file), 'file')} of {_plural(len(changed), 'changed file')}). "
+            f"Base `{rv.get('base', '')}`, merge base `{str(rv.get('merge_base', ''))[:12]}`")
+    opts = report.options
+    if opts:
+        head += (f"; targets {', '.join(opts.get('offload_arch', []))}, "
+                 f"ROCm {opts.get('rocm_version', '')}")
+    out += [head + ".", ""]
+    for path in sorted(by_file):
+        fs = by_file[path]
+        out += ["<details>", f"<summary><code>{_html(path)}</code>: {_counts(fs)}</summary>", ""]
+        out += ["| line | severity | rule | message |", "|---:|---|---|---|"]
+        for f in fs:
+            out.append(f"| {f.line}:{f.col} | {f.severity} | {_rule(f.code)} | "
+                       f"{_cell(f.message)} |")
+        sources = [(f.line, f.extra["source"]) for f in fs if "source" in f.extra]
+        if sources:
+            width = len(str(max(n for n, _ in sources)))
+            out += ["", "```cpp"]
+            for n, text in sorted(set(sources)):
+                out.append(f"{n:>{width}} | {text.replace('```', '` ` `')}")
+            out.append("```")
+        out += ["", "</details>", ""]
+    if report.skipped or report.errors:
+        out += ["Not checked:", ""]
+        for p, w in report.skipped + report.errors:
+            out.append(f"- `{_cell(p)}`: {_cell(w)}")
+        out.append("")
+    return "\n".join(out)
+
+
+def _html(s: str) -> str:
+    from html import escape
+    return escape(s, quote=False)

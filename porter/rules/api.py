@@ -155,3 +155,35 @@ class UnusedSuppression(Rule):
     name = "unused-suppression"
     severity = Severity.INFO
     emitted_by_engine = True
+
+
+@register
+class CudaApiInPortedCode(Rule):
+    """A change adds a CUDA API reference to code that is ported to HIP (`porter review`).
+
+    ## What it finds
+    In `porter review`, CUDA API names and CUDA headers on the lines a change adds, in a file
+    whose other lines are ported already (it names HIP, and porting it would change only the
+    added lines). `porter check` does not report these names: on CUDA sources they are what the
+    port converts.
+
+    ## Why it breaks on AMD
+    ROCm has no `cudaMalloc` or `<cuda_runtime.h>`: a HIP-only build of the file fails, and a
+    project that keeps its port committed has just reintroduced CUDA into it.
+
+    ## Example
+    ```cpp
+    hipMalloc(&a, n);
+    cudaMalloc(&b, n);   // added by the pull request
+    ```
+
+    ## Use instead
+    The HIP name the message gives (`hipMalloc`), or run `porter port --in-place` on the file.
+
+    ## References
+    - the mapping tables in `mappings/` (the HIP name and its source)
+    """
+    code = "PT006"
+    name = "cuda-api-in-ported-code"
+    severity = Severity.ERROR
+    emitted_by_engine = True

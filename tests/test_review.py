@@ -1,0 +1,186 @@
+"""`porter review` on real git repositories made in a temporary folder."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import need
+
+HAZARD = "  int lane_{v} = threadIdx.x & 31;\n"   # PT101: a lane index for 32-lane warps
+
+BASE_K = ("#include <cuda_runtime.h>\n"                      # 1
+          "__global__ void k(int *out) {\n"                  # 2
+          + HAZARD.format(v="a")                             # 3  old hazard, near the change
+          + "  out[0] = lane_a;\n"                           # 4
+          + "".join(f"  out[{i}] = {i};\n" for i in range(1, 11))   # 5-14
+          + HAZARD.format(v="z")                             # 15 old hazard, far from it
+          + "  out[11] = lane_z;\n}\n")
+# the change adds a hazard on a new line 5, two lines below the old one (line 3); the far
+# hazard moves to line 16, outside the hunk's 3 lines of context (lines 2-8)
+NEW_K = BASE_K.replace("  out[0] = lane_a;\n", "  out[0] = lane_a;\n" + HAZARD.format(v="b"))
+OTHER = "#include <cuda_runtime.h>\n__global__ void o(int *out) {\n" + HAZARD.format(v="c") + \
+    "  out[0] = lane_c;\n}\n"
+PORTED = ("#include <hip/hip_runtime.h>\n"
+          "void alloc(int **p) {\n"
+          "  hipMalloc(p, 4);\n"
+          "}\n")
+PORTED_NEW = PORTED.replace("  hipMalloc(p, 4);\n", "  hipMalloc(p, 4);\n  cudaMalloc(p, 8);\n")
+RENAMED = "#include <cuda_runtime.h>\n__global__ void r(int *out) {\n  out[0] = 1;\n" + \
+    "".join(f"  out[{i}] = {i};\n" for i in range(1, 8)) + "}\n"
+RENAMED_NEW = RENAMED.replace("  out[0] = 1;\n", "  out[0] = 1;\n" + HAZARD.format(v="d")
+                              + "  out[0] = lane_d;\n")
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid",
+               GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, text=True,
+                          capture_output=True).stdout
+
+
+def review(cwd: Path, *args: str) -> tuple[int, str, str]:
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", "review", *args], cwd=cwd,
+                          capture_output=True, text=True)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Path:
+    need(shutil.which("git") is not None, "git is not installed")
+    root = tmp_path_factory.mktemp("review") / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    files = {"src/k.cu": BASE_K, "src/other.cu": OTHER, "src/ported.hip": PORTED,
+             "src/old_name.cu": RENAMED, "src/gone.cu": OTHER.replace("o(", "g(")}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / "src/blob.cu").write_bytes(b"\x00\x01binary\x00")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    git(root, "checkout", "-q", "-b", "feature")
+    (root / "src/k.cu").write_text(NEW_K)
+    (root / "src/ported.hip").write_text(PORTED_NEW)
+    git(root, "mv", "src/old_name.cu", "src/new_name.cu")
+    (root / "src/new_name.cu").write_text(RENAMED_NEW)
+    git(root, "rm", "-q", "src/gone.cu")
+    (root / "src/blob.cu").write_bytes(b"\x00\x02binary\x00" + bytes(range(256)))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "change")
+    # main moves on after the branch point: review compares with the merge base, not main
+    git(root, "checkout", "-q", "main")
+    (root / "src/later.cu").write_text(OTHER.replace("o(", "later("))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "main moves on")
+    git(root, "checkout", "-q", "feature")
+    return root
+
+
+def found(stdout: str) -> set[tuple[str, int, str]]:
+    doc = json.loads(stdout)
+    return {(f["path"], f["line"], f["code"]) for f in doc["findings"]}
+
+
+ADDED = {("src/k.cu", 5, "PT101"), ("src/ported.hip", 4, "PT006"),
+         ("src/new_name.cu", 4, "PT101")}
+CONTEXT = ADDED | {("src/k.cu", 3, "PT101")}
+FILE = CONTEXT | {("src/k.cu", 16, "PT101")}
+NOFILTER = FILE | {("src/other.cu", 3, "PT101")}
+
+
+@pytest.mark.parametrize("mode,expected", [("added", ADDED), ("diff_context", CONTEXT),
+                                           ("file", FILE), ("nofilter", NOFILTER)])
+def test_filter_modes_report_exactly(repo, mode, expected):
+    rc, out, err = review(repo, "--base", "main", "--filter-mode", mode, "--format", "json")
+    assert rc == 1, err
+    assert found(out) == expected
+    doc = json.loads(out)
+    in_diff = {(f["path"], f["line"]) for f in doc["findings"] if f["in_diff"]}
+    assert in_diff == {(p, n) for p, n, _ in ADDED}
+    assert doc["review"]["filter_mode"] == mode
+    assert doc["review"]["merge_base"] == git(repo, "merge-base", "main", "HEAD").strip()
+
+
+def test_renamed_deleted_and_binary_files(repo):
+    rc, out, _ = review(repo, "--base", "main", "--format", "json")
+    doc = json.loads(out)
+    assert "src/new_name.cu" in doc["review"]["changed_files"]
+    assert "src/old_name.cu" not in doc["review"]["changed_files"]
+    assert doc["review"]["deleted_files"] == ["src/gone.cu"]
+    assert {"path": "src/blob.cu", "reason": "binary file"} in doc["skipped"]
+    assert not any(f["path"] in ("src/gone.cu", "src/later.cu") for f in doc["findings"])
+
+
+def test_default_mode_is_added_and_paths_limit_the_review(repo):
+    rc, out, _ = review(repo, "--base", "main", "--format", "json")
+    assert found(out) == ADDED
+    rc, out, _ = review(repo, "--base", "main", "--format", "json", "src/k.cu")
+    assert found(out) == {("src/k.cu", 5, "PT101")}
+    # from a subfolder, paths open from there
+    rc, out, _ = review(repo / "src", "--base", "main", "--format", "json", ".")
+    assert ("k.cu", 5, "PT101") in found(out)
+
+
+def test_formats_github_markdown_sarif(repo):
+    rc, out, _ = review(repo, "--base", "main", "--format", "github")
+    assert rc == 1
+    assert ("::warning file=src/k.cu,line=5,col=16,title=PT101 warp-size-literal::"
+            in out)
+    assert "::error file=src/ported.hip,line=4,col=3,title=PT006 cuda-api-in-ported-code::" in out
+    assert out.count("\n") == len(ADDED)
+    rc, out, _ = review(repo, "--base", "main", "--format", "markdown")
+    assert out.startswith("## porter review")
+    assert out.count("<details>") == 3 and out.count("</details>") == 3
+    assert "<summary><code>src/ported.hip</code>: 1 error</summary>" in out
+    assert "5 |   int lane_b = threadIdx.x & 31;" in out
+    rc, out, _ = review(repo, "--base", "main", "--format", "sarif")
+    results = json.loads(out)["runs"][0]["results"]
+    assert {(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+             r["locations"][0]["physicalLocation"]["region"]["startLine"], r["ruleId"])
+            for r in results} == ADDED
+
+
+def test_suppressed_and_clean_changes_exit_0(repo, tmp_path):
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    git(clone, "checkout", "-q", "-b", "fix", "origin/main")
+    k = clone / "src/k.cu"
+    k.write_text(k.read_text().replace("  out[0] = lane_a;\n", "  out[0] = lane_a;\n"
+                                       "  int lane_b = threadIdx.x & 31;  // porter: ignore[PT101]\n"))
+    rc, out, err = review(clone, "--base", "origin/main", "--format", "json")
+    assert rc == 0 and found(out) == set(), err       # uncommitted changes are reviewed too
+    rc, out, err = review(clone, "--base", "origin/main", "--fail-level", "error")
+    assert rc == 0
+
+
+def test_shallow_clone(repo, tmp_path):
+    url = repo.as_uri()
+    deep = tmp_path / "deep"
+    git(tmp_path, "clone", "-q", "--depth", "2", "--no-single-branch", "-b", "feature", url,
+        str(deep))
+    rc, out, err = review(deep, "--base", "origin/main", "--format", "json")
+    assert rc == 1 and found(out) == ADDED, err
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--no-single-branch", "-b", "feature", url,
+        str(shallow))
+    rc, out, err = review(shallow, "--base", "origin/main")
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and "shallow clone" in err and "fetch-depth: 0" in err
+
+
+def test_bad_base_and_no_repository(repo, tmp_path):
+    rc, out, err = review(repo, "--base", "no-such-branch")
+    assert rc == 2 and out == ""
+    assert err == "porter: error: --base no-such-branch: no such commit, branch or tag in this " \
+                  "repository\n"
+    (tmp_path / "k.cu").write_text(OTHER)
+    rc, out, err = review(tmp_path, "--base", "main")
+    assert rc == 2 and err.count("\n") == 1 and "not inside a git repository" in err
