@@ -1,6 +1,7 @@
 """Every rule fixture: expected findings exactly, fixes equal to the .fixed twin, and stable."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,22 @@ def test_expect_markers_are_counted_and_ok_markers_are_not(tmp_path: Path):
     assert _expected_codes([f]) == {"PT105", "PT106"}
     expected, codes, _ = parse_fixture(f.read_text())
     assert expected == {3: {"PT105"}, 4: {"PT106"}} and codes == {"PT101", "PT104", "PT105", "PT106"}
+
+
+# CONTRIBUTING.md: <CODE>_<kebab-case description>.<ext>, the fixed twin <stem>.fixed.<ext>.
+# Build fixtures named after the file they stand for (cmakelists_*, makefile_*) are the build
+# rules' own convention.
+NAME = re.compile(r"PT\d{3,4}_[a-z0-9]+(?:-[a-z0-9]+)*(?:\.fixed)?\.(?:cu|cuh|cpp|h|hpp|cmake|mk|py)")
+BUILD_NAMED = ("cmakelists_", "makefile_")
+
+
+def test_fixture_names():
+    bad = [p.name for p in FIXTURE_DIR.iterdir() if p.is_file() and p.suffix != ".md"
+           and not p.name.lower().startswith(BUILD_NAMED) and not NAME.fullmatch(p.name)]
+    assert not bad, f"fixture names not <CODE>_<kebab-description>.<ext>: {bad}"
+
+
+@pytest.mark.parametrize("path", [p for p in FIXTURES if NAME.fullmatch(p.name)], ids=lambda p: p.name)
+def test_fixture_tests_the_code_it_is_named_after(path: Path):
+    _, codes, _ = parse_fixture(path.read_text())
+    assert path.name.split("_")[0] in codes
