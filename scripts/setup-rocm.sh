@@ -4,11 +4,20 @@
 # Prepares what porter's compile checks (porter/verify.py, the tests, benchmarks/) need on a
 # Debian 12 (bookworm) x86_64 machine without a GPU:
 #
-#   * bookworm's clang-22, lld-22 and clang-tools-22, installed with apt when missing;
+#   * bookworm's clang-22, lld-22, clang-tools-22 and libclang-rt-22-dev (the compiler-rt
+#     builtins CMake's HIP language links with), and bookworm's cmake (3.25) and make for the
+#     build-file tests, installed with apt when missing;
 #   * PREFIX_BASE/7.2: ROCm 7.2 (HIP, HSA, comgr, device libraries and the library headers)
 #     taken from Debian's `experimental` suite;
 #   * PREFIX_BASE/6.4: ROCm 6.4 taken from Debian's `sid` suite;
-#   * hipify-perl (from sid) in both prefixes' usr/bin, for side-by-side benchmarks.
+#   * hipify-perl (from sid) in both prefixes' usr/bin, for side-by-side benchmarks;
+#   * for CMake's HIP language (PREFIX_BASE/7.2 only): the shared libraries whose files the
+#     CMake package configs of hip and hipblas check for (libamdhip64, comgr, HSA runtime,
+#     hipBLAS), and usr/hip-root/lib/cmake -> ../../lib/<triplet>/cmake, because CMake 3.25
+#     looks for hip-lang under <ROCm root>/lib/cmake while Debian installs the configs under
+#     lib/<triplet>/cmake (pass -DCMAKE_HIP_COMPILER_ROCM_ROOT=PREFIX/usr/hip-root). These
+#     libraries need glibc 2.38: objects build on bookworm, executables only link with
+#     -Wl,--allow-shlib-undefined and do not run here.
 #
 # The ROCm prefixes are private and never installed: the .deb files are fetched with a private
 # apt state (its own sources list built from the Debian mirror that this machine's apt already
@@ -43,7 +52,22 @@ LIB_PKGS="libhipblas-dev libhipblas-common-dev libhipblaslt-dev librocblas-dev
   libhiprand-dev librocrand-dev libhipsparse-dev librocsparse-dev
   libmiopen-dev librccl-dev libroctx-dev librocwmma-dev"
 
-PKG_SIG=$(echo $CORE_PKGS $LIB_PKGS | md5sum | cut -c1-12)
+# Runtime libraries for CMake's package configs (see above), per ROCm version (sonames differ).
+runtime_pkgs_for() {
+  case $1 in
+    7.2) echo "libamdhip64-7 libamd-comgr3 libhsa-runtime64-1 libhipblas3" ;;
+    *) echo "" ;;
+  esac
+}
+# A prefix is rebuilt when its package list changes (the list's hash is in the stamp).
+sig_for() {
+  local rt; rt=$(runtime_pkgs_for "$1")
+  if [ -n "$rt" ]; then
+    echo $CORE_PKGS $LIB_PKGS $rt hip-root | md5sum | cut -c1-12
+  else
+    echo $CORE_PKGS $LIB_PKGS | md5sum | cut -c1-12
+  fi
+}
 
 log() { printf 'setup-rocm: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -52,14 +76,18 @@ die() { log "error: $*"; exit 1; }
 # 1. Host compiler (bookworm ships clang-22 through bookworm-security / updates).
 need_clang() {
   [ -x /usr/bin/clang++-$CLANG_MAJOR ] && [ -x /usr/lib/llvm-$CLANG_MAJOR/bin/ld.lld ] \
-    && [ -x /usr/lib/llvm-$CLANG_MAJOR/bin/clang-offload-bundler ] && return 1
+    && [ -x /usr/lib/llvm-$CLANG_MAJOR/bin/clang-offload-bundler ] \
+    && compgen -G "/usr/lib/llvm-$CLANG_MAJOR/lib/clang/*/lib/linux/libclang_rt.builtins-x86_64.a" >/dev/null \
+    && command -v cmake >/dev/null && command -v make >/dev/null \
+    && return 1
   return 0
 }
 if need_clang; then
-  log "installing clang-$CLANG_MAJOR, lld-$CLANG_MAJOR, clang-tools-$CLANG_MAJOR"
+  log "installing clang-$CLANG_MAJOR, lld-$CLANG_MAJOR, clang-tools-$CLANG_MAJOR, libclang-rt-$CLANG_MAJOR-dev"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    clang-$CLANG_MAJOR lld-$CLANG_MAJOR clang-tools-$CLANG_MAJOR >/dev/null
+    clang-$CLANG_MAJOR lld-$CLANG_MAJOR clang-tools-$CLANG_MAJOR libclang-rt-$CLANG_MAJOR-dev \
+    cmake make >/dev/null
   need_clang && die "clang-$CLANG_MAJOR toolchain still incomplete after apt-get install"
 fi
 command -v perl >/dev/null || die "perl is missing (needed by hipify-perl)"
@@ -77,6 +105,9 @@ prefix_complete() {  # DIR VERSION: headers of that HIP version, device bitcode,
   case $have in "$want".*) ;; *) return 1 ;; esac
   compgen -G "$dir/usr/lib/llvm-*/lib/clang/*/amdgcn/bitcode/ocml.bc" >/dev/null || return 1
   [ -f "$dir/usr/bin/hipify-perl" ] || return 1
+  if [ -n "$(runtime_pkgs_for "$want")" ]; then
+    [ -f "$dir/usr/hip-root/lib/cmake/hip-lang/hip-lang-config.cmake" ] || return 1
+  fi
 }
 
 mkdir -p "$BASE"
@@ -86,7 +117,7 @@ for v in $VERSIONS; do
   suites_for "$v" >/dev/null
   # A prefix is reused only when this script made it with the same package list: a prefix from
   # another tool, or from an older list, is rebuilt (CI must see what a fresh machine sees).
-  if grep -qs "pkgs $PKG_SIG" "$BASE/$v/$STAMP_NAME" && prefix_complete "$BASE/$v" "$v"; then
+  if grep -qs "pkgs $(sig_for "$v")" "$BASE/$v/$STAMP_NAME" && prefix_complete "$BASE/$v" "$v"; then
     continue
   fi
   TODO="$TODO $v"
@@ -165,6 +196,10 @@ EOF
     done
     s=$(pick hipify-perl sid) || die "hipify-perl not found in sid"
     WANT+=("$s")
+    for p in $(runtime_pkgs_for "$v"); do
+      s=$(pick "$p" "${SUITES[@]}") || die "$p not found in ${SUITES[*]}"
+      WANT+=("$s")
+    done
     for p in $LIB_PKGS; do
       # Library headers are best effort: a library missing from the suite costs that library only.
       if s=$(pick "$p" "${SUITES[@]}"); then WANT+=("$s"); else log "warning: $p is in none of: ${SUITES[*]}"; fi
@@ -182,14 +217,23 @@ EOF
       *) die "ROCm $v: $MAIN now carries HIP $HV, not $v; update suites_for() in $0" ;;
     esac
     BC=$(ls -d "$STAGE"/usr/lib/llvm-*/lib/clang/*/amdgcn/bitcode | sort -V | tail -n 1)
+    HIP_ROOT_LINE=""
+    if [ -n "$(runtime_pkgs_for "$v")" ]; then
+      TRIPLET_CMAKE=$(cd "$STAGE/usr/lib" && ls -d */cmake/hip-lang | head -n 1)
+      [ -n "$TRIPLET_CMAKE" ] || die "ROCm $v: no lib/<triplet>/cmake/hip-lang after unpacking"
+      mkdir -p "$STAGE/usr/hip-root/lib"
+      ln -sfn "../../lib/${TRIPLET_CMAKE%/hip-lang}" "$STAGE/usr/hip-root/lib/cmake"
+      HIP_ROOT_LINE="PORTER_CMAKE_HIP_ROCM_ROOT=$BASE/$v/usr/hip-root"
+    fi
     cat > "$STAGE/porter-rocm.env" <<EOF
 # ROCm $v prefix for porter's compile checks (HIP $HV, Debian $MAIN, rocm-device-libs-$DL)
 PORTER_ROCM_USR=$BASE/$v/usr
 PORTER_HIP_VERSION=$HV
 PORTER_HIP_DEVICE_LIB_PATH=$BASE/$v/usr/${BC#"$STAGE"/usr/}
 PORTER_HIP_CLANG=/usr/bin/clang++-$CLANG_MAJOR
+$HIP_ROOT_LINE
 EOF
-    echo "hip $HV from $MAIN, rocm-device-libs-$DL, pkgs $PKG_SIG" > "$STAGE/$STAMP_NAME"
+    echo "hip $HV from $MAIN, rocm-device-libs-$DL, pkgs $(sig_for "$v")" > "$STAGE/$STAMP_NAME"
 
     # Swap the finished prefix into place (an old directory or symlink is replaced).
     if [ -L "$BASE/$v" ] || [ -f "$BASE/$v" ]; then
