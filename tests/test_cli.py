@@ -381,7 +381,9 @@ def test_single_file_sees_macros_of_its_own_headers(tmp_path):
     f.write_text('#include "common.cuh"\nvoid f(float* d) { CUDA_CHECK(cudaFree(d)); }\n')
     rc, stdout, stderr = run_cli("port", str(f))
     assert rc == 0 and "PT001" not in stderr
-    assert stdout == '#include "common.cuh"\nvoid f(float* d) { CUDA_CHECK(hipFree(d)); }\n'
+    # a .cu file has cuda_runtime.h from nvcc without including it; its port includes HIP's
+    assert stdout == ('#include <hip/hip_runtime.h>\n#include "common.cuh"\n'
+                      'void f(float* d) { CUDA_CHECK(hipFree(d)); }\n')
 
 
 def test_finding_paths_open_from_the_working_directory(tmp_path):

@@ -7,10 +7,10 @@ from porter.rewrite.cuda import PortOptions, roc_plan
 from porter.rules.base import RuleOptions
 
 
-def port(src: str, version=(7, 2), **kw):
+def port(src: str, version=(7, 2), name: str = "t.cu", **kw):
     opts = EngineOptions(port=PortOptions(rocm_version=version, **kw), rules=RuleOptions(),
                          run_rules=False)
-    res = process_one("t.cu", src.encode(), opts)
+    res = process_one(name, src.encode(), opts)
     return res.new_data.decode(), res.findings
 
 
@@ -139,7 +139,7 @@ def test_make_cuda_helpers():
 
 def test_macro_bodies_that_are_a_single_name():
     out, _ = port("#define CUBLAS_LOWP CUDA_R_16BF\n#define gpuStream_t cudaStream_t\n"
-                  "#define floatX __nv_bfloat16\n#define D2H cudaMemcpyDeviceToHost\n")
+                  "#define floatX __nv_bfloat16\n#define D2H cudaMemcpyDeviceToHost\n", name="t.h")
     assert out == ("#define CUBLAS_LOWP HIP_R_16BF\n#define gpuStream_t hipStream_t\n"
                    "#define floatX __hip_bfloat16\n#define D2H hipMemcpyDeviceToHost\n")
 

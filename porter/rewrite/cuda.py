@@ -23,8 +23,12 @@ from ..source import SourceFile
 from .edits import EditSet
 from .includes import (
     CUDA_HEADER,
+    CUDA_SOURCE_SUFFIXES,
+    HIP_RUNTIME,
     HIP_RUNTIME_INCLUDE,
+    IMPLICIT_AREAS,
     INCLUDE_LINE,
+    RUNTIME_API_HEADERS,
     duplicate_include_line,
     include_directives,
     include_position,
@@ -68,6 +72,9 @@ _NS_ALIAS = re.compile(rb"namespace\s+([A-Za-z_]\w*)\s*=\s*((?:::\s*)?[A-Za-z_]\
 _DEVICE_WORDS = (b"__global__", b"__device__", b"__shared__", b"__constant__", b"__managed__",
                  b"threadIdx", b"blockIdx", b"__syncthreads")
 _MAX_REGIONS_SHOWN = 5
+_SCOPE_LOOKAHEAD = 16          # bytes after a name searched for its `::`
+_NO_TREE = {"opaque": "inside a macro body",
+            "lexical": "in a region tree-sitter could not parse"}
 
 
 @dataclass(frozen=True)
@@ -154,7 +161,8 @@ class CudaRewriter:
         self._ctx = Contexts(data, root)
         self._pp = vendor_switches(src, tree) if AMD_HINT.search(b"\n".join(idents)) else None
         res.pp = self._pp
-        cuda_includes, hip_runtime_included = self._includes(data, root, include_hits)
+        self._implicit_use = False
+        cuda_includes, hip_headers = self._includes(data, root, include_hits)
         for m, key, skip in qual_hits:
             self._qualified(data, m, key, skip)
         for pos, n in name_hits:
@@ -163,7 +171,7 @@ class CudaRewriter:
         uses_device = launches > 0 or self._has_device_code(data)
         res.uses_cuda = bool(res.stats.converted or res.stats.unsupported or cuda_includes
                              or uses_device)
-        self._add_runtime_include(data, root, uses_device, hip_runtime_included)
+        self._add_runtime_include(data, root, uses_device, hip_headers)
         if root.has_error:
             self._report_errors(src, root)
         return res
@@ -187,13 +195,22 @@ class CudaRewriter:
         return name_hits, qual_hits
 
     def _add_runtime_include(self, data: bytes, root, uses_device: bool,
-                             hip_runtime_included: bool) -> None:
-        # nvcc includes cuda_runtime.h in every .cu file; hipcc does not: a file with device code
-        # needs hip/hip_runtime.h unless one of its includes already is (or becomes) that header.
-        # a dual-vendor file (it tests AMD/HIP macros) or a project with its own shim layer
-        # includes the right runtime itself: adding hip_runtime.h would break its CUDA build
-        if self.opts.add_runtime_include and uses_device and not hip_runtime_included \
-                and self._pp is None and not self.opts.shims:
+                             hip_headers: set[str]) -> None:
+        """nvcc includes cuda_runtime.h in every file it compiles as CUDA; hipcc does not. A file
+        with device code needs hip/hip_runtime.h, and a CUDA source (.cu, .cuh) that uses a
+        runtime API name needs it or hip/hip_runtime_api.h, unless one of its includes already
+        is (or becomes) that header. A dual-vendor file (it tests AMD/HIP macros) or a project
+        with its own shim layer includes the right runtime itself: adding hip_runtime.h would
+        break its CUDA build."""
+        if not self.opts.add_runtime_include or self._pp is not None or self.opts.shims:
+            return
+        if uses_device:
+            has = HIP_RUNTIME in hip_headers
+        elif self._implicit_use and self.src.path.lower().endswith(CUDA_SOURCE_SUFFIXES):
+            has = bool(hip_headers & RUNTIME_API_HEADERS)
+        else:
+            return
+        if not has:
             pos = include_position(data, root)
             if self.res.edits.add_group([Edit(pos, pos, HIP_RUNTIME_INCLUDE)]):
                 self.res.stats.includes_added += 1
@@ -227,7 +244,7 @@ class CudaRewriter:
         self.res.findings.append(Finding(code, sev, msg, self.src.path, line, col, name=name))
 
     def _allowed(self, ctx: str) -> bool:
-        if ctx in ("code", "opaque"):
+        if ctx in ("code", "opaque", "lexical"):
             return True
         if ctx == "comment":
             return self.opts.rewrite_comments
@@ -250,14 +267,17 @@ class CudaRewriter:
         bucket[area] = bucket.get(area, 0) + 1
 
     def _unsupported(self, row: Row, available: bool, start: int, name: str) -> None:
-        self._count(self.res.stats.unsupported, row.area)
         if available:
             why = "has no HIP equivalent"
         else:
             why = f"needs ROCm {row.hip_since} or later (target: ROCm {self.version_text})"
         note = f": {row.notes}" if row.notes else ""
-        self._finding("PT002", Severity.ERROR, f"`{name}` {why}; left unchanged{note}",
-                      start, name=name)
+        self._left(row, start, name, f"`{name}` {why}; left unchanged{note}")
+
+    def _left(self, row: Row, start: int, name: str, message: str) -> None:
+        """A PT002 finding for a reference left unchanged, counted as unsupported."""
+        self._count(self.res.stats.unsupported, row.area)
+        self._finding("PT002", Severity.ERROR, message, start, name=name)
         self.res.findings[-1].extra["area"] = row.area   # to undo the count if superseded
 
     def _vendor_nv(self, pos: int) -> bool:
@@ -282,7 +302,7 @@ class CudaRewriter:
                           f"left unchanged", start, name=name)
             return
         row, available = self._pick(rows)
-        if row.kind == "namespace" and not self._namespace_reference(ctx, node):
+        if row.kind == "namespace" and not self._namespace_reference(ctx, node, end):
             return
         if not (available and row.hip):
             self._unsupported(row, available, start, name)
@@ -312,9 +332,10 @@ class CudaRewriter:
         # a member of a user type (x.cudaStream) is not an API reference
         return not (ctx == "code" and node.type == "field_identifier")
 
-    @staticmethod
-    def _namespace_reference(ctx: str, node) -> bool:
+    def _namespace_reference(self, ctx: str, node, end: int) -> bool:
         """A namespace row applies to `ns::x`, `using namespace ns;` and namespace aliases only."""
+        if ctx == "lexical":        # no tree around it: only `ns::` is surely the namespace
+            return re.match(rb"\s*::", self.src.data[end:end + _SCOPE_LOOKAHEAD]) is not None
         if ctx != "code":
             return True
         if node.type not in ("namespace_identifier", "identifier"):
@@ -329,10 +350,10 @@ class CudaRewriter:
         m = MEMLOC.match(row.transform)
         assert m is not None
         if ctx != "code":
-            self._finding("PT002", Severity.ERROR,
-                          f"`{name}` inside a macro body: porter cannot tell its CUDA 12 (device) "
-                          f"form from its CUDA 13 (cudaMemLocation) form there; left unchanged",
-                          start, name=name)
+            self._left(row, start, name,
+                       f"`{name}` {_NO_TREE.get(ctx, 'here')}: porter cannot tell its CUDA 12 "
+                       f"(device) form from its CUDA 13 (cudaMemLocation) form there; left "
+                       f"unchanged")
             return
         args = call_args(node) or []
         idx = int(m.group(1))
@@ -344,8 +365,8 @@ class CudaRewriter:
                 return
             new = m.group(2)
         group = [] if new == name else [Edit(start, end, new.encode())]
-        if group and self.res.edits.add_group(group):
-            self._count(self.res.stats.converted, row.area)
+        if group:
+            self._apply(row, group, name, new, start)
 
     def _name_edits(self, row: Row, name: str, new: str, ctx: str, node, start: int,
                     end: int) -> list[Edit] | None:
@@ -354,9 +375,10 @@ class CudaRewriter:
         if not row.transform:
             return group
         if ctx != "code":
-            self._finding("PT002", Severity.ERROR,
-                          f"`{name}` inside a macro body needs a call rewrite ({row.transform}) "
-                          f"that porter does not do in macros; left unchanged", start, name=name)
+            self._left(row, start, name,
+                       f"`{name}` {_NO_TREE.get(ctx, 'here')} needs a call rewrite "
+                       f"({row.transform}) that porter does only where it parsed the call; "
+                       f"left unchanged")
             return None
         extra = transform_edits(self.src.data, row, node)
         if extra is None:
@@ -364,9 +386,7 @@ class CudaRewriter:
                 why = f"this call's arguments have no HIP equivalent ({row.notes})"
             else:
                 why = f"maps to `{new}` only as a direct call ({row.transform})"
-            self._finding("PT002", Severity.ERROR, f"`{name}`: {why}; left unchanged",
-                          start, name=name)
-            self._count(self.res.stats.unsupported, row.area)
+            self._left(row, start, name, f"`{name}`: {why}; left unchanged")
             return None
         return group + extra
 
@@ -374,6 +394,8 @@ class CudaRewriter:
         if not self.res.edits.add_group(group):
             return
         self._count(self.res.stats.converted, row.area)
+        if row.area in IMPLICIT_AREAS:
+            self._implicit_use = True
         if row.status == "deprecated":
             self._finding("PT004", Severity.INFO,
                           f"`{name}` becomes `{new}`, which HIP marks deprecated", start, name=name)
@@ -431,9 +453,11 @@ class CudaRewriter:
             self._count(self.res.stats.converted, row.area)
 
     # -- includes -----------------------------------------------------------------------------
-    def _includes(self, data: bytes, root, hits) -> tuple[int, bool]:
+    def _includes(self, data: bytes, root, hits) -> tuple[int, set[str]]:
+        """Rewrite the CUDA #include lines; (how many CUDA/HIP includes the file has, the HIP
+        headers it includes after the port)."""
         cuda_includes = 0
-        hip_runtime = False
+        hip_headers: set[str] = set()
         comments = block_comment_spans(data) if root is None else None
         seen: dict[str, int] = {}       # HIP include path -> end of the line that includes it
         for m in hits:
@@ -457,7 +481,7 @@ class CudaRewriter:
                 continue
             path = raw[1:-1].decode("utf-8", "replace").strip()
             if path.startswith("hip/") or path in ("hip_runtime.h",):
-                hip_runtime = hip_runtime or path == "hip/hip_runtime.h"
+                hip_headers.add(path)
                 cuda_includes += 1
                 seen.setdefault(path, line_end(data, path_node.end_byte))
                 continue
@@ -488,9 +512,8 @@ class CudaRewriter:
             if self.res.edits.add_group([edit]):
                 self._count(self.res.stats.converted, row.area)
             seen.setdefault(new, line_end(data, path_node.end_byte))
-            if new == "hip/hip_runtime.h":
-                hip_runtime = True
-        return cuda_includes, hip_runtime
+            hip_headers.add(new)
+        return cuda_includes, hip_headers
 
     # -- kernel launches --------------------------------------------------------------------
     def _launches(self, data: bytes, root) -> int:
@@ -513,6 +536,6 @@ class CudaRewriter:
         for w in _DEVICE_WORDS:
             for pos in find_word(data, w):
                 ctx, _ = self._ctx.at(pos, pos + len(w))
-                if ctx in ("code", "partial", "opaque"):
+                if ctx in ("code", "lexical", "opaque"):
                     return True
         return False

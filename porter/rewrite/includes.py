@@ -16,6 +16,18 @@ CUDA_HEADER = re.compile(
 INCLUDE_LINE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*([<\"][^>\"\n]*[>\"])", re.MULTILINE)
 CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b", re.MULTILINE)
 HIP_RUNTIME = "hip/hip_runtime.h"
+# what a file that uses the runtime API (but no device code) may include instead: the runtime
+# headers, and the library headers that include <hip/hip_runtime_api.h> themselves (read in
+# ROCm 7.2's include/ folder)
+RUNTIME_API_HEADERS = frozenset({
+    HIP_RUNTIME, "hip/hip_runtime_api.h", "hipblas/hipblas.h", "hipblaslt/hipblaslt.h",
+    "hipfft/hipfft.h", "hiprand/hiprand.h", "hiprand/hiprand_kernel.h", "hipsparse/hipsparse.h",
+    "miopen/miopen.h", "rccl/rccl.h"})
+# files nvcc compiles as CUDA (or that only such files include): nvcc puts
+# `#include "cuda_runtime.h"` before their first line (nvcc documentation, "CUDA source files")
+CUDA_SOURCE_SUFFIXES = (".cu", ".cuh")
+# mapping areas whose CUDA names that implicit include declares (runtime API, device functions)
+IMPLICIT_AREAS = frozenset({"runtime", "device"})
 HIP_RUNTIME_INCLUDE = b"#include <hip/hip_runtime.h>\n"
 
 

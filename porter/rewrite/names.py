@@ -53,16 +53,29 @@ def in_undef(node) -> bool:
 
 class Contexts:
     """Classifies byte ranges of one file: ('code' | 'comment' | 'string' | 'opaque' |
-    'partial', node). Opaque text (macro bodies, ERROR regions) is lexed once per node."""
+    'lexical', node). Opaque text (macro bodies, ERROR regions) is lexed once per node.
+
+    'lexical' is a whole identifier token the tree holds no node for (text tree-sitter skipped
+    while recovering from an error, a token inside a larger leaf): outside comments and strings
+    by porter's own lexing, so it is code, but without a tree around it."""
 
     def __init__(self, data: bytes, root):
         self.data, self.root = data, root
         self._opaque: dict[int, list[tuple[int, int]]] = {}
 
+    def _lexed(self, node, start: int) -> bool:
+        """Is `start` inside a comment, string or character literal of the node's text?"""
+        spans = self._opaque.get(node.start_byte)
+        if spans is None:
+            spans = lex_code_spans(self.data[node.start_byte:node.end_byte])
+            self._opaque[node.start_byte] = spans
+        rel = start - node.start_byte
+        return any(a <= rel < b for a, b in spans)
+
     def at(self, start: int, end: int):
         node = self.root.descendant_for_byte_range(start, end)
         if node is None:
-            return "partial", None
+            return "lexical", None
         t = node.type
         if t in P.COMMENT_TYPES:
             return "comment", node
@@ -73,20 +86,14 @@ class Contexts:
                 return "code", node
             if t in P.OPAQUE_TYPES:      # `#define gpuStream_t cudaStream_t`: the whole body
                 return "opaque", node
-            return "partial", node
-        if t in P.OPAQUE_TYPES or (node.start_byte <= start and end <= node.end_byte
-                                   and not node.named_child_count and t not in P.IDENT_TYPES):
-            spans = self._opaque.get(node.start_byte)
-            if spans is None:
-                spans = lex_code_spans(self.data[node.start_byte:node.end_byte])
-                self._opaque[node.start_byte] = spans
-            rel = start - node.start_byte
-            for a, b in spans:
-                if a <= rel < b:
-                    return "string", node
-            if t in P.OPAQUE_TYPES:
-                return "opaque", node
-        return "partial", node
+            if not node.is_named:        # a keyword tree-sitter-cuda knows (`__grid_constant__`)
+                return "code", node
+            return "lexical", node
+        if self._lexed(node, start):
+            return "string", node
+        if t in P.OPAQUE_TYPES:
+            return "opaque", node
+        return "lexical", node
 
 
 def call_args(node) -> list | None:

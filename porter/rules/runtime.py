@@ -536,7 +536,10 @@ class HostStringFunctions(Rule):
         includes = [(i.start, i.end, i.path) for i in ctx.includes]
         if any(p in _CSTRING_HEADERS for _, _, p in includes):
             return
+        # a .cu/.cuh file has cuda_runtime.h without including it (nvcc) and gets hip_runtime.h
+        # from porter when it uses the runtime: the decision must not wait for porter's include
         if not any(p.startswith(("cuda", "hip/")) or p == "cuda.h" for _, _, p in includes) \
+                and not ctx.src.path.lower().endswith((".cu", ".cuh")) \
                 and b"__global__" not in ctx.data and b"__device__" not in ctx.data:
             return                # plain C++ host code: its own includes are its business
         for cl in ctx.calls.named(_CSTRING_FUNCS):

@@ -1,0 +1,242 @@
+"""The rewriter's invariant: no CUDA name is left behind silently.
+
+After a file is ported, its OUTPUT is scanned for identifiers that name CUDA API (the mapping
+tables' CUDA names that do not map to themselves, and names of the CUDA-name pattern) and for
+CUDA #include paths. Each must be accounted for: reported by a finding at that place, declared
+by the project itself (its own `cudaGaugeField`, a shim's `#define cudaMalloc hipMalloc`), on the
+NVIDIA side of a vendor switch, a member of a user type (`x.cudaStream`), or inside a comment or
+string. Whatever is left is a porter fault (a name the rewriter skipped without a decision), and
+the engine reports it rather than pass it on silently.
+
+The scan is independent of how the rewriter decided: it lexes the output bytes itself and maps
+each position back to the input through the applied edits.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..findings import Edit, Finding, Severity
+from ..mappings.index import MappingIndex
+from ..source import SourceFile
+from .includes import CUDA_HEADER, INCLUDE_LINE
+from .lex import IDENT, WORD, find_word, in_spans, looks_cuda
+from .shims import on_nvidia_side
+
+# in every message of the check's findings (reports and tests tell them from other PT001s)
+MARK = "porter's completeness check"
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(include|undef)\b[^\n]*", re.MULTILINE)
+_MEMBER = re.compile(rb"(?:\.|->)\s*$")
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """A CUDA name (or include path) in the output that nothing accounts for."""
+
+    name: str
+    pos: int            # offset in the INPUT (for text porter wrote: where its edit starts)
+    written: bool       # porter's own replacement text holds it (a table fault)
+
+
+@lru_cache(maxsize=4)
+def _mapped_to_itself(index: MappingIndex) -> frozenset[str]:
+    """Table names some row maps to the same spelling (`atomicAdd`, `__shfl_xor_sync`)."""
+    return frozenset(name for name, rows in index.by_name.items()
+                     if any(r.hip == name or r.roc == name for r in rows))
+
+
+def code_spans_to_skip(data: bytes) -> list[tuple[int, int]]:
+    """Comments, string and character literals of a whole C++ file, sorted (a small lexer:
+    raw strings and digit separators are handled; trigraphs are not)."""
+    spans: list[tuple[int, int]] = []
+    i, n = 0, len(data)
+    find = data.find
+    while i < n:
+        j = _next_special(data, i)
+        if j < 0:
+            break
+        c = data[j]
+        if c == 0x2F:                                     # '/'
+            nxt = data[j + 1:j + 2]
+            if nxt == b"/":
+                e = find(b"\n", j)
+                # a line comment continues over backslash-newlines
+                while e > 0 and data[e - 1:e] == b"\\" and e + 1 < n:
+                    e = find(b"\n", e + 1)
+                e = n if e < 0 else e
+            elif nxt == b"*":
+                e = find(b"*/", j + 2)
+                e = n if e < 0 else e + 2
+            else:
+                i = j + 1
+                continue
+            spans.append((j, e))
+            i = e
+        elif c == 0x27 and j > 0 and data[j - 1] in WORD and _in_number(data, j):
+            i = j + 1                                     # 1'000'000
+        else:                                             # " or '
+            if c == 0x22 and j > 0 and data[j - 1:j] == b"R" and (j < 2 or data[j - 2] not in WORD
+                                                                 or data[j - 2:j - 1] in b"uUL8"):
+                m = re.match(rb'"([^()\\ \n]{0,16})\(', data[j:j + 20])
+                if m:
+                    close = b")" + m.group(1) + b'"'
+                    e = find(close, j + m.end())
+                    e = n if e < 0 else e + len(close)
+                    spans.append((j, e))
+                    i = e
+                    continue
+            e = j + 1
+            while e < n and data[e] != c and data[e] != 0x0A:
+                e += 2 if data[e] == 0x5C else 1
+            e = min(e + 1, n)
+            spans.append((j, e))
+            i = e
+    return spans
+
+
+_SPECIAL = re.compile(rb"[/\"']")
+
+
+def _next_special(data: bytes, i: int) -> int:
+    m = _SPECIAL.search(data, i)
+    return -1 if m is None else m.start()
+
+
+def _in_number(data: bytes, j: int) -> bool:
+    """Is the `'` at j a digit separator (the token before it starts with a digit)?"""
+    k = j
+    while k > 0 and data[k - 1] in WORD:
+        k -= 1
+    return data[k:k + 1].isdigit()
+
+
+class _BackMap:
+    """Output offsets back to input offsets through a set of applied edits."""
+
+    def __init__(self, edits: Iterable[Edit]):
+        edits = list(edits)
+        order = sorted(range(len(edits)), key=lambda i: (edits[i].start, edits[i].end, i))
+        self.out_starts: list[int] = []
+        self.items: list[tuple[int, int, Edit]] = []   # (out start, out end, edit)
+        delta = 0
+        for i in order:
+            e = edits[i]
+            out_start = e.start + delta
+            self.out_starts.append(out_start)
+            self.items.append((out_start, out_start + len(e.text), e))
+            delta += len(e.text) - (e.end - e.start)
+
+    def back(self, pos: int) -> tuple[int, bool]:
+        """(input offset, inside porter's own text?)."""
+        k = bisect.bisect_right(self.out_starts, pos) - 1
+        if k < 0:
+            return pos, False
+        _, out_end, e = self.items[k]
+        if pos < out_end:
+            return e.start, True
+        return e.end + (pos - out_end), False
+
+
+def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[Edit],
+              findings: Iterable[Finding], declared: Iterable[str] = (),
+              shims: Iterable[str] = (), pp=None,
+              version: tuple[int, ...] = (7, 2)) -> list[Leftover]:
+    """CUDA names and CUDA #include paths in `new` (the port of `src`) that no finding, project
+    declaration, vendor switch, member access, comment or string accounts for."""
+    idents = set(IDENT.findall(new))
+    identity = _mapped_to_itself(index)
+    by_name = index.by_name
+    names = [n for n in idents
+             if (n.decode("ascii", "replace") in by_name or looks_cuda(n))]
+    includes = list(INCLUDE_LINE.finditer(new))
+    if not names and not includes:
+        return []
+    skip = set(declared) | set(shims)
+    reported: dict[int, set[str]] = {}
+    at: set[tuple[int, int]] = set()
+    for f in findings:
+        at.add((f.line, f.col))
+        if f.name:
+            reported.setdefault(f.line, set()).add(f.name)
+    lexed = code_spans_to_skip(new)
+    quiet = lexed + [m.span() for m in _DIRECTIVE.finditer(new)]
+    quiet.sort()
+    back = _BackMap(edits)
+    out: list[Leftover] = []
+
+    def accounted(name: str, pos: int, written: bool) -> bool:
+        if written:
+            return False
+        if pp is not None and on_nvidia_side(pp, pos):
+            return True
+        line, col = src.position(pos)
+        return (line, col) in at or name in reported.get(line, ())
+
+    for raw in sorted(names):
+        name = raw.decode("ascii", "replace")
+        if name in skip:
+            continue
+        rows = by_name.get(name)
+        if rows is not None and name in identity:
+            row = MappingIndex.pick(rows, version)
+            if row is not None and row.since <= version and name in (row.hip, row.roc):
+                continue
+        namespace = rows is not None and all(r.kind == "namespace" for r in rows)
+        for pos in find_word(new, raw):
+            if in_spans(quiet, pos):
+                continue
+            if _MEMBER.search(new, max(0, pos - 8), pos):
+                continue
+            if namespace and not re.match(rb"\s*::", new[pos + len(raw):pos + len(raw) + 8]):
+                continue
+            ipos, written = back.back(pos)
+            if not accounted(name, ipos, written):
+                out.append(Leftover(name, ipos, written))
+    for m in includes:
+        path = m.group(1)[1:-1].decode("utf-8", "replace").strip()
+        if path.startswith("hip/") or not (CUDA_HEADER.match(path)
+                                           or index.lookup_header(path, None) is not None):
+            continue
+        hit = index.lookup_header(path, None)
+        if hit is not None and hit[1] == path:
+            continue                    # a header of the same name on both sides
+        if in_spans(lexed, m.start(1)):
+            continue
+        ipos, written = back.back(m.start(1))
+        if not accounted(path, ipos, written):
+            out.append(Leftover(path, ipos, written))
+    out.sort(key=lambda x: x.pos)
+    return out
+
+
+def leftover_findings(items: list[Leftover], src: SourceFile) -> list[Finding]:
+    """PT001 findings for leftovers: the name stays, and the summary counts it."""
+    found = []
+    for x in items:
+        line, col = src.position(x.pos)
+        if x.written:
+            msg = (f"porter wrote `{x.name}` while porting this line ({MARK}: a mapping-table "
+                   f"fault); check the replacement by hand")
+        else:
+            msg = (f"`{x.name}` was left unchanged without a decision ({MARK} caught it): "
+                   f"port it by hand, and please report it")
+        f = Finding("PT001", Severity.WARNING, msg, src.path, line, col, name=x.name)
+        f.extra["invariant"] = True
+        found.append(f)
+    return found
+
+
+def unaccounted(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[Edit],
+                findings: Iterable[Finding], rw, opts) -> list[Finding]:
+    """The engine's completeness check of one ported file: PT001 findings for whatever
+    `leftovers` finds (counted as unconverted in the file's stats), filtered by --select."""
+    items = leftovers(index, src, new, edits, findings, rw.declared, opts.port.shims, rw.pp,
+                      opts.port.rocm_version)
+    found = leftover_findings(items, src)
+    if opts.rule_codes is not None:
+        found = [f for f in found if f.code in opts.rule_codes]
+    rw.stats.unconverted += len(found)
+    return found
