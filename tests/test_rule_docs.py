@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from porter.findings import Applicability
 from porter.rules.base import DOC_HEADINGS
 from porter.rules.registry import all_rules, get
 
@@ -21,7 +22,7 @@ def test_doc_headings(rule):
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
 def test_metadata(rule):
-    assert rule.fix in ("none", "safe", "unsafe", "display")
+    assert isinstance(rule.fix, Applicability)
     assert rule.languages and set(rule.languages) <= {"cuda", "build", "python"}
     assert get(rule.code) is rule and get(rule.name) is rule
 

@@ -16,8 +16,9 @@ code it does not (`Compiled.not_for_amd`). Rules that trust hand-written per-tar
 32-lane literal under `#if __AMDGCN_WAVEFRONT_SIZE == 32`) also skip `Compiled.per_target`.
 
 The C++ model (`CppVendorModel`) reads `preproc.PPState`, which evaluates each `#if` branch in
-the HIP-Clang and the nvcc world. A Python model implements `VendorModel` over its own `if`
-blocks and plugs into the same rules and reports.
+the HIP-Clang and the nvcc world. For Python, `porter.analysis.python` finds the vendor regions
+of `if is_hip():`-style switches; `RegionVendorModel` answers the same question over any such
+"innermost vendor region at this offset" function.
 """
 from __future__ import annotations
 
@@ -135,3 +136,20 @@ class CppVendorModel:
     def at(self, node) -> Compiled:
         """`compiled` for a tree-sitter node (or anything with `start_byte`)."""
         return self.compiled(node.start_byte, node.end_byte)
+
+
+class RegionVendorModel:
+    """`VendorModel` over vendor regions: `vendor_at(offset)` names the vendor ("amd" or
+    "nvidia") whose side of the innermost switch holds the offset, or None outside switches
+    (`porter.analysis.python.PyFacts.vendor_at` is one)."""
+
+    def __init__(self, vendor_at):
+        self._vendor_at = vendor_at
+
+    def compiled(self, start: int, end: int | None = None) -> Compiled:
+        v = self._vendor_at(start)
+        if v == "amd":
+            return Compiled(True, False, True)
+        if v in ("nvidia", "nv", "cuda"):
+            return Compiled(False, True, True)
+        return EVERYWHERE

@@ -4,8 +4,8 @@ A rule is a class registered with `@register`. It declares:
 
 - ``code`` (``PT101``) and ``name`` (``warp-mask-32bit``), stable once released;
 - ``severity`` (the default; a rule may lower or raise it per finding, e.g. per target);
-- ``languages``: ``"cuda"`` for CUDA C++/HIP sources, ``"build"`` for CMake files and Makefiles
-  (the field exists so that other languages can be added; none other is supported yet);
+- ``languages``: ``"cuda"`` for CUDA C++/HIP sources, ``"build"`` for CMake files and Makefiles,
+  ``"python"`` for Python/Triton sources (the engine runs a rule only on files of its languages);
 - ``fix``: an ``Applicability`` (``NONE``, ``SAFE``, ``UNSAFE`` or ``DISPLAY``): the best
   applicability its fixes have;
 - ``triggers``: byte strings; the rule runs only on files containing one of them (cheap pre-filter);
