@@ -287,16 +287,10 @@ def _toolchain(rocm: Toolchain | str | os.PathLike[str] | None) -> Toolchain:
 
 def parse_archs(value: str | Sequence[str] | None) -> list[str]:
     """``"gfx942,gfx90a"`` or ``["gfx942", "gfx90a"]`` -> ``["gfx942", "gfx90a"]`` (duplicates dropped)."""
+    from .analysis.targets import split_archs      # the one --offload-arch parser
     if value is None:
         return list(DEFAULT_ARCHS)
-    items = value.split(",") if isinstance(value, str) else [p for v in value for p in str(v).split(",")]
-    out: list[str] = []
-    for item in (i.strip() for i in items):
-        if item and item not in out:
-            if not re.fullmatch(r"gfx[0-9a-f]+(:[a-z+-]+)*", item):
-                raise ValueError(f"not an AMD GPU target: {item!r} (expected e.g. gfx942, gfx90a, gfx1100)")
-            out.append(item)
-    return out or list(DEFAULT_ARCHS)
+    return split_archs(value) or list(DEFAULT_ARCHS)
 
 
 # ------------------------------------------------------------------------------------------------
