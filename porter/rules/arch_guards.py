@@ -135,7 +135,7 @@ class CudaArchGuard(Rule):
     code = "PT301"
     name = "cuda-arch-guard"
     severity = Severity.ERROR
-    fix = "display"
+    fix = Applicability.DISPLAY
     triggers = (b"__CUDA_ARCH",)
 
     NAMES = re.compile(r"__CUDA_ARCH(?:__|_LIST__|_SPECIFIC__|_FAMILY_SPECIFIC__|_FEAT_\w+)")
@@ -244,7 +244,7 @@ class CudaccNvccGuard(Rule):
     code = "PT302"
     name = "cudacc-nvcc-guard"
     severity = Severity.WARNING
-    fix = "unsafe"
+    fix = Applicability.UNSAFE
     triggers = (b"__CUDACC__", b"__NVCC__", b"__CUDACC_RTC__", b"__CUDA__", b"__CUDACC_DEBUG__",
                 b"__CUDACC_RDC__")
     NAMES = {"__CUDACC__", "__NVCC__", "__CUDACC_RTC__", "__CUDA__", "__CUDACC_DEBUG__",
@@ -359,7 +359,7 @@ class CudaVersionMacro(Rule):
     code = "PT304"
     name = "cuda-version-macro"
     severity = Severity.WARNING
-    fix = "display"
+    fix = Applicability.DISPLAY
     triggers = (b"CUDART_VERSION", b"CUDA_VERSION", b"__CUDACC_VER", b"RuntimeGetVersion",
                 b"DriverGetVersion")
     GETTERS = {"cudaRuntimeGetVersion", "cudaDriverGetVersion", "cuDriverGetVersion",
@@ -556,7 +556,7 @@ class CapabilityGate(Rule):
     code = "PT303"
     name = "capability-gate"
     severity = Severity.WARNING
-    fix = "display"
+    fix = Applicability.DISPLAY
     triggers = (b"major", b"ComputeCapability", b"COMPUTE_CAPABILITY")
 
     def check(self, ctx):

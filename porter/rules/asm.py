@@ -106,7 +106,7 @@ class InlinePtx(Rule):
     code = "PT201"
     name = "inline-ptx-asm"
     severity = Severity.ERROR
-    fix = "display"
+    fix = Applicability.DISPLAY
     triggers = (b"asm", b"ptx::")
     family = "generic"
 
@@ -188,7 +188,7 @@ class PtxSpecialRegister(Rule):
     code = "PT202"
     name = "ptx-special-register"
     severity = Severity.ERROR
-    fix = "unsafe"
+    fix = Applicability.UNSAFE
     triggers = (b"asm", b"get_sreg_")
     family = "special"
 
@@ -281,7 +281,7 @@ class PtxCpAsync(Rule):
     code = "PT203"
     name = "ptx-cp-async"
     severity = Severity.ERROR
-    fix = "display"
+    fix = Applicability.DISPLAY
     triggers = (b"cp.async", b"pipeline", b"memcpy_async", b"ptx::cp_async")
     family = "cp_async"
 
@@ -347,7 +347,7 @@ class PtxMmaLdmatrix(Rule):
     code = "PT204"
     name = "ptx-mma-ldmatrix"
     severity = Severity.ERROR
-    fix = "display"
+    fix = Applicability.DISPLAY
     triggers = (b"mma", b"ldmatrix", b"stmatrix", b"movmatrix", b"SM80_", b"SM75_", b"SM89_")
     family = "mma"
 
@@ -420,7 +420,7 @@ class WmmaApi(Rule):
     code = "PT205"
     name = "wmma-api"
     severity = Severity.ERROR
-    fix = "display"
+    fix = Applicability.DISPLAY
     triggers = (b"mma.h", b"wmma")
 
     def check(self, ctx):

@@ -700,7 +700,7 @@ class LowPrecisionAtomicAdd(Rule):
     code = "PT508"
     name = "low-precision-atomic-add"
     severity = Severity.ERROR
-    fix = "unsafe"
+    fix = Applicability.UNSAFE
     triggers = (b"atomicAdd",)
 
     def check(self, ctx: RuleContext) -> Iterator:

@@ -8,7 +8,7 @@ from ..analysis.consts import int_value
 from ..analysis.functions import enclosing_function
 from ..analysis.targets import fmt_targets
 from ..analysis.warp import COLLECTIVE
-from ..findings import Severity
+from ..findings import Applicability, Severity
 from ..parse import cuda as P
 from .base import Rule
 from .registry import register
@@ -52,7 +52,7 @@ class CoopTileSize(Rule):
     code = "PT116"
     name = "coop-tile-size"
     severity = Severity.WARNING
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"tiled_partition", b"thread_block_tile")
     RAW = COLLECTIVE
 
@@ -135,7 +135,7 @@ class CoopGridSync(Rule):
     code = "PT117"
     name = "coop-grid-sync"
     severity = Severity.WARNING
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"LaunchCooperativeKernel", b"this_multi_grid", b"multi_grid_group")
     LAUNCH = {"cudaLaunchCooperativeKernel", "hipLaunchCooperativeKernel",
               "cuLaunchCooperativeKernel", "hipModuleLaunchCooperativeKernel"}
@@ -192,7 +192,7 @@ class CubLogicalWarp(Rule):
     code = "PT118"
     name = "cub-logical-warp"
     severity = Severity.WARNING
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"WarpReduce", b"WarpScan")
     RX = re.compile(rb"(?<![\w$])(?:(?:hip)?cub\s*::\s*)(WarpReduce|WarpScan)\s*<([^<>;{}]*(?:<[^<>]*>[^<>;{}]*)*)>")
 

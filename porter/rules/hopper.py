@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..analysis.lazyre import re
 from ..analysis.lex import code_matches, lex_code_spans
-from ..findings import Severity
+from ..findings import Applicability, Severity
 from .base import Rule
 from .registry import register
 
@@ -82,7 +82,7 @@ class HopperBlackwellMma(Rule):
     code = "PT206"
     name = "hopper-blackwell-mma"
     severity = Severity.ERROR
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"wgmma", b"tcgen05", b"setmaxnreg", b"elect.sync", b"fence.proxy.async", b"SM90_",
                 b"SM100_", b"SM120_", b"Sm90", b"Sm100", b"Sm120", b"ptx::")
     family = "hopper"
@@ -145,7 +145,7 @@ class TmaTensorMap(Rule):
     code = "PT207"
     name = "tma-tensor-map"
     severity = Severity.ERROR
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"TensorMap", b"tensormap", b"cp.async.bulk", b"cp_async_bulk", b"TMA", b"tma_",
                 b"cp.reduce.async.bulk", b"ptx::")
     family = "tma"
@@ -203,7 +203,7 @@ class AsyncBarrier(Rule):
     code = "PT208"
     name = "async-barrier"
     severity = Severity.ERROR
-    fix = "display"
+    fix = Applicability.DISPLAY
     triggers = (b"barrier", b"latch", b"semaphore", b"mbarrier", b"awbarrier")
     family = "mbarrier"
     ADVICE = "use `__syncthreads()`, or LDS/global flags with atomics and `__threadfence*()`"
@@ -280,7 +280,7 @@ class ThreadBlockCluster(Rule):
     code = "PT209"
     name = "thread-block-cluster"
     severity = Severity.ERROR
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"cluster", b"Cluster", b"CLUSTER", b"mapa", b"getctarank")
     family = "cluster"
     ADVICE = "exchange data through global memory (flags/atomics or a second kernel) instead"
@@ -377,7 +377,7 @@ class ProgrammaticDependentLaunch(Rule):
     code = "PT210"
     name = "programmatic-dependent-launch"
     severity = Severity.ERROR
-    fix = "display"
+    fix = Applicability.DISPLAY
     triggers = (b"Programmatic", b"programmatic", b"GridDependency", b"griddepcontrol", b"PROGRAMMATIC")
     family = "pdl"
 
@@ -436,7 +436,7 @@ class DynamicParallelism(Rule):
     code = "PT211"
     name = "dynamic-parallelism"
     severity = Severity.ERROR
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"__global__", b"__device__")
 
     def check(self, ctx):

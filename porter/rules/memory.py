@@ -530,7 +530,7 @@ class LaunchBoundsUnsupportedForm(Rule):
     code = "PT405"
     name = "launch-bounds-unsupported-form"
     severity = Severity.ERROR
-    fix = "safe"
+    fix = Applicability.SAFE
     triggers = (b"__launch_bounds__",)
 
     def check(self, ctx: RuleContext) -> Iterator:

@@ -263,7 +263,7 @@ class FuncPtrCasts(Rule):
     code = "PT804"
     name = "func-ptr-casts"
     severity = Severity.ERROR
-    fix = "safe"
+    fix = Applicability.SAFE
     triggers = (b"FuncSetAttribute", b"FuncGetAttributes", b"LaunchKernel", b"FuncSetCacheConfig",
                 b"FuncSetSharedMemConfig")
 
@@ -418,7 +418,7 @@ class PerThreadDefaultStream(Rule):
     code = "PT806"
     name = "per-thread-default-stream"
     severity = Severity.WARNING
-    fix = "safe"
+    fix = Applicability.SAFE
     triggers = (b"CUDA_API_PER_THREAD_DEFAULT_STREAM",)
 
     def check(self, ctx):
@@ -529,7 +529,7 @@ class HostStringFunctions(Rule):
     code = "PT808"
     name = "host-string-functions-need-cstring"
     severity = Severity.ERROR
-    fix = "safe"
+    fix = Applicability.SAFE
     triggers = tuple(f.encode() for f in _CSTRING_FUNCS)
 
     def check(self, ctx):
@@ -590,7 +590,7 @@ class CallbackCallingConvention(Rule):
     code = "PT809"
     name = "callback-calling-convention"
     severity = Severity.ERROR
-    fix = "safe"
+    fix = Applicability.SAFE
     triggers = (b"CUDART_CB", b"CUDA_CB")
 
     def check(self, ctx):
@@ -640,7 +640,7 @@ class GridConstant(Rule):
     code = "PT810"
     name = "grid-constant-parameter"
     severity = Severity.ERROR
-    fix = "safe"
+    fix = Applicability.SAFE
     triggers = (b"__grid_constant__",)
 
     def check(self, ctx):
@@ -696,7 +696,7 @@ class DevicePointerArithmetic(Rule):
     code = "PT811"
     name = "device-pointer-arithmetic"
     severity = Severity.ERROR
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"CUdeviceptr", b"hipDeviceptr_t")
 
     _ARITH = frozenset({"+", "-", "%", "&", "|", "/", "*", "+=", "-=", "%=", "&=", "|=", ">>", "<<"})

@@ -236,7 +236,7 @@ class CacheHintIntrinsics(Rule):
     code = "PT603"
     name = "cache-hint-intrinsics"
     severity = Severity.ERROR
-    fix = "safe"
+    fix = Applicability.SAFE
     triggers = (b"__ldcg", b"__ldca", b"__ldcs")
 
     def check(self, ctx):

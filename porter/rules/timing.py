@@ -141,7 +141,7 @@ class DebugIntrinsics(Rule):
     code = "PT653"
     name = "debug-intrinsics"
     severity = Severity.ERROR
-    fix = "unsafe"
+    fix = Applicability.UNSAFE
     triggers = (b"__trap", b"__brkpt", b"__prof_trigger", b"trap;", b"brkpt;")
 
     def check(self, ctx):

@@ -339,7 +339,7 @@ class WarpSizeLiteral(Rule):
     code = "PT101"
     name = "warp-size-literal"
     severity = Severity.WARNING
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"31", b"32", b">> 5", b">>5", b"0x1f", b"0x1F")
 
     def check(self, ctx):
@@ -521,7 +521,7 @@ class WarpSizeConstexpr(Rule):
     code = "PT102"
     name = "warp-size-constexpr"
     severity = Severity.ERROR
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"warpSize",)
 
     CONTEXTS = {
@@ -637,7 +637,7 @@ class WavefrontSizeMacro(Rule):
     code = "PT103"
     name = "wavefront-size-macro-deprecated"
     severity = Severity.WARNING
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"__AMDGCN_WAVEFRONT_SIZE",)
     RX = re.compile(rb"(?<![\w$])__AMDGCN_WAVEFRONT_SIZE(?:__)?(?![\w$])")
 
@@ -715,7 +715,7 @@ class WarpMask32Bit(Rule):
     code = "PT104"
     name = "warp-mask-32bit"
     severity = Severity.ERROR
-    fix = "safe"
+    fix = Applicability.SAFE
     triggers = tuple(n.encode() for n in ("_sync", "__syncwarp"))
 
     def check(self, ctx):
@@ -839,7 +839,7 @@ class WarpBallotWidth(Rule):
     code = "PT105"
     name = "warp-ballot-width"
     severity = Severity.ERROR
-    fix = "safe"
+    fix = Applicability.SAFE
     triggers = (b"__ballot", b"__activemask", b"__match_a", b"__lanemask_")
     BITOPS_FIX = {"__popc": "__popcll", "__ffs": "__ffsll"}
     BITOPS = ("__popc", "__ffs", "__clz", "__brev", "__fns")
@@ -1047,7 +1047,7 @@ class WarpLaneMask32(Rule):
     code = "PT106"
     name = "warp-lanemask-32"
     severity = Severity.ERROR
-    fix = "unsafe"
+    fix = Applicability.UNSAFE
     # a lane index (is_lane_index) needs a lane-named variable, a lane-id call or `warpSize`
     triggers = (b"lane", b"Lane", b"LANE", b"warpSize")
 
@@ -1155,7 +1155,7 @@ class WarpReduceOffset16(Rule):
     code = "PT107"
     name = "warp-reduce-offset-16"
     severity = Severity.ERROR
-    fix = "unsafe"
+    fix = Applicability.UNSAFE
     triggers = (b"__shfl",)
 
     def check(self, ctx):
@@ -1299,7 +1299,7 @@ class WarpShflWidth(Rule):
     code = "PT108"
     name = "warp-shfl-width"
     severity = Severity.ERROR
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"__shfl",)
 
     def check(self, ctx):
@@ -1380,7 +1380,7 @@ class WarpSyncBuiltinsVersion(Rule):
     code = "PT109"
     name = "warp-sync-builtins-version"
     severity = Severity.WARNING
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"_sync",)
 
     def check(self, ctx):
@@ -1461,7 +1461,7 @@ class WarpSyncwarp(Rule):
     code = "PT110"
     name = "warp-syncwarp"
     severity = Severity.ERROR
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"__syncwarp",)
 
     def check(self, ctx):
@@ -1514,7 +1514,7 @@ class WarpActivemaskCompare(Rule):
     code = "PT111"
     name = "warp-activemask"
     severity = Severity.WARNING
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"__activemask", b"__ballot")
 
     def check(self, ctx):
@@ -1598,7 +1598,7 @@ class WarpMatchReduceSync(Rule):
     code = "PT112"
     name = "warp-match-reduce-sync"
     severity = Severity.WARNING
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"__match_a",)
 
     def check(self, ctx):
@@ -1653,7 +1653,7 @@ class WarpSynchronousImplicit(Rule):
     code = "PT114"
     name = "warp-synchronous-implicit"
     severity = Severity.INFO
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"+ 16]", b"+16]")
 
     def check(self, ctx):
@@ -1734,7 +1734,7 @@ class WarpIndependentScheduling(Rule):
     code = "PT115"
     name = "warp-independent-scheduling"
     severity = Severity.ERROR
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"atomicCAS", b"atomicExch")
     ELECT = re.compile(r"==\s*0\b|\b0\s*==|!\s*\(?\s*(?:threadIdx|lane|tid)")
 
@@ -1851,7 +1851,7 @@ class OccupancyMath32(Rule):
     code = "PT119"
     name = "occupancy-math-32"
     severity = Severity.INFO
-    fix = "none"
+    fix = Applicability.NONE
     triggers = (b"maxThreadsPer", b"regsPer", b"ThreadsPerSM", b"threads_per_sm")
     FIELDS = frozenset({"maxThreadsPerMultiProcessor", "maxThreadsPerBlock", "regsPerBlock",
                         "regsPerMultiprocessor", "maxThreadsPerMultiprocessor"})
