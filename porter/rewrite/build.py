@@ -174,17 +174,17 @@ def translate_flags(words: list[Word], data: bytes, out: _Out, archs: tuple[str,
         opt, val = _split_opt(w.text)
         nxt = words[i + 1] if i + 1 < len(words) else None
         span_end, used = w.end, 1
-        if val is None and opt in _WITH_VALUE and nxt is not None and (
-                opt in _DASH_VALUE or not nxt.text.startswith("-")):
-            if opt not in _ARCH_OPT or _ARCH_VALUE.match(nxt.text) or "$" in nxt.text:
-                val, span_end, used = nxt.text, nxt.end, 2
-        what = data[w.start:span_end].decode("utf-8", "replace")
         if val is None and opt in _WITH_VALUE and nxt is not None and nxt.text == "\0":
             out.report(UNPORTED, Severity.ERROR, w.start, nxt.end,
                        f"`{opt}` with a quoted value: porter leaves shell strings alone; "
                        "translate it by hand")
             i += 2
             continue
+        if val is None and opt in _WITH_VALUE and nxt is not None and (
+                opt in _DASH_VALUE or not nxt.text.startswith("-")):
+            if opt not in _ARCH_OPT or _ARCH_VALUE.match(nxt.text) or "$" in nxt.text:
+                val, span_end, used = nxt.text, nxt.end, 2
+        what = data[w.start:span_end].decode("utf-8", "replace")
 
         def remove(message: str | None, severity: Severity = Severity.WARNING) -> None:
             _remove(out, words, i, used, data)
