@@ -209,6 +209,19 @@ class HeaderRelease:
         return p.is_dir() if directory else p.is_file()
 
 
+# the NVIDIA back ends that ROCm's libraries ship (used when building for CUDA): they name CUDA
+# API, which HIP does not declare
+NVIDIA_BACKENDS = re.compile(r"^(hip/nvidia_detail/|thrust/system/cuda/|hipcub/backend/cub/|"
+                             r"hiprand/hiprand_\w*nvcc\.h$|hipfft/hipfft\w*nvcc|"
+                             r"hipsolver/internal/nvidia|hipblaslt/.*nvidia)")
+
+
+def rocm_header_files(usr: Path) -> list[Path]:
+    inc = usr / "include"
+    return [p for p in header_files(inc)
+            if not NVIDIA_BACKENDS.match(p.relative_to(inc).as_posix())]
+
+
 def load_header_release(release: str) -> HeaderRelease:
     usr = rocm_prefix(release)
     if not (usr / "include" / "hip" / "hip_runtime.h").is_file():
@@ -220,9 +233,9 @@ def load_header_release(release: str) -> HeaderRelease:
     stamp = [str(usr), packages] + [f"{p}:{p.stat().st_mtime_ns}" for p in clang]
 
     def build() -> frozenset[str]:
-        return frozenset(header_identifiers(header_files(usr / "include") + clang))
+        return frozenset(header_identifiers(rocm_header_files(usr) + clang))
 
-    names = _cached(["rocm-headers", *stamp], build)
+    names = _cached(["rocm-headers-2", *stamp], build)
     return HeaderRelease(vkey(release), usr, names, packages)
 
 

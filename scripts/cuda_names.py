@@ -5,7 +5,7 @@ stream is walked with a brace stack. Namespaces and ``extern "C"`` blocks are tr
 function, class and initializer bodies are skipped. Both branches of ``#if`` are read, so the
 result is a superset of what one configuration declares, which is what a porting table needs.
 
-Used by ``scripts/gen_core_mappings.py`` and the other table generators::
+Used by ``scripts/api_sources.py`` (the mapping checker's inputs) and the table tests::
 
     from cuda_names import scan_headers, identifiers
     decl = scan_headers([Path("/usr/local/cuda/include/cuda_runtime_api.h")])

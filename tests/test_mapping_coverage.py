@@ -1,5 +1,10 @@
 """Every supported mapping row is exercised through porter's engine.
 
+The expected text is the row's HIP (or roc*) name, and that name is checked against an independent
+source first: it must be declared by the ROCm 7.2 headers (or clang's HIP wrapper headers, for
+device functions), and include paths must exist in the 7.2 prefix. A row that maps a name to itself
+therefore passes only when HIP really declares that name.
+
 For each row of mappings/*.csv that has a HIP name, a synthetic CUDA line uses the CUDA name in a
 code position that fits its kind (a call for functions, a declaration for types, an expression
 for enum values and macros, a qualified name for namespaces, an #include for headers). The lines
@@ -11,9 +16,14 @@ again must change nothing. Rows newer than ROCm 6.4 must not be rewritten for --
 from __future__ import annotations
 
 import re
+import sys
 from collections import defaultdict
+from functools import lru_cache
+from pathlib import Path
 
 import pytest
+
+from conftest import ROOT, rocm_prefix
 
 from porter.engine import EngineOptions, process_one
 from porter.mappings.index import MappingIndex, load_index
@@ -112,6 +122,26 @@ def _expected(row, roc: bool) -> str:
     return new
 
 
+@lru_cache(maxsize=1)
+def _hip72() -> tuple[Path, frozenset[str]]:
+    """The ROCm 7.2 include folder and every identifier its headers (and clang's HIP wrapper
+    headers) declare: the independent source of the expected names."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from api_sources import load_header_release
+    usr = rocm_prefix("7.2")
+    return usr / "include", load_header_release("7.2").names
+
+
+def _declared(row, roc: bool) -> bool:
+    inc, names = _hip72()
+    new = row.target(roc)
+    if row.kind == "header":
+        return (inc / new).is_file()
+    if row.kind == "header_dir":
+        return (inc / new).is_dir()
+    return all(part in names for part in new.split("::") if part)
+
+
 def _by_mark(text: str) -> dict[int, str]:
     out = {}
     for line in text.splitlines():
@@ -135,10 +165,16 @@ def _check(area: str, rows, text: str, options: EngineOptions, roc: bool) -> Non
     got = _by_mark(out)
     missing = []
     for i, r in enumerate(rows):
-        want = _expected(r, roc and bool(r.roc))
+        use_roc = roc and bool(r.roc)
+        want = _expected(r, use_roc)
         line = got.get(i, "")
-        if not _word_in(want, line):
+        if not _declared(r, use_roc):
+            missing.append(f"{r.cuda} -> {r.target(use_roc)}: not declared by ROCm 7.2")
+        elif not _word_in(want, line):
             missing.append(f"{r.cuda} -> {want!r}: got {line.strip()!r}")
+        elif r.target(use_roc) != r.cuda and r.kind not in ("header", "header_dir") \
+                and _word_in(r.cuda, line):
+            missing.append(f"{r.cuda}: still in the output {line.strip()!r}")
     assert not missing, f"{len(missing)} of {len(rows)} {area} rows not applied:\n" + "\n".join(missing[:40])
     again = _port(f"{area}_coverage.cu", out, options)
     assert again == out, f"{area}: porting the ported output again changed it"

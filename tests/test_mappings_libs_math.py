@@ -1,11 +1,14 @@
 """The math-library tables (blas, blaslt, rand, fft, sparse, solver, libheaders_math) against the
-headers on both sides: every HIP/roc name is declared by that library's ROCm headers (7.2, and 6.4
-when the row claims it), every CUDA name is one NVIDIA's library headers declare (the lists in
-scripts/data/cuda_library_names, extracted from NVIDIA's wheels by scripts/gen_lib_mappings.py).
+headers on both sides: every HIP/roc name is declared by that library's ROCm headers (7.2, and
+6.4 when the row is in force there), every CUDA name is declared by NVIDIA's library headers: the
+CUDA 13 name lists of scripts/data/cuda_library_names (pinned by sha256 in scripts/inputs.lock,
+rebuilt from the pinned wheels by `scripts/check_mappings.py --refresh`), or, for `removed`
+rows, by the CUDA 11.8 / 12.9 headers of the -cu11/-cu12 wheels (scripts/data/api/cuda_older.tsv).
+No generator is imported: the header reader is scripts/cuda_names.py.
 """
 from __future__ import annotations
 
-import importlib.util
+import hashlib
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -17,27 +20,57 @@ from porter.mappings.index import read_table, validate_rows
 ROOT = Path(__file__).resolve().parent.parent
 MAPPINGS = ROOT / "mappings"
 AREAS = ("blas", "blaslt", "rand", "fft", "sparse", "solver")
+sys.path.insert(0, str(ROOT / "scripts"))
+from api_sources import Lock, read_release_table  # noqa: E402
+from cuda_names import header_files, header_identifiers  # noqa: E402
 
-
-def _gen():
-    spec = importlib.util.spec_from_file_location("gen_lib_mappings",
-                                                  ROOT / "scripts" / "gen_lib_mappings.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("gen_lib_mappings", mod)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-GEN = _gen()
+# ROCm include folders (relative to <prefix>/usr/include) declaring each table's HIP / roc names
+HIP_DIRS = {
+    "blas": ("hipblas", "hipblas-common", "hip/library_types.h"),
+    "blaslt": ("hipblaslt", "hipblaslt-export.h", "hipblaslt-version.h", "hipblas-common",
+               "hip/library_types.h"),
+    "rand": ("hiprand",), "fft": ("hipfft",), "sparse": ("hipsparse",), "solver": ("hipsolver",),
+}
+ROC_DIRS = {"blas": ("rocblas",), "rand": ("rocrand",), "fft": ("rocfft",),
+            "sparse": ("rocsparse",), "solver": ("rocsolver", "rocblas")}
+CUDA_LISTS = {"blas": "cublas", "blaslt": "cublasLt", "rand": "curand", "fft": "cufft",
+              "sparse": "cusparse", "solver": "cusolver"}
+NAMES = ROOT / "scripts" / "data" / "cuda_library_names"
+OLDER = ROOT / "scripts" / "data" / "api" / "cuda_older.tsv"
 
 
 @lru_cache(maxsize=None)
-def _decls(usr: Path, dirs: tuple[str, ...]):
-    return GEN.rocm_decls(usr, dirs)
+def _decls(usr: Path, dirs: tuple[str, ...]) -> frozenset[str]:
+    inc = usr / "include"
+    files: list[Path] = []
+    for d in dirs:
+        p = inc / d
+        files += [p] if p.is_file() else header_files(p) if p.is_dir() else []
+    assert files, f"none of {dirs} under {inc}"
+    return frozenset(header_identifiers(files))
 
 
 def _rows(area):
     return read_table(MAPPINGS / f"{area}.csv")
+
+
+def _in_force(area, version):
+    """The row of each CUDA name in force for a ROCm version (None where none is)."""
+    by: dict[str, list] = {}
+    for r in _rows(area):
+        by.setdefault(r.cuda, []).append(r)
+    out = []
+    for rows in by.values():
+        chosen = [r for r in rows if r.since <= version]
+        if chosen and chosen[-1].present_in(version):
+            out.append(chosen[-1])
+    return out
+
+
+@lru_cache(maxsize=None)
+def _cuda_list(name: str) -> frozenset[str]:
+    return frozenset(ln.split("\t")[0] for ln in (NAMES / f"{name}.txt").read_text().splitlines()
+                     if ln.strip() and not ln.startswith("#"))
 
 
 @pytest.mark.parametrize("area", AREAS + ("libheaders_math",))
@@ -47,43 +80,56 @@ def test_schema(area):
     assert validate_rows(rows, f"{area}.csv") == []
 
 
+def test_cuda_lists_are_the_locked_ones():
+    """The CUDA 13 library name lists are inputs pinned by sha256, not generator output."""
+    lock = Lock.load()
+    for name in CUDA_LISTS.values():
+        rel = f"scripts/data/cuda_library_names/{name}.txt"
+        digest = hashlib.sha256((ROOT / rel).read_bytes()).hexdigest()
+        assert lock.lists.get(rel) == digest, f"{rel} is not the list scripts/inputs.lock pins"
+
+
 @pytest.mark.parametrize("area", AREAS)
 def test_cuda_names_are_declared_by_nvidia_headers(area):
-    known = set()
-    for lst in GEN.AREA_LISTS[area]:
-        known |= GEN.read_name_list(lst)
+    known = _cuda_list(CUDA_LISTS[area])
+    older = read_release_table(OLDER)
     missing = [r.cuda for r in _rows(area) if r.status != "removed" and r.cuda not in known]
     assert missing == []
+    gone = [r.cuda for r in _rows(area) if r.status == "removed"
+            and (r.cuda in known or r.cuda not in older)]
+    assert gone == [], "removed rows must name what only CUDA 11.8/12.9 declare"
 
 
 @pytest.mark.parametrize("area", AREAS)
 def test_hip_names_exist_in_rocm72(area, rocm72):
-    """The row in force for ROCm 7.2 (the newest per CUDA name) names a declared HIP name."""
-    decls = _decls(rocm72, tuple(GEN.HIP_DIRS[area]))
-    current = {}
-    for r in _rows(area):
-        if r.since <= (7, 2):
-            current[r.cuda] = r   # rows are sorted by hip_since within a name
-    missing = [f"{r.cuda}->{r.hip}" for r in current.values() if r.hip and r.hip not in decls]
+    """The row in force for ROCm 7.2 names a declared HIP name."""
+    decls = _decls(rocm72, HIP_DIRS[area])
+    missing = [f"{r.cuda}->{r.hip}" for r in _in_force(area, (7, 2)) if r.hip and r.hip not in decls]
     assert missing == []
 
 
 @pytest.mark.parametrize("area", AREAS)
-def test_hip_names_exist_in_rocm64_when_claimed(area, rocm64):
-    decls = _decls(rocm64, tuple(GEN.HIP_DIRS[area]))
+def test_hip_names_exist_in_rocm64(area, rocm64):
+    decls = _decls(rocm64, HIP_DIRS[area])
     missing = [f"{r.cuda}->{r.hip}" for r in _rows(area)
-               if r.hip and r.since <= (6, 4) and r.hip not in decls]
+               if r.hip and r.present_in((6, 4)) and r.hip not in decls]
     assert missing == []
 
 
-@pytest.mark.parametrize("area", [a for a in AREAS if a in GEN.ROC_DIRS])
+@pytest.mark.parametrize("area", AREAS)
+def test_removed_hip_names_are_gone(area, rocm72):
+    """A row with hip_removed X.Y names what the 7.2 headers lack when X.Y <= 7.2."""
+    decls = _decls(rocm72, HIP_DIRS[area])
+    wrong = [r.hip for r in _rows(area) if r.removed and r.removed <= (7, 2) and r.hip in decls]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("area", [a for a in AREAS if a in ROC_DIRS])
 def test_roc_names_exist(area, rocm72, rocm64):
-    d72 = _decls(rocm72, tuple(GEN.ROC_DIRS[area]))
-    d64 = _decls(rocm64, tuple(GEN.ROC_DIRS[area]))
-    rows = [r for r in _rows(area) if r.roc]
-    current = {r.cuda: r for r in _rows(area) if r.since <= (7, 2)}
-    assert [r.roc for r in current.values() if r.roc and r.roc not in d72] == []
-    assert [r.roc for r in rows if r.since <= (6, 4) and r.roc not in d64] == []
+    d72 = _decls(rocm72, ROC_DIRS[area])
+    d64 = _decls(rocm64, ROC_DIRS[area])
+    assert [r.roc for r in _in_force(area, (7, 2)) if r.roc and r.roc not in d72] == []
+    assert [r.roc for r in _rows(area) if r.roc and r.present_in((6, 4)) and r.roc not in d64] == []
 
 
 def test_roc_only_where_a_roc_library_exists():
@@ -95,8 +141,9 @@ def test_headers_exist(rocm72, rocm64):
     for r in _rows("libheaders_math"):
         assert r.kind == "header"
         for path in filter(None, (r.hip, r.roc)):
-            assert (inc72 / path).is_file(), path
-            if r.since <= (6, 4):
+            if r.present_in((7, 2)):
+                assert (inc72 / path).is_file(), path
+            if r.present_in((6, 4)):
                 assert (inc64 / path).is_file(), path
 
 
