@@ -5,9 +5,9 @@ import re
 from pathlib import Path
 
 import pytest
+from rule_harness import apply_fixes, fixed_twin, parse_fixture, run_fixture
 
 from porter.rules.registry import all_rules
-from rule_harness import apply_fixes, fixed_twin, parse_fixture, run_fixture
 
 FIXTURE_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
 FIXTURES = sorted(p for p in FIXTURE_DIR.glob("*") if p.is_file() and ".fixed" not in p.name

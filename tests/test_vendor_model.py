@@ -36,8 +36,8 @@ def _sides(text: str) -> dict[str, Side]:
     ("#if defined(__HIPCC__) && defined(__HIP_PLATFORM_AMD__)\nX_a;\n#else\nX_n;\n#endif\n",
      {"a": Side.AMD, "n": Side.NVIDIA}),
     ("#ifndef USE_ROCM\nX_n;\n#else\nX_a;\n#endif\n", {"n": Side.NVIDIA, "a": Side.AMD}),
-    ("#if defined(__HIP_PLATFORM_NVIDIA__)\nX_n;\n#elif defined(GGML_USE_HIP)\nX_a;\n#else\nX_z;\n"
-     "#endif\n", {"n": Side.NVIDIA, "a": Side.AMD, "z": Side.NVIDIA}),
+    (("#if defined(__HIP_PLATFORM_NVIDIA__)\nX_n;\n#elif defined(GGML_USE_HIP)\nX_a;\n#else\n"
+      "X_z;\n#endif\n"), {"n": Side.NVIDIA, "a": Side.AMD, "z": Side.NVIDIA}),
     ("#if 0\nX_z;\n#endif\nX_b;\n", {"z": Side.NEITHER, "b": Side.BOTH}),
 ])
 def test_cpp_sides(text, want):

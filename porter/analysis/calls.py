@@ -7,8 +7,8 @@ through template arguments and namespaces (`f(x)`, `ns::f(x)`, `f<T>(x)`, `ns::f
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from .functions import enclosing_function, function_name
 

@@ -54,7 +54,7 @@ def int_literal(text: str) -> int | None:
     if digits[:2] in ("0x", "0X"):
         return int(digits, 16)
     if digits[:2] in ("0b", "0B"):
-        return int(digits[2:], 2)
+        return int(digits, 0)
     if len(digits) > 1 and digits[0] == "0":
         return int(digits, 8)
     return int(digits)

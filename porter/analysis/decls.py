@@ -34,7 +34,7 @@ class Decl:
     """One declared name: `name`, its declaration node `node`, the type node `type`, the
     initialiser (or default argument) `value`, whether it is a pointer/array (`pointer`), the
     declaration's type qualifiers and the identifier node `ident`."""
-    __slots__ = ("name", "node", "type", "value", "pointer", "qualifiers", "ident")
+    __slots__ = ("ident", "name", "node", "pointer", "qualifiers", "type", "value")
 
     def __init__(self, name, node, type_, value, pointer, qualifiers, ident):
         self.name, self.node, self.type, self.value = name, node, type_, value
@@ -96,9 +96,9 @@ class Declarations:
         best = None
         if fn is not None:
             for d in self.in_scope(fn):
-                if d.name == name and d.ident.start_byte <= at.start_byte:
-                    if best is None or d.ident.start_byte > best.ident.start_byte:
-                        best = d
+                if d.name == name and d.ident.start_byte <= at.start_byte and (
+                        best is None or d.ident.start_byte > best.ident.start_byte):
+                    best = d
             if best is not None:
                 return best
         for d in self.in_scope(None):

@@ -3,8 +3,13 @@ text, `#include` directives). They live in the rewriter, which lexes every file 
 analysis modules import them from here only, so a move in the rewriter changes one file."""
 from __future__ import annotations
 
-from ..rewrite.cuda import (find_word, identifiers, include_directives, is_declaration_name,
-                            lex_code_spans)
+from ..rewrite.cuda import (
+    find_word,
+    identifiers,
+    include_directives,
+    is_declaration_name,
+    lex_code_spans,
+)
 
 __all__ = ["code_matches", "find_word", "identifiers", "include_directives", "is_declaration_name",
            "lex_code_spans"]

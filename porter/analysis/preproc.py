@@ -202,7 +202,7 @@ class _Parser:
 
 
 def parse_cond(text: str) -> Cond:
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL)
     text = re.sub(r"//.*", "", text)
     toks = _tokens(text)
     if any(k == "bad" for k, _ in toks) or any(k == "id" and v in ("__has_include", "__has_include_next")
@@ -283,7 +283,7 @@ def _not(a):
 
 # -- directive structure -----------------------------------------------------------------------
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b",
-                        re.M)
+                        re.MULTILINE)
 
 
 @dataclass
@@ -296,7 +296,7 @@ class Branch:
     cond_end: int = 0
     raw: str = ""             # the condition as written
     end: int = 0              # byte offset of the next directive of the group (body end)
-    group: "Group | None" = None
+    group: Group | None = None
     index: int = 0
 
 
@@ -446,7 +446,7 @@ class PPState:
         may also be a tuple of strings: a macro whose name contains one of them."""
         if isinstance(pred, tuple):
             words = pred
-            pred = lambda n: any(w in n for w in words)  # noqa: E731
+            pred = lambda n: any(w in n for w in words)
         return any(b.group.mentions(pred) for b in self.enclosing(pos))
 
     def dead_on_amd(self, pos: int) -> bool:

@@ -1,7 +1,7 @@
 """Small tree-sitter helpers: ancestors, a document-order walk, parentheses, code or not."""
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..parse import cuda as P
 

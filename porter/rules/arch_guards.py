@@ -10,11 +10,8 @@ is `porter.analysis.preproc` (`ctx.pp`), shared with the other rules and the rew
 """
 from __future__ import annotations
 
-import bisect
-from ..analysis.lazyre import re
-from dataclasses import dataclass, field
-
 from ..analysis.functions import enclosing_function
+from ..analysis.lazyre import re
 from ..analysis.preproc import Branch, PPState
 from ..findings import Applicability, Edit, Severity
 from .base import Rule, RuleContext

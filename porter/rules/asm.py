@@ -13,13 +13,11 @@ compiles (`#ifdef __HIP_PLATFORM_NVIDIA__`, `#ifndef USE_ROCM`) is skipped; asm 
 """
 from __future__ import annotations
 
-from ..analysis.lazyre import re
-from dataclasses import dataclass, field
-
 from ..analysis.asm import FAMILY_CODE, AsmSite  # noqa: F401  (FAMILY_CODE: documented here)
+from ..analysis.lazyre import re
 from ..analysis.lex import code_matches
 from ..findings import Applicability, Edit, Severity
-from .base import Rule, RuleContext
+from .base import Rule
 from .registry import register
 
 # -- suggestions for plain PTX -----------------------------------------------------------------

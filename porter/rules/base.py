@@ -23,9 +23,11 @@ checking a ported tree finds the same hazards and fixing is idempotent.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Iterator
+
+from tree_sitter import QueryError
 
 from ..analysis.asm import AsmSites
 from ..analysis.calls import CallIndex
@@ -155,12 +157,12 @@ class RuleContext:
             todo = sorted(t for t in _WANTED_TYPES if t not in self._by_type)
             try:
                 found = P.captures(" ".join(f"({t}) @{t}" for t in todo), self.root)
-            except Exception:  # an unknown node type: fall back to one query per type
+            except QueryError:  # an unknown node type: fall back to one query per type
                 found = {}
                 for t in todo:
                     try:
                         found.update(P.captures(f"({t}) @{t}", self.root))
-                    except Exception:
+                    except QueryError:
                         found[t] = []
             for t in todo:
                 self._by_type[t] = found.get(t, [])
@@ -246,5 +248,18 @@ class Rule:
         return inspect.cleandoc(cls.__doc__ or "")
 
 
-__all__ = ["Rule", "RuleContext", "RuleOptions", "Target", "TARGETS", "DEFAULT_ARCH", "parse_archs",
-           "Finding", "Fix", "Edit", "Severity", "Applicability", "DOC_HEADINGS"]
+__all__ = [
+    "DEFAULT_ARCH",
+    "DOC_HEADINGS",
+    "TARGETS",
+    "Applicability",
+    "Edit",
+    "Finding",
+    "Fix",
+    "Rule",
+    "RuleContext",
+    "RuleOptions",
+    "Severity",
+    "Target",
+    "parse_archs",
+]

@@ -1,12 +1,12 @@
 """PT5xx: memory model, coherence, atomics, unified memory."""
 from __future__ import annotations
 
-from ..analysis.lazyre import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..analysis.calls import call_name
 from ..analysis.functions import enclosing_function, function_qualifiers
-from ..analysis.tree import in_code, walk
+from ..analysis.lazyre import re
+from ..analysis.tree import walk
 from ..findings import Applicability, Edit, Severity
 from .base import Rule, RuleContext
 from .registry import register

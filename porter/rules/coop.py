@@ -1,11 +1,10 @@
 """PT116-PT118: cooperative groups and CUB logical warps (hazards.md section A)."""
 from __future__ import annotations
 
-from ..analysis.lazyre import re
-
 from ..analysis.calls import call_args, call_name
 from ..analysis.consts import int_value
 from ..analysis.functions import enclosing_function
+from ..analysis.lazyre import re
 from ..analysis.targets import fmt_targets
 from ..analysis.warp import COLLECTIVE
 from ..findings import Applicability, Severity

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from ..analysis.lazyre import re
-
 from ..findings import Severity
 from .base import Rule
 from .registry import register

@@ -5,16 +5,19 @@ does not compile is skipped through the vendor model (`ctx.vendor`).
 """
 from __future__ import annotations
 
-from ..analysis.lazyre import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..analysis.calls import call_name
 from ..analysis.consts import type_size
-from ..analysis.functions import (enclosing_function, function_name, function_qualifiers,
-                                  shadowed_names)
+from ..analysis.functions import (
+    enclosing_function,
+    function_name,
+    function_qualifiers,
+    shadowed_names,
+)
+from ..analysis.lazyre import re
 from ..analysis.tree import in_code, walk
 from ..findings import Applicability, Edit, Severity
-from ..parse import cuda as P
 from .base import Rule, RuleContext
 from .registry import register
 

@@ -1,9 +1,8 @@
 """PT70x: numerics and data types (hazards.md section H)."""
 from __future__ import annotations
 
-from ..analysis.lazyre import re
-
 from ..analysis.functions import ancestors, device_kind, enclosing_function
+from ..analysis.lazyre import re
 from ..findings import Severity
 from .base import Rule
 from .registry import register

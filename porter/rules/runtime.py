@@ -1,9 +1,8 @@
 """PT80x: runtime, driver, RTC, binaries and language features (hazards.md section I)."""
 from __future__ import annotations
 
-from ..analysis.lazyre import re
-
 from ..analysis.functions import ancestors, enclosing_function, function_head
+from ..analysis.lazyre import re
 from ..analysis.lex import find_word, is_declaration_name
 from ..findings import Applicability, Edit, Severity
 from ..parse import cuda as P

@@ -14,17 +14,22 @@ switches whose AMD side the model cannot decide (``#if __AMDGCN_WAVEFRONT_SIZE =
 """
 from __future__ import annotations
 
-from ..analysis.lazyre import re
-
 from ..analysis.calls import call_args, call_name
 from ..analysis.consts import int_value
 from ..analysis.decls import Decl, type_text, type_width
 from ..analysis.functions import enclosing_function
+from ..analysis.lazyre import re
 from ..analysis.lex import is_declaration_name, lex_code_spans
 from ..analysis.targets import fmt_targets
 from ..analysis.tree import ancestors, strip_parens
-from ..analysis.warp import (COLLECTIVE, DROPPED_BEFORE_70, MASK_SOURCES, MASKED, MATCH_SYNC,
-                             SHFL, SHFL_SYNC)
+from ..analysis.warp import (
+    DROPPED_BEFORE_70,
+    MASK_SOURCES,
+    MASKED,
+    MATCH_SYNC,
+    SHFL,
+    SHFL_SYNC,
+)
 from ..findings import Applicability, Edit, Severity
 from ..parse import cuda as P
 from .base import Rule, RuleContext
@@ -182,9 +187,7 @@ def contains_thread_idx(ctx: RuleContext, node, fields=("threadIdx",)) -> bool:
             if arg is not None and arg.type == "identifier" and ctx.text(arg) in fields:
                 return True
         elif n.type == "identifier" and ctx.text(n) in ("hipThreadIdx_x", "hipThreadIdx_y",
-                                                         "hipThreadIdx_z") and "threadIdx" in fields:
-            return True
-        elif n.type == "call_expression" and call_name(ctx, n) == "thread_rank" \
+                                                         "hipThreadIdx_z") and "threadIdx" in fields or n.type == "call_expression" and call_name(ctx, n) == "thread_rank" \
                 and "threadIdx" in fields:
             return True
         stack.extend(n.named_children)
@@ -592,7 +595,7 @@ class WarpSizeConstexpr(Rule):
                 if cond is not None and cond.start_byte <= ident.start_byte < cond.end_byte:
                     return self.CONTEXTS[t]
                 return None
-            if t in self.CONTEXTS and self.CONTEXTS[t]:
+            if self.CONTEXTS.get(t):
                 if t == "case_statement":
                     val = a.child_by_field_name("value")
                     if val is None or not (val.start_byte <= ident.start_byte < val.end_byte):
