@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from tree_sitter import Node
+
 from .functions import enclosing_function, function_name
 
 
@@ -52,9 +54,9 @@ def call_args(call) -> list:
 @dataclass(frozen=True)
 class Call:
     name: str             # plain callee name (see the module docstring)
-    node: object          # the call_expression
-    callee: object        # the name node (identifier or field_identifier): where to report
-    args: tuple           # argument nodes
+    node: Node            # the call_expression
+    callee: Node          # the name node (identifier or field_identifier): where to report
+    args: tuple[Node, ...]  # argument nodes
     member: bool          # `obj.f()` / `p->f()`
 
     @property

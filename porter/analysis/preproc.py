@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 # -- macro worlds ------------------------------------------------------------------------------
@@ -90,7 +91,8 @@ _TOK = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*|(?P<i
 
 
 def _tokens(text: str):
-    out, pos = [], 0
+    out: list[tuple[str, object]] = []
+    pos = 0
     while pos < len(text):
         m = _TOK.match(text, pos)
         if not m or m.end() == pos:
@@ -418,7 +420,8 @@ class PPState:
             if key not in self._memo:
                 self._memo[key] = self.branch_value(b, world, {})
             return self._memo[key]
-        v = 1
+        v: int | None = 1
+        assert b.group is not None          # every Branch is made inside its Group
         for prev in b.group.branches[:b.index]:
             v = _and(v, _not(prev.cond.eval(world, override) if prev.cond else 1))
         if b.cond is not None:
@@ -427,18 +430,17 @@ class PPState:
 
     def path_value(self, pos: int, world: str) -> int | None:
         """Is the code at `pos` compiled in `world`? (1 yes, 0 no, None unknown)."""
-        v = 1
-        b = self.branch_at(pos)
-        while b is not None:
+        v: int | None = 1
+        for b in self.enclosing(pos):
             v = _and(v, self.branch_value(b, world))
-            b = b.group.parent
         return v
 
-    def enclosing(self, pos: int):
+    def enclosing(self, pos: int) -> Iterator[Branch]:
+        """The branches around `pos`, innermost first."""
         b = self.branch_at(pos)
         while b is not None:
             yield b
-            b = b.group.parent
+            b = b.group.parent if b.group is not None else None
 
     def guarded_by(self, pos: int, pred) -> bool:
         """Is `pos` inside some branch (any side) of an `#if` chain naming a macro for which
@@ -447,7 +449,7 @@ class PPState:
         if isinstance(pred, tuple):
             words = pred
             pred = lambda n: any(w in n for w in words)
-        return any(b.group.mentions(pred) for b in self.enclosing(pos))
+        return any(b.group is not None and b.group.mentions(pred) for b in self.enclosing(pos))
 
     def dead_on_amd(self, pos: int) -> bool:
         return self.path_value(pos, "amd") == 0

@@ -105,7 +105,7 @@ class CppVendorModel:
         if c is None:
             switched, undecided = False, False
             for x in self.pp.enclosing(start):
-                if x.group.mentions_vendor():
+                if x.group is not None and x.group.mentions_vendor():
                     switched = True
                     v = self.pp.branch_value(x, "amd")
                     if v == 0:
