@@ -31,6 +31,7 @@ from .includes import (
     RUNTIME_API_HEADERS,
     duplicate_include_line,
     include_directives,
+    include_edit_text,
     include_position,
 )
 from .launch import hip_launch_edits, launch_sites
@@ -53,6 +54,7 @@ from .lex import (
 from .names import (
     Contexts,
     call_args,
+    elaborated_keyword,
     in_undef,
     is_declaration_name,
     is_location,
@@ -212,7 +214,7 @@ class CudaRewriter:
             return
         if not has:
             pos = include_position(data, root)
-            if self.res.edits.add_group([Edit(pos, pos, HIP_RUNTIME_INCLUDE)]):
+            if self.res.edits.add_group([Edit(pos, pos, include_edit_text(data, pos))]):
                 self.res.stats.includes_added += 1
 
     def _report_errors(self, src: SourceFile, root) -> None:
@@ -372,6 +374,12 @@ class CudaRewriter:
                     end: int) -> list[Edit] | None:
         """The rename plus the row's call transform; None (reported) when it cannot be done."""
         group = [] if new == name else [Edit(start, end, new.encode())]
+        if group and ctx == "code" and not self.src.path.endswith(".c"):
+            # `struct cudaDeviceProp p;`: HIP's name is a typedef whose struct tag may differ
+            # (hipIpcMemHandle_t is `struct hipIpcMemHandle_st`), so C++ drops the keyword
+            kw = elaborated_keyword(self.src.data, node)
+            if kw is not None:
+                group.insert(0, Edit(kw[0], kw[1], b""))
         if not row.transform:
             return group
         if ctx != "code":

@@ -13,7 +13,7 @@ CUDA_HEADER = re.compile(
     r"(cuda|cu(?:blas|fft|rand|sparse|solver|dnn|tensor|pti|file|Complex)|nvtx|nvToolsExt|nvrtc"
     r"|nvml|nvperf|cub/|thrust/system/cuda|cooperative_groups|sm_\d\d_(?:intrinsics|atomic)"
     r"|device_(?:functions|launch_parameters|atomic_functions)|crt/)")
-INCLUDE_LINE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*([<\"][^>\"\n]*[>\"])", re.MULTILINE)
+INCLUDE_LINE = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*([<\"][^>\"\n]*[>\"])", re.MULTILINE)
 CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b", re.MULTILINE)
 HIP_RUNTIME = "hip/hip_runtime.h"
 # what a file that uses the runtime API (but no device code) may include instead: the runtime
@@ -69,22 +69,60 @@ def duplicate_include_line(data: bytes, path_node, earlier_end: int | None) -> E
     return Edit(start, end, b"")
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
+def newline_of(data: bytes) -> bytes:
+    """The file's line ending: CRLF, a lone CR (classic Mac) or LF."""
+    if b"\r\n" in data:
+        return b"\r\n"
+    if b"\r" in data and b"\n" not in data:
+        return b"\r"
+    return b"\n"
+
+
+def after_line(data: bytes, pos: int) -> int:
+    """The start of the line after the one holding `pos` (pos itself when a line starts
+    there: tree-sitter ends a directive after its newline)."""
+    if pos > 0 and data[pos - 1:pos] in (b"\n", b"\r") and data[pos:pos + 1] != b"\n":
+        return pos
+    nl = newline_of(data)[-1:]
+    j = data.find(nl, pos)
+    return len(data) if j < 0 else j + 1
+
+
+def include_edit_text(data: bytes, pos: int, line: bytes = HIP_RUNTIME_INCLUDE) -> bytes:
+    """`line` (ending in LF) in the file's line ending, on a line of its own at `pos`."""
+    nl = newline_of(data)
+    text = line.rstrip(b"\n") + nl
+    at_top = pos == 0 or (pos == len(_BOM) and data.startswith(_BOM))
+    if not at_top and data[pos - 1:pos] not in (b"\n", b"\r"):
+        text = nl + text                # after a last line with no newline
+    return text
+
+
 def include_position(data: bytes, root) -> int:
     """Where to add `#include <hip/hip_runtime.h>`: before the first top-level include (or the
     first include inside the header guard), else after the guard / `#pragma once`, else after
-    the leading comments."""
-    after = 0
+    the leading comments (when nothing else shares their last line), else at the top."""
+    top = len(_BOM) if data.startswith(_BOM) else 0
+    after = top
     children = root.children
     i = 0
     while i < len(children) and children[i].type == "comment":
-        after = line_end(data, children[i].end_byte)
+        end = children[i].end_byte
+        nxt = after_line(data, end)
+        if data[end:nxt].strip() or (i + 1 < len(children) and children[i + 1].start_byte < nxt):
+            # code (or a stray `*/`, or another comment) shares the comment's last line
+            return after if i else top
+        after = nxt
         i += 1
     while i < len(children):
         c = children[i]
         if c.type == "preproc_include":
             return c.start_byte
         if c.type == "preproc_call" and b"once" in data[c.start_byte:c.end_byte]:
-            after = line_end(data, c.end_byte)
+            after = after_line(data, c.end_byte)
             i += 1
             continue
         if c.type == "preproc_ifdef" and i == len(children) - 1 or (
@@ -92,7 +130,7 @@ def include_position(data: bytes, root) -> int:
             inner = c.named_children
             for j, g in enumerate(inner):
                 if g.type == "preproc_def":
-                    pos = line_end(data, g.end_byte)
+                    pos = after_line(data, g.end_byte)
                     for h in inner[j + 1:]:
                         if h.type == "preproc_include":
                             return h.start_byte

@@ -23,6 +23,9 @@ _DECL_FIELDS = {
     "namespace_alias_definition": "name",
     "preproc_params": None, "template_function": None,
 }
+TAG_SPECIFIERS = frozenset({"struct_specifier", "class_specifier", "union_specifier",
+                            "enum_specifier"})
+_ELABORATED = re.compile(rb"(?:struct|class|union|enum)\s+")
 _NAMELESS_DECL = ("reference_declarator", "type_parameter_declaration", "preproc_params")
 
 
@@ -36,10 +39,26 @@ def is_declaration_name(node) -> bool:
     fld = _DECL_FIELDS[parent.type]
     if parent.type == "template_function":
         return False
+    if parent.type in TAG_SPECIFIERS and parent.child_by_field_name("body") is None:
+        return False        # `struct cudaDeviceProp p;` names a type, it does not define one
     if fld is None:
         return parent.type in _NAMELESS_DECL
     child = parent.child_by_field_name(fld)
     return child is not None and child.start_byte == node.start_byte and child.end_byte == node.end_byte
+
+
+def elaborated_keyword(data: bytes, node) -> tuple[int, int] | None:
+    """The span of `struct ` in `struct cudaDeviceProp p;` (an elaborated type specifier used as
+    the type of a declaration), or None. A forward declaration `struct cudaDeviceProp;` has no
+    such span: its keyword is needed."""
+    spec = node.parent
+    if spec is None or spec.type not in TAG_SPECIFIERS or spec.child_by_field_name("body"):
+        return None
+    if spec.parent is None or spec.parent.child_by_field_name("type") is None \
+            or spec.parent.child_by_field_name("type").start_byte != spec.start_byte:
+        return None
+    m = _ELABORATED.fullmatch(data, spec.start_byte, node.start_byte)
+    return (spec.start_byte, node.start_byte) if m else None
 
 
 def in_undef(node) -> bool:
