@@ -194,9 +194,10 @@ def run_port_or_check(args) -> int:
     stream = emit_port_output(plan, results)
     if plan.mode == "portcheck":
         report.would_change = list(plan.stale)
+    report.exit_code = exit_status(args, res, report, plan)
     print_report(args, plan, report, stream)
     write_reports(args, report)
-    return exit_status(args, res, report, plan)
+    return report.exit_code
 
 
 def plan_run(args) -> PortPlan:
@@ -205,6 +206,7 @@ def plan_run(args) -> PortPlan:
     for p in inputs:
         if not os.path.lexists(p):
             raise UsageError(f"{p}: no such file or directory")
+    check_report_paths(args)
     plan = PortPlan(args.command, "check", inputs, stamp=time.strftime("%Y%m%d-%H%M%S"))
     if args.command == "port":
         plan.mode, plan.out_root = _port_mode(args, inputs)
@@ -533,6 +535,14 @@ def _unified_diff(rel: str, old: bytes, new: bytes) -> str:
 
 _EXT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".json": "json", ".sarif": "sarif",
                 ".html": "html", ".htm": "html", ".txt": "terminal"}
+
+
+def check_report_paths(args) -> None:
+    """Refuse an unknown --report extension before any work is done."""
+    for path in getattr(args, "report", None) or []:
+        if Path(path).suffix.lower() not in _EXT_FORMATS:
+            raise UsageError(f"--report {path}: unknown extension "
+                             "(use .md, .json, .sarif, .html or .txt)")
 
 
 def _write_report(path: Path, report) -> None:

@@ -125,12 +125,13 @@ def _suppressed(data: bytes, f: Finding) -> bool:
 
 def run_review(args) -> int:
     from . import vcs
-    from .commands import (PortPlan, Resolved, _display, build_report, collect_jobs,
-                           exit_status, print_report, run_pipeline, write_reports)
+    from .commands import (PortPlan, Resolved, _display, build_report, check_report_paths,
+                           collect_jobs, exit_status, print_report, run_pipeline, write_reports)
     from .discover import Entry, classify
     from .engine import Job
     if args.filter_mode not in FILTER_MODES:
         raise UsageError(f"--filter-mode must be one of {', '.join(FILTER_MODES)}")
+    check_report_paths(args)
     paths = args.paths or ["."]
     for p in paths:
         if not os.path.lexists(p):
@@ -191,6 +192,7 @@ def run_review(args) -> int:
                      "changed_files": sorted(_display(root / p, "", None) for p in diff.files),
                      "deleted_files": sorted(_display(root / p, "", None) for p in diff.deleted)}
     import sys
+    report.exit_code = exit_status(args, res, report)
     print_report(args, plan, report, sys.stdout)
     write_reports(args, report)
-    return exit_status(args, res, report)
+    return report.exit_code

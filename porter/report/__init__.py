@@ -19,6 +19,7 @@ class RunReport:
     errors: list[tuple[str, str]] = field(default_factory=list)
     would_change: list[str] | None = None   # port --check: the files the port would change
     review: dict | None = None              # review: base, merge base, filter mode, files
+    exit_code: int | None = None            # the run's exit status (SARIF's invocation)
 
     @property
     def findings(self) -> list[Finding]:

@@ -1,42 +1,112 @@
-"""SARIF 2.1.0; the rule list comes from the registry."""
+"""SARIF 2.1.0, as GitHub code scanning reads it.
+
+- Only the rules that have results are described, each once: a short description (the doc's
+  title), the full description (its "What it finds" paragraph), `help` (the whole doc, text and
+  Markdown) and, when the package names where its docs are published, `helpUri`.
+- Locations are relative to `%SRCROOT%`, the folder porter ran in (`originalUriBaseIds`); a file
+  outside it gets an absolute `file:` URI. Non-UTF-8 bytes of file names are percent-encoded.
+- `partialFingerprints["porterLineHash/v1"]`: a hash of the rule, the file and the source line
+  with its white space normalised, plus the line's occurrence number among identical lines, so a
+  finding keeps its identity when lines above it move.
+- `invocations[0]` carries the exit code and the errors as notifications.
+
+Code scanning's limits: at most 25,000 results per run (GitHub shows the 5,000 most severe) and
+10 MB per upload. Past 25,000 results porter keeps the most severe 25,000, records how many it
+dropped (`runs[0].properties.droppedResults`) and adds a warning notification: the upload is
+accepted with the most important results. The JSON is written compactly.
+"""
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import re
+from pathlib import Path
+from urllib.parse import quote
 
 from .. import __version__
-from ..rules.registry import all_rules
-from . import RunReport
+from ..findings import Finding
+from . import RunReport, clean, docs_base_url, rule_url
 
+MAX_RESULTS = 25_000          # code scanning rejects a run with more
+FINGERPRINT_KEY = "porterLineHash/v1"
+SCHEMA_URI = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
+              "sarif-schema-2.1.0.json")
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+_WS = re.compile(r"\s+")
 
 
-def _first_paragraph(doc: str) -> str:
-    return doc.strip().split("\n\n")[0].strip()
+def _sections(doc: str) -> tuple[str, str]:
+    """(title, the "What it finds" paragraph) of a rule's doc."""
+    title, _, body = doc.strip().partition("\n")
+    m = re.search(r"## What it finds\s*\n(.*?)(?:\n## |\Z)", body, re.S)
+    what = " ".join(m.group(1).split()) if m else title
+    return title.strip(), what
 
 
-def render(report: RunReport) -> str:
-    rules = all_rules()
-    ids = {r.code: i for i, r in enumerate(rules)}
-    driver_rules = [{
-        "id": r.code, "name": r.name,
-        "shortDescription": {"text": _first_paragraph(r.doc())},
-        "fullDescription": {"text": r.doc()},
-        "help": {"text": r.doc(), "markdown": r.doc()},
-        "defaultConfiguration": {"level": _LEVEL[str(r.severity)]},
-        "properties": {"fix": r.fix},
-    } for r in rules]
+def _uri(path: str) -> tuple[str, str | None]:
+    """(uri, uriBaseId) of a finding's path: relative to %SRCROOT% when it is relative."""
+    raw = os.fsencode(path)
+    if os.path.isabs(path):
+        return "file://" + quote(raw, safe="/"), None
+    return quote(raw.replace(os.sep.encode(), b"/"), safe="/"), "%SRCROOT%"
+
+
+def fingerprints(findings: list[Finding]) -> dict[int, str]:
+    """id(finding) -> its line hash (rule, file, normalised source line, occurrence)."""
+    seen: dict[str, int] = {}
+    out = {}
+    for f in findings:
+        line = _WS.sub(" ", f.extra.get("source", "")).strip()
+        key = hashlib.sha256("\0".join((f.code, f.path, line)).encode(
+            "utf-8", "surrogateescape")).hexdigest()[:32]
+        seen[key] = seen.get(key, 0) + 1
+        out[id(f)] = f"{key}:{seen[key]}"
+    return out
+
+
+def _rule_descriptor(rule) -> dict:
+    doc = rule.doc()
+    title, what = _sections(doc)
+    d = {"id": rule.code, "name": rule.name,
+         "shortDescription": {"text": title},
+         "fullDescription": {"text": what},
+         "help": {"text": doc, "markdown": doc},
+         "defaultConfiguration": {"level": _LEVEL[str(rule.severity)]},
+         "properties": {"tags": ["portability", "rocm"], "fix": str(rule.fix)}}
+    url = rule_url(rule.code)
+    if url:
+        d["helpUri"] = url
+    return d
+
+
+def to_dict(report: RunReport, exit_code: int | None = None) -> dict:
+    from ..rules.registry import get
+    findings = report.open_findings
+    dropped = 0
+    if len(findings) > MAX_RESULTS:
+        ranked = sorted(findings, key=lambda f: (-int(f.severity), Finding.sort_key(f)))
+        keep = {id(f) for f in ranked[:MAX_RESULTS]}
+        dropped = len(findings) - MAX_RESULTS
+        findings = [f for f in findings if id(f) in keep]
+    codes = sorted({f.code for f in findings})
+    rules = [r for r in (get(c) for c in codes) if r is not None]
+    index = {r.code: i for i, r in enumerate(rules)}
+    prints = fingerprints(findings)
     results = []
-    for f in report.open_findings:
-        res = {
-            "ruleId": f.code, "level": _LEVEL[str(f.severity)],
-            "message": {"text": f"{f.message} [{f.code}]"},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": f.path},
-                "region": {"startLine": f.line, "startColumn": f.col,
-                           **({"endLine": f.end_line, "endColumn": f.end_col} if f.end_line else {})}}}],
-        }
-        if f.code in ids:
-            res["ruleIndex"] = ids[f.code]
+    for f in findings:
+        uri, base = _uri(f.path)
+        artifact = {"uri": uri, **({"uriBaseId": base} if base else {})}
+        region = {"startLine": f.line, "startColumn": f.col}
+        if f.end_line:
+            region.update(endLine=f.end_line, endColumn=max(f.end_col, 1))
+        res = {"ruleId": f.code, "level": _LEVEL[str(f.severity)],
+               "message": {"text": f"{f.message} [{f.code}]"},
+               "locations": [{"physicalLocation": {"artifactLocation": artifact,
+                                                   "region": region}}],
+               "partialFingerprints": {FINGERPRINT_KEY: prints[id(f)]}}
+        if f.code in index:
+            res["ruleIndex"] = index[f.code]
         props = {}
         if f.targets:
             props["targets"] = list(f.targets)
@@ -45,12 +115,31 @@ def render(report: RunReport) -> str:
         if props:
             res["properties"] = props
         results.append(res)
-    doc = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{"tool": {"driver": {"name": "porter", "version": __version__,
-                                      "semanticVersion": __version__, "rules": driver_rules}},
-                  "results": results,
-                  "properties": {"summary": report.summary()}}],
-    }
-    return json.dumps(doc, indent=2) + "\n"
+    notes = [{"level": "error", "message": {"text": f"{p}: {w}"}} for p, w in report.errors]
+    if dropped:
+        notes.append({"level": "warning", "message": {
+            "text": f"{dropped} less severe results dropped: code scanning accepts at most "
+                    f"{MAX_RESULTS} results per run"}})
+    invocation: dict = {"executionSuccessful": not report.errors and exit_code != 2}
+    if exit_code is not None:
+        invocation["exitCode"] = exit_code
+    if notes:
+        invocation["toolExecutionNotifications"] = notes
+    from .effort import estimate
+    driver = {"name": "porter", "version": __version__, "semanticVersion": __version__,
+              "rules": [_rule_descriptor(r) for r in rules]}
+    if docs_base_url():
+        driver["informationUri"] = docs_base_url()
+    run = {"tool": {"driver": driver},
+           "originalUriBaseIds": {"%SRCROOT%": {
+               "uri": Path.cwd().as_uri() + "/",
+               "description": {"text": "the folder porter ran in"}}},
+           "invocations": [invocation],
+           "results": results,
+           "properties": {"summary": report.summary(), "effort": estimate(report).overall_dict(),
+                          **({"droppedResults": dropped} if dropped else {})}}
+    return clean({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]})
+
+
+def render(report: RunReport) -> str:
+    return json.dumps(to_dict(report, report.exit_code), separators=(",", ":")) + "\n"
