@@ -80,3 +80,13 @@ def test_elaborated_type_specifiers_are_uses_not_declarations(src, want):
 def test_a_struct_definition_is_still_the_projects_own():
     res = process_one("t.cpp", b"struct cudaThing { int a; };\n", EngineOptions(run_rules=False))
     assert res.declared == {"cudaThing"} and not res.findings
+
+
+@pytest.mark.parametrize("src, want", [
+    (b'#include "cuda_runtime.h"\n', b'#include "hip/hip_runtime.h"\n'),
+    (b"#include <cuda_runtime.h>\n", b"#include <hip/hip_runtime.h>\n"),
+    (b'#include  "cublas_v2.h" // blas\n', b'#include  "hipblas/hipblas.h" // blas\n'),
+])
+def test_a_replaced_include_keeps_the_users_delimiters(src, want):
+    """Only the path changes (as hipify-clang does); includes porter adds use angle brackets."""
+    assert port("t.h", src) == want

@@ -89,7 +89,7 @@ def test_include_only_files_are_ported_without_a_parse():
            "#include <cuda_fp16.h>\n#include \"cub/cub.cuh\"\n#include <vector>\n")
     out, findings = port(src)
     assert "#include <cuda_runtime.h>\n*/" in out            # inside the block comment: kept
-    assert "#include <hip/hip_fp16.h>" in out and "#include <hipcub/hipcub.hpp>" in out
+    assert "#include <hip/hip_fp16.h>" in out and '#include "hipcub/hipcub.hpp"' in out
     assert "#include <vector>" in out
     from porter.rewrite.cuda import include_directives
     from porter.parse.cuda import parse

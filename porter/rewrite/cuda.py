@@ -33,6 +33,7 @@ from .includes import (
     include_directives,
     include_edit_text,
     include_position,
+    quoted_like,
 )
 from .launch import hip_launch_edits, launch_sites
 from .lex import (
@@ -516,7 +517,7 @@ class CudaRewriter:
                 continue
             dup = duplicate_include_line(data, path_node, seen.get(new))
             edit = dup if dup is not None else Edit(path_node.start_byte, path_node.end_byte,
-                                                    b"<" + new.encode() + b">")
+                                                    quoted_like(raw, new))
             if self.res.edits.add_group([edit]):
                 self._count(self.res.stats.converted, row.area)
             seen.setdefault(new, line_end(data, path_node.end_byte))

@@ -31,6 +31,15 @@ IMPLICIT_AREAS = frozenset({"runtime", "device"})
 HIP_RUNTIME_INCLUDE = b"#include <hip/hip_runtime.h>\n"
 
 
+def quoted_like(raw: bytes, new: str) -> bytes:
+    """The replacement path in the delimiters the user wrote (`"cuda_runtime.h"` becomes
+    `"hip/hip_runtime.h"`, `<cuda.h>` becomes `<hip/hip_runtime.h>`): as hipify-clang does, so a
+    diff changes only the path. Includes porter adds use angle brackets."""
+    if raw[:1] == b'"':
+        return b'"' + new.encode() + b'"'
+    return b"<" + new.encode() + b">"
+
+
 def include_directives(data: bytes, root=None) -> list[tuple[int, int, str]]:
     """(offset of '#', end of the path, path) of each #include that is code: from the tree when
     there is one, else from the bytes (line-start directives outside block comments)."""
