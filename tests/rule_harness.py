@@ -1,7 +1,7 @@
 """Semgrep-style rule fixtures.
 
-A fixture is fixtures/rules/<anything>.<ext> (CUDA/HIP C++; CMakeLists/Makefile/*.cmake for
-build rules). Markers, in a comment at the end of a line (or alone on the line above it):
+A fixture is fixtures/rules/<CODE>_<kebab-case description>.<ext> (CUDA/HIP C++, Python;
+CMakeLists/Makefile/*.cmake for build rules; naming in CONTRIBUTING.md). Markers, in a comment at the end of a line (or alone on the line above it):
 
     // expect: PT101, PT102     the line must be reported with exactly these codes
     // ok: PT101                 the line must not be reported with this code (documentation)

@@ -40,7 +40,7 @@ class TreeView:
 
 def vendor_switches(src: SourceFile, tree):
     """The file's #if structure, when it tests an AMD/HIP macro (a dual-vendor file), else None."""
-    from ..parse.preproc import PPState
+    from ..analysis.preproc import PPState
     pp = PPState(TreeView(src.data, tree.root_node))
     return pp if any(g.mentions_amd() for g in pp.groups) else None
 
