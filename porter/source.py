@@ -13,6 +13,7 @@ class SourceFile:
     path: str                 # display path (relative to the input root when possible)
     data: bytes
     _lines: list[int] | None = field(default=None, repr=False)
+    _ascii: bool | None = field(default=None, repr=False)
 
     @property
     def line_starts(self) -> list[int]:
@@ -30,6 +31,10 @@ class SourceFile:
         """1-based (line, column) of a byte offset; the column counts characters."""
         starts = self.line_starts
         line = bisect.bisect_right(starts, offset) - 1
+        if self._ascii is None:
+            self._ascii = self.data.isascii()
+        if self._ascii:   # one byte, one character: no decoding (a 256 KB line has many columns)
+            return line + 1, offset - starts[line] + 1
         prefix = self.data[starts[line]:offset]
         try:
             col = len(prefix.decode("utf-8")) + 1
@@ -56,3 +61,19 @@ def is_utf8(data: bytes) -> bool:
         return True
     except UnicodeDecodeError:
         return False
+
+
+def display_path(path: str) -> str:
+    """A path as text that is valid Unicode. A file name that is not UTF-8 reaches Python with
+    lone surrogates (os.fsdecode's surrogateescape), which JSON, SARIF and terminals cannot
+    carry; each undecodable byte becomes a readable `\\xNN` escape instead (Python's
+    backslashreplace), so `k\\xff.cu` still names the file."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        pass
+    try:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:   # a surrogate no undecodable byte makes (not from a file name)
+        return path.encode("utf-8", "backslashreplace").decode("utf-8")

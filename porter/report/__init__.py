@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from ..findings import Finding, Severity
 from ..rewrite.cuda import Stats
+from ..source import display_path
 
 FORMATS = ("terminal", "markdown", "json", "sarif", "github", "html")
 
@@ -107,13 +108,10 @@ def rule_url(code: str) -> str | None:
 
 def clean(value):
     """Strings fit for JSON and SARIF: a file name that is not valid UTF-8 reaches porter with
-    lone surrogates (Python's surrogateescape), which are not Unicode; they become U+FFFD."""
+    lone surrogates (Python's surrogateescape), which are not Unicode; each undecodable byte
+    becomes a readable `\\xNN` escape (source.display_path)."""
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            return value
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        return display_path(value)
     if isinstance(value, dict):
         return {clean(k): clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
