@@ -19,8 +19,13 @@ __all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_INTERRUPT", "EXIT_OK", "UsageErr
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rocm-version", metavar="X.Y|auto",
-                   help="target ROCm version (default: the newest the tables know; auto: read "
-                        "hip/hip_version.h of the installed HIP)")
+                   help="target ROCm version (default 7.2; auto: read hip/hip_version.h of the "
+                        "installed HIP). The tables are checked against ROCm 6.2, 6.3, 6.4, 7.0, "
+                        "7.1, 7.2 and 10.0 (headers of 6.4 and 7.2, API binding lists of the "
+                        "others); for a release between two checked ones a name is produced only "
+                        "where both have it, releases before 6.2 are assumed to match 6.2. "
+                        "`porter verify` compiles against 7.2, the newest ROCm whose headers "
+                        "are unpacked here")
     p.add_argument("--offload-arch", metavar="GFX[,GFX...]",
                    help="AMD targets the rules check against (default gfx942)")
     p.add_argument("--select", action="append", metavar="CODES",

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from .exits import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 
-LATEST_ROCM = (7, 2)
+LATEST_ROCM = (7, 2)   # default target: the newest ROCm whose headers the compile proof has;
+# the tables also cover the releases of porter.mappings.model.CHECKED_ROCM (10.0 included)
 SUPPORTED_ROCM_MIN = (5, 0)
 
 
