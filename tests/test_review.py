@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import need
+from test_reports import validate_json_report, validate_sarif
 
 HAZARD = "  int lane_{v} = threadIdx.x & 31;\n"   # PT101: a lane index for 32-lane warps
 
@@ -103,6 +104,7 @@ def test_filter_modes_report_exactly(repo, mode, expected):
     assert rc == 1, err
     assert found(out) == expected
     doc = json.loads(out)
+    validate_json_report(doc)
     in_diff = {(f["path"], f["line"]) for f in doc["findings"] if f["in_diff"]}
     assert in_diff == {(p, n) for p, n, _ in ADDED}
     assert doc["review"]["filter_mode"] == mode
@@ -142,6 +144,8 @@ def test_formats_github_markdown_sarif(repo):
     assert "<summary><code>src/ported.hip</code>: 1 error</summary>" in out
     assert "5 |   int lane_b = threadIdx.x & 31;" in out
     rc, out, _ = review(repo, "--base", "main", "--format", "sarif")
+    validate_sarif(json.loads(out))
+    assert json.loads(out)["runs"][0]["invocations"][0]["exitCode"] == 1
     results = json.loads(out)["runs"][0]["results"]
     assert {(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
              r["locations"][0]["physicalLocation"]["region"]["startLine"], r["ruleId"])
