@@ -35,9 +35,23 @@ MEMLOC = re.compile(r"^memloc:(\d+):(\w+):(\d+\.\d+)$")
 MAX_ARGS = re.compile(r"^max_args:(\d+)$")
 
 
-def valid_transform(t: str) -> bool:
+# plus `args:N=NAME`: a call with exactly N arguments (a C++ overload of cuda_runtime.h, an older
+# CUDA form) maps to NAME, with no other transform
+ARGS_NAME = re.compile(r"^args:(\d+)=(\w+)$")
+# plus `arity:MIN-MAX`: calls with fewer or more arguments than the CUDA function takes are reported
+ARITY = re.compile(r"^arity:(\d+)-(\d+)$")
+# several of these may be joined with `|` (`default_arg:2:0|args:5=hipGraphInstantiate`)
+TRANSFORM_SEP = "|"
+
+
+def _valid_part(t: str) -> bool:
     return (t in TRANSFORMS or DEFAULT_ARG.match(t) is not None or MEMLOC.match(t) is not None
-            or MAX_ARGS.match(t) is not None)
+            or MAX_ARGS.match(t) is not None or ARGS_NAME.match(t) is not None
+            or ARITY.match(t) is not None)
+
+
+def valid_transform(t: str) -> bool:
+    return all(_valid_part(p) for p in t.split(TRANSFORM_SEP)) if t else True
 
 
 def parse_version(text: str) -> tuple[int, ...]:
