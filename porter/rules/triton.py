@@ -339,8 +339,21 @@ def _cuda_libdevice_sites(facts) -> list[tuple[ast.AST, list[Edit], bool]]:
                 vs, ve = facts.span(node.value)
                 _, e = facts.span(node)
                 sites.append((node, [Edit(ve, e, b"")], True))
+    # a fallback import in an `except ImportError:` handler is already vendor-aware code
+    sites = [s for s in sites if not _in_import_fallback(facts, s[0])]
     sites.sort(key=lambda s: facts.span(s[0]))
     return sites
+
+
+def _in_import_fallback(facts, node: ast.AST) -> bool:
+    cur = facts.parent(node)
+    while cur is not None and not isinstance(cur, (ast.FunctionDef, ast.Module)):
+        if isinstance(cur, ast.ExceptHandler):
+            names = {dotted_last(n) for n in ast.walk(cur.type)} if cur.type else {""}
+            if names & {"ImportError", "ModuleNotFoundError", "AttributeError", ""}:
+                return True
+        cur = facts.parent(cur)
+    return False
 
 
 # Portable replacements for libdevice functions the AMD libdevice lacks. Facts: `tl.math` in the
@@ -1249,6 +1262,9 @@ def _version_cuda_tests(facts) -> list[ast.AST]:
                 continue
             if isinstance(node, (ast.If, ast.IfExp)) and node.orelse:
                 continue         # an else side exists: a two-way switch
+            if isinstance(node, ast.If) and facts.test_vendor(test)[0] == "amd" and \
+                    not any(isinstance(n, ast.Raise) for b in node.body for n in ast.walk(b)):
+                continue         # `if torch.version.cuda is None: return`: the AMD side, handled
             if facts.vendor_of(node) is not None:
                 continue
             out.append(hits[0])
