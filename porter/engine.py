@@ -2,9 +2,11 @@
 parallel runner over many."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +15,7 @@ from .discover import Entry
 from .findings import Applicability, Finding, Severity
 from .rewrite.cuda import CudaRewriter, PortOptions, Stats
 from .rewrite.edits import apply
+from .rules.base import RuleOptions
 from .source import SourceFile, is_binary, is_utf8
 
 _UMASK = os.umask(0o022)
@@ -23,7 +26,7 @@ SUPPRESS = re.compile(rb"porter:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?")
 @dataclass(frozen=True)
 class EngineOptions:
     port: PortOptions = PortOptions()
-    rules: object = None                     # rules.base.RuleOptions
+    rules: RuleOptions = RuleOptions()       # targets and ROCm version the rules read
     rule_codes: tuple[str, ...] | None = None   # selected rule codes (None: every rule)
     severity: tuple[tuple[str, str], ...] = ()  # (code, severity) overrides
     apply_fixes: bool = True                 # port: apply safe fixes
@@ -271,41 +274,48 @@ def _comment_only_line(text: str) -> bool:
 
 
 # -- files -----------------------------------------------------------------------------------
+def _temp_beside(path: Path) -> str:
+    """A new empty temporary file in `path`'s folder, with a short name of its own: a name
+    derived from the target's would pass NAME_MAX (255 bytes) for a target near it."""
+    fd, tmp = tempfile.mkstemp(prefix=".porter-", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    return tmp
+
+
+def _discard(tmp: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
+
+
 def atomic_write(path: Path, data: bytes, mode_from: Path | None = None) -> None:
     """Write through a temporary file in the same folder and rename: never half-written."""
-    folder = path.parent
-    if not folder.is_dir():
-        folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".porter-tmp", dir=folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temp_beside(path)
     try:
-        with os.fdopen(fd, "wb") as fh:
+        with open(tmp, "wb") as fh:
             fh.write(data)
-        try:   # mkstemp makes 0600 files: give the result the source's mode, or the umask's
-            mode = os.stat(mode_from).st_mode & 0o7777 if mode_from is not None else 0o666 & ~_UMASK
+        # mkstemp makes 0600 files: give the result the source's mode, or the umask's
+        mode = 0o666 & ~_UMASK
+        if mode_from is not None:
+            with contextlib.suppress(FileNotFoundError):     # the source vanished meanwhile
+                mode = os.stat(mode_from).st_mode & 0o7777
+        with contextlib.suppress(PermissionError):   # a file system without modes (FAT)
             os.chmod(tmp, mode)
-        except OSError:
-            pass
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _discard(tmp)
         raise
 
 
 def atomic_copy(src: Path, dst: Path) -> None:
+    """Copy (bytes, mode and times) through a temporary file in the same folder and rename."""
     dst.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".porter-tmp", dir=dst.parent)
-    os.close(fd)
+    tmp = _temp_beside(dst)
     try:
         shutil.copy2(src, tmp)
         os.replace(tmp, dst)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _discard(tmp)
         raise
 
 
@@ -435,7 +445,8 @@ def run_jobs(jobs: list[Job], options: EngineOptions, workers: int, progress=Non
     init_worker(options, index_folder)
     results: list[FileResult | None] = [None] * len(jobs)
     chunk = max(1, min(16, len(jobs) // (workers * 8) or 1))
-    with ctx.Pool(workers, initializer=init_worker, initargs=(options, index_folder)) as pool:
+    with ctx.Pool(workers, initializer=_pool_worker_init,
+                  initargs=(options, index_folder)) as pool:
         try:
             for i, r in pool.imap_unordered(_indexed, list(enumerate(jobs)), chunksize=chunk):
                 results[i] = r
@@ -445,6 +456,20 @@ def run_jobs(jobs: list[Job], options: EngineOptions, workers: int, progress=Non
             pool.terminate()
             raise
     return results  # type: ignore[return-value]
+
+
+def _pool_worker_init(options: EngineOptions, index_folder: str | None) -> None:
+    """A pool worker leaves Ctrl-C to the parent (the terminal sends SIGINT to the whole
+    process group: each worker would print its own KeyboardInterrupt traceback). The parent
+    then terminates the pool with SIGTERM, which ends a worker through SystemExit so that a
+    temporary file being written is removed (atomic_write's cleanup) and no traceback prints."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_on_term)
+    init_worker(options, index_folder)
+
+
+def _exit_on_term(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _indexed(item):
