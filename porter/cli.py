@@ -52,7 +52,12 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="target rocBLAS/rocRAND/rocSPARSE instead of the hip* libraries (a library "
                         "moves only when every name used from it maps one to one; hipFFT and "
                         "hipSOLVER have no one-to-one roc* API and stay)")
-    p.add_argument("-q", "--quiet", action="store_true", help="print only findings and errors")
+    p.add_argument("--statistics", action="store_true",
+                   help="terminal: counts per rule instead of one line per finding")
+    p.add_argument("--group-by-file", action="store_true",
+                   help="terminal: findings under a heading per file")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="terminal: print only the summary and errors")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,6 +90,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-fix", action="store_true", help="apply no rule fixes, only the API mapping")
     p.add_argument("--no-include", action="store_true",
                    help="never add #include <hip/hip_runtime.h>")
+    p.add_argument("--verify", action="store_true",
+                   help="after porting, compile every ported translation unit for each "
+                        "--offload-arch target (-c) and report each file (compiled / failed / "
+                        "skipped) in the report and the exit code")
+    p.add_argument("--port-build-files", action="store_true",
+                   help="also port PyTorch extension build files (setup.py with CUDAExtension, "
+                        "cpp_extension.load); by default they are left for PyTorch's own hipify")
+    _verify_toolchain(p)
     _common(p)
 
     c = sub.add_parser("check", help="report findings without writing anything",
@@ -110,25 +123,69 @@ def build_parser() -> argparse.ArgumentParser:
     _common(rv)
 
     r = sub.add_parser("rule", help="show a rule's documentation (or list them all)")
-    r.add_argument("code", nargs="?", metavar="CODE")
+    r.add_argument("code", nargs="?", metavar="CODE",
+                   help="a rule code (PT101) or name (warp-size-literal); none: list every rule")
     r.add_argument("--all", action="store_true", help="list every rule")
-    r.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    r.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                   help="output format (default text)")
 
     m = sub.add_parser("mappings", help="look up a CUDA symbol or print a mapping table")
-    m.add_argument("symbol", nargs="?", metavar="SYMBOL")
+    m.add_argument("symbol", nargs="?", metavar="SYMBOL",
+                   help="a CUDA or HIP name to look up (none: print the tables)")
     m.add_argument("--area", metavar="AREA", help="one table (runtime, driver, device, blas, ...)")
-    m.add_argument("--format", choices=("text", "markdown", "csv", "json"), default="text")
-    m.add_argument("--rocm-version", metavar="X.Y")
+    m.add_argument("--format", choices=("text", "markdown", "csv", "json"), default="text",
+                   help="output format (default text)")
+    m.add_argument("--rocm-version", metavar="X.Y",
+                   help="only the rows whose HIP name exists in this ROCm version")
 
-    v = sub.add_parser("verify", help="compile a ported tree for AMD targets with a real HIP compiler")
-    v.add_argument("paths", nargs="+", metavar="PATH")
-    v.add_argument("--offload-arch", default="gfx942", metavar="GFX[,GFX...]")
-    v.add_argument("-j", "--jobs", type=int, default=0, metavar="N")
+    v = sub.add_parser("verify", help="compile a ported tree for AMD targets with a real HIP compiler",
+                       description="Compile every translation unit (.hip .cu .cpp .cc .cxx) under "
+                                   "PATH as HIP for each target, with object emission (-c), and "
+                                   "print one line per file as it finishes. Nothing is added to "
+                                   "what the build compiles; a file that compiles only with a "
+                                   "missing flag is reported as such.")
+    v.add_argument("paths", nargs="+", metavar="PATH", help="ported folders or files")
+    v.add_argument("--offload-arch", default="gfx942", metavar="GFX[,GFX...]",
+                   help="AMD targets to compile for (default gfx942)")
+    v.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+                   help="compiles in parallel (default: the number of cores)")
     v.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
                    help="extra include folder (repeatable)")
     v.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
                    help="define a macro for the compile, as the project's build does (repeatable)")
+    v.add_argument("-q", "--quiet", action="store_true", help="print only failures and the total")
+    v.add_argument("-v", "--verbose", action="store_true",
+                   help="print all of each failure's compiler output")
+    _verify_toolchain(v)
+
+    t = sub.add_parser("toolchain", help="install the compiler and ROCm headers verify uses",
+                       description="Install clang-22 with apt and unpack Debian's ROCm 7.2 and "
+                                   "6.4 packages (headers, device libraries, CMake configs) "
+                                   "into a private prefix, without installing them into the "
+                                   "system (Debian 12, root). Runs the setup script shipped "
+                                   "with porter.")
+    tsub = t.add_subparsers(dest="toolchain_command", metavar="ACTION")
+    ti = tsub.add_parser("install", help="install clang-22 and unpack the ROCm prefixes")
+    ti.add_argument("--prefix", default="/opt/porter-rocm", metavar="DIR",
+                    help="where the ROCm prefixes go (DIR/7.2, DIR/6.4; default /opt/porter-rocm)")
+    ti.add_argument("--rocm-versions", default="7.2 6.4", metavar="\"X.Y ...\"",
+                    help="which ROCm versions to unpack (default \"7.2 6.4\")")
+    tsub.add_parser("script", help="print the path of the setup script (to read or run it)")
     return parser
+
+
+def _verify_toolchain(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--compiler", metavar="PATH",
+                   help="the HIP compiler (clang++ of LLVM 22, amdclang++ or hipcc; default: "
+                        "$PORTER_HIP_CLANG, the ROCm's own, then clang++-22 on PATH)")
+    p.add_argument("--rocm-path", metavar="DIR",
+                   help="the ROCm to compile against: an installation (/opt/rocm) or an "
+                        "unpacked prefix (porter toolchain install); include and device-library "
+                        "paths and the ROCm version come from it (default: $PORTER_ROCM_PREFIX, "
+                        "/opt/porter-rocm/7.2, /opt/rocm)")
+    p.add_argument("--compile-commands", metavar="FILE",
+                   help="compile_commands.json of the project's own build: each file is "
+                        "compiled with its include folders, macros and -std")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "mappings":
             from .commands import run_mappings
             return run_mappings(args)
+        if args.command == "toolchain":
+            from .toolchain import run_toolchain
+            return run_toolchain(args)
         if args.command == "verify":
             from .commands import run_verify
             return run_verify(args)

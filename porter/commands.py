@@ -175,6 +175,7 @@ class PortPlan:
     jobs: list = field(default_factory=list)            # engine.Job, in report order
     skipped: list[tuple[str, str]] = field(default_factory=list)
     show_diff: bool = False         # port --check --diff
+    fmt: str = "terminal"           # the report format on standard output
     stale: list[str] = field(default_factory=list)      # port --check: files it would change
 
 
@@ -191,6 +192,8 @@ def run_port_or_check(args) -> int:
         keep = [not (r.kind == "python" and r.note == NOT_RELEVANT) for r in results]
         results = [r for r, k in zip(results, keep) if k]
         plan.jobs = [j for j, k in zip(plan.jobs, keep) if k]
+    if getattr(args, "verify", False):
+        _verify_port(args, plan, results)
     report = build_report(args, res, plan, results)
     stream = emit_port_output(plan, results)
     if plan.mode == "portcheck":
@@ -201,6 +204,16 @@ def run_port_or_check(args) -> int:
     return report.exit_code
 
 
+def _verify_port(args, plan: PortPlan, results: list) -> None:
+    """port --verify: compile what was written (porter/verify.py); no toolchain is a usage
+    error (one line, exit 2)."""
+    from .verify import ToolchainNotFound, verify_port
+    try:
+        verify_port(args, plan, results)
+    except (ToolchainNotFound, ValueError) as exc:
+        raise UsageError(f"--verify: {exc}") from None
+
+
 def plan_run(args) -> PortPlan:
     """Check the inputs, choose the output mode and check the output target."""
     inputs = [Path(p) for p in args.paths]
@@ -208,7 +221,8 @@ def plan_run(args) -> PortPlan:
         if not os.path.lexists(p):
             raise UsageError(f"{p}: no such file or directory")
     check_report_paths(args)
-    plan = PortPlan(args.command, "check", inputs, stamp=time.strftime("%Y%m%d-%H%M%S"))
+    plan = PortPlan(args.command, "check", inputs, stamp=time.strftime("%Y%m%d-%H%M%S"),
+                    fmt=getattr(args, "format", None) or "terminal")
     if args.command == "port":
         plan.mode, plan.out_root = _port_mode(args, inputs)
         plan.show_diff = plan.mode == "portcheck" and args.diff
@@ -306,8 +320,8 @@ def make_job(args, plan: PortPlan, e, root: Path | None):
         return Job(e, out=str(plan.out_root))
     if mode == "tree":
         return Job(e, out=str(plan.out_root / Path(e.path).relative_to(root)))
-    # inplace
-    if e.kind not in ("cuda", "python"):
+    # inplace (build files too: the same findings as -o, --diff and check)
+    if e.kind not in ("cuda", "python", "build"):
         return None
     base = root if root is not None else e.path.parent
     backup = None
@@ -344,7 +358,32 @@ def run_pipeline(args, res: Resolved, jobs: list) -> list:
         if progress:
             progress.close()
     filter_declared(results)
+    drop_project_headers(results, jobs)
     return [r for r, j in zip(results, jobs) if not j.context]
+
+
+def drop_project_headers(results: list, jobs: list) -> None:
+    """A CUDA-looking include that names a header of the project itself (cuda-samples'
+    `<nvrtc_helper.h>` in its `Common/`) is not an unconverted CUDA header: drop its PT001.
+    The project is what porter was given: the files of the inputs, and the folders of each
+    source (a quoted include resolves there)."""
+    names = {Path(j.entry.path).as_posix() for j in jobs}
+    for r, j in zip(results, jobs):
+        kept = []
+        for f in r.findings:
+            if f.code == "PT001" and f.name and f.message.startswith("include ") \
+                    and _project_has(f.name, names, Path(j.entry.path)):
+                r.stats.unconverted -= 1
+                continue
+            kept.append(f)
+        r.findings = kept
+
+
+def _project_has(include: str, names: set[str], source: Path) -> bool:
+    tail = "/" + include.lstrip("/")
+    if any(n.endswith(tail) for n in names):
+        return True
+    return (source.parent / include).is_file()
 
 
 def build_report(args, res: Resolved, plan: PortPlan, results: list):
@@ -353,7 +392,60 @@ def build_report(args, res: Resolved, plan: PortPlan, results: list):
     attach_sources(results, read_disk=plan.mode != "inplace")
     errors = [(r.rel, r.note) for r in results if r.status == "error"]
     errors += [(r.rel, e) for r in results for e in r.errors]
-    return RunReport(plan.command, results, res.options_dict(), plan.skipped, errors)
+    explain_severities(results, res)
+    report = RunReport(plan.command, results, res.options_dict(), plan.skipped, errors)
+    report.changes = collect_changes(args, plan, results)
+    return report
+
+
+def collect_changes(args, plan: PortPlan, results: list) -> list[tuple[str, bytes, bytes]]:
+    """(path, original, ported) of each file the port changes, for the reports that show the
+    changes (JSON's per-file diff, Markdown, HTML's side-by-side view). The bytes come from the
+    run where it kept them (--diff, --check, one file to standard output); after -o or
+    --in-place they are read back from disk, and only when an HTML report asks for them."""
+    out = []
+    if plan.mode in ("diff", "portcheck", "stdout"):
+        for r in results:
+            if r.old_data is not None and r.new_data is not None and r.new_data != r.old_data:
+                out.append((r.rel, r.old_data, r.new_data))
+        return out
+    wants_html = plan.fmt == "html" or any(str(p).lower().endswith((".html", ".htm"))
+                                           for p in getattr(args, "report", None) or [])
+    if not wants_html or plan.mode not in ("tree", "file", "inplace"):
+        return out
+    for job, r in zip(plan.jobs, results):
+        if r.status != "ported":
+            continue
+        try:
+            if plan.mode == "inplace":
+                if job.backup is None:
+                    continue
+                old, new = Path(job.backup).read_bytes(), Path(job.entry.path).read_bytes()
+            else:
+                old, new = Path(job.entry.path).read_bytes(), Path(job.out).read_bytes()
+        except OSError:
+            continue
+        out.append((r.rel, old, new))
+    return out
+
+
+def explain_severities(results: list, res: Resolved) -> None:
+    """A finding whose severity is not its rule's default says why (`severity_reason`): the
+    configuration set it, or the rule grades it per target GPU."""
+    from .rules.registry import get
+    overrides = dict(res.severity)
+    for r in results:
+        for f in r.findings:
+            rule = get(f.code)
+            if rule is None or f.severity == rule.severity:
+                continue
+            if f.code in overrides:
+                f.extra["severity_reason"] = (f"{f.severity}: set in "
+                                              f"{res.config_path or 'the configuration'}")
+            else:
+                where = ", ".join(f.targets) if f.targets else "these targets"
+                f.extra["severity_reason"] = (f"{f.severity} on {where}; {f.code} is a "
+                                              f"{rule.severity} by default")
 
 
 def emit_port_output(plan: PortPlan, results: list):
@@ -368,6 +460,10 @@ def emit_port_output(plan: PortPlan, results: list):
         sys.stdout.flush()
         return sys.stderr
     if plan.mode == "diff":
+        if plan.fmt != "terminal":
+            # a JSON, Markdown or HTML report carries the changes itself (see build_report):
+            # standard output holds the report alone, so that it parses
+            return sys.stdout
         for r in results:
             if r.new_data is not None and r.new_data != r.old_data:
                 sys.stdout.write(_unified_diff(r.rel, r.old_data, r.new_data))
@@ -430,11 +526,9 @@ def print_report(args, plan: PortPlan, report, stream) -> None:
     from .report import render
     fmt = args.format or "terminal"
     text = render(fmt, report, color=(fmt == "terminal" and stream.isatty()
-                                      and not os.environ.get("NO_COLOR")))
-    if fmt == "terminal" and args.quiet:
-        text = "\n".join(line for line in text.splitlines()
-                         if re.match(r".+:\d+:\d+: ", line) or ": error: " in line) + "\n"
-        text = text if text.strip() else ""
+                                      and not os.environ.get("NO_COLOR")),
+                  statistics=getattr(args, "statistics", False),
+                  grouped=getattr(args, "group_by_file", False), quiet=args.quiet)
     if plan.mode == "tree" and fmt == "terminal" and not args.quiet:
         text += f"ported tree written to {plan.out_root}\n"
     if plan.mode == "inplace" and fmt == "terminal" and not args.quiet and not args.no_backup:

@@ -6,11 +6,20 @@ misspelled API names, CUDA's 32-bit lane masks in ``_sync`` warp calls on HIP >=
 
 Toolchains, in order of preference:
 
-* ``clang++-22`` (Debian 12's LLVM 22) with a ROCm prefix unpacked by ``scripts/setup-rocm.sh``
-  (``/opt/porter-rocm/7.2`` by default, or ``PORTER_ROCM_PREFIX``);
+* ``clang++-22`` (Debian 12's LLVM 22) with a ROCm prefix unpacked by ``porter toolchain
+  install`` / ``scripts/setup-rocm.sh`` (``/opt/porter-rocm/7.2`` by default);
 * a real ROCm install (``/opt/rocm``): its ``amdclang++`` or ``hipcc``.
 
-``PORTER_HIP_CLANG`` names the compiler explicitly.
+``--rocm-path DIR`` (the API's *rocm*) names the ROCm tree, ``--compiler PATH`` the compiler
+(``PORTER_ROCM_PREFIX`` and ``PORTER_HIP_CLANG`` are the environment's defaults for them).
+
+verify compiles what the user's build compiles: it adds nothing to the source. When a file fails
+and a known header gap explains it (rocThrust/rocPRIM headers that use ``memcpy`` without
+``<cstring>``; ROCm 6.x's opt-in ``_sync`` warp builtins), the file is compiled again with the
+missing piece, and reported as "compiles only with X added" (still a failure). The only flags
+added beyond the ROCm paths are ``-D__HIP_PLATFORM_AMD__=1`` (hipcc and CMake's hip::host
+define it) and, for ROCm 6.x headers with clang >= 22, ``__AMDGCN_WAVEFRONT_SIZE`` (a macro
+older clangs predefined and ROCm 6.x's headers still read).
 
 Public API (the CLI's ``porter verify`` is a thin wrapper around ``main_verify``):
 
@@ -28,11 +37,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 __all__ = [
     "DEFAULT_ARCHS",
@@ -83,6 +92,30 @@ class CompileResult:
     #: ``file:line:col`` in the project's own code nearest to the first error (the error itself,
     #: or the instantiation note pointing into the project when the error sits in a ROCm header).
     location: str = ""
+    #: why the file was not compiled ("empty file"), or "" when it was
+    skipped: str = ""
+    #: the flag that makes a failing file compile ("-include cstring"), when one does
+    only_with: str = ""
+
+    @property
+    def status(self) -> str:
+        """compiled | failed | skipped | assisted ("compiles only with X added")."""
+        if self.skipped:
+            return "skipped"
+        if self.ok:
+            return "compiled"
+        return "assisted" if self.only_with else "failed"
+
+    @property
+    def summary(self) -> str:
+        """One line: what happened to this file."""
+        if self.skipped:
+            return f"skipped: {self.skipped}"
+        if self.ok:
+            return "compiled"
+        if self.only_with:
+            return f"compiles only with {self.only_with} added: {self.first_error}"
+        return f"failed: {self.first_error or f'exit code {self.returncode}'}"
 
     @property
     def first_error(self) -> str:
@@ -124,8 +157,6 @@ class Toolchain:
         # what hipcc and CMake's hip::host define for an AMD build: dual-vendor headers test it
         # before any HIP header is included
         flags.append("-D__HIP_PLATFORM_AMD__=1")
-        if self.warp_sync_opt_in:
-            flags.append("-DHIP_ENABLE_WARP_SYNC_BUILTINS")
         if self.needs_wave_define:
             flags += ["-Xarch_host", "-D__AMDGCN_WAVEFRONT_SIZE=64"]
         return flags
@@ -171,7 +202,7 @@ def find_rocm(rocm: str | os.PathLike[str] | None = None) -> Path:
             return root.absolute()
     raise ToolchainNotFound(
         f"no ROCm headers (include/hip/hip_runtime.h) under {', '.join(candidates)}; "
-        "run scripts/setup-rocm.sh or set PORTER_ROCM_PREFIX")
+        "install a ROCm (or run `porter toolchain install --prefix DIR`) and pass --rocm-path DIR")
 
 
 def hip_version(rocm: Path) -> tuple[int, int, int]:
@@ -229,12 +260,12 @@ def _header_has(rocm: Path, rel: str, needle: str) -> bool:
         return False
 
 
-def _find_compiler(rocm: Path) -> tuple[str, str]:
-    explicit = os.environ.get("PORTER_HIP_CLANG")
+def _find_compiler(rocm: Path, compiler: str | None = None) -> tuple[str, str]:
+    explicit = compiler or os.environ.get("PORTER_HIP_CLANG")
     if explicit:
         exe = shutil.which(explicit) or (explicit if os.access(explicit, os.X_OK) else None)
         if exe is None:
-            raise ToolchainNotFound(f"PORTER_HIP_CLANG={explicit} is not an executable")
+            raise ToolchainNotFound(f"compiler {explicit} is not an executable (--compiler)")
         name = Path(exe).name
         return exe, ("hipcc" if name.startswith("hipcc") else "amdclang" if "amdclang" in name else "clang")
     # A real ROCm install brings its own compiler.
@@ -249,17 +280,19 @@ def _find_compiler(rocm: Path) -> tuple[str, str]:
             return exe, kind
     raise ToolchainNotFound(
         f"no HIP compiler found (clang++-{_CLANG_MAJOR}, amdclang++ or hipcc); "
-        "run scripts/setup-rocm.sh or set PORTER_HIP_CLANG")
+        "install clang-22 (`porter toolchain install` does it on Debian 12) or pass --compiler PATH")
 
 
 @lru_cache(maxsize=None)
-def _discover_cached(rocm_arg: str | None, env_key: tuple[str, str]) -> Toolchain:
+def _discover_cached(rocm_arg: str | None, env_key: tuple[str, str],
+                     compiler_arg: str | None = None) -> Toolchain:
     rocm = find_rocm(rocm_arg)
-    compiler, kind = _find_compiler(rocm)
+    compiler, kind = _find_compiler(rocm, compiler_arg)
     major = _clang_major(compiler) if kind != "hipcc" else None
     dev = _device_lib_path(rocm, major)
     if dev is None and kind == "clang":
-        raise ToolchainNotFound(f"no amdgcn device bitcode (ocml.bc) under {rocm}; run scripts/setup-rocm.sh")
+        raise ToolchainNotFound(f"no amdgcn device bitcode (ocml.bc) under {rocm}; install the "
+                                "device libraries (`porter toolchain install --prefix DIR`)")
     return Toolchain(
         compiler=Path(compiler),
         kind=kind,
@@ -273,12 +306,15 @@ def _discover_cached(rocm_arg: str | None, env_key: tuple[str, str]) -> Toolchai
     )
 
 
-def discover(rocm: str | os.PathLike[str] | None = None) -> Toolchain:
-    """Find the compiler and ROCm headers (cached per argument and environment).
+def discover(rocm: str | os.PathLike[str] | None = None,
+             compiler: str | os.PathLike[str] | None = None) -> Toolchain:
+    """Find the compiler and ROCm headers (cached per argument and environment). *rocm* is
+    ``--rocm-path``, *compiler* ``--compiler``.
 
     Raises :class:`ToolchainNotFound` with a one-line message when something is missing."""
     env_key = (os.environ.get("PORTER_ROCM_PREFIX", ""), os.environ.get("PORTER_HIP_CLANG", ""))
-    return _discover_cached(None if rocm is None else str(rocm), env_key)
+    return _discover_cached(None if rocm is None else str(rocm), env_key,
+                            None if compiler is None else str(compiler))
 
 
 def _toolchain(rocm: Toolchain | str | os.PathLike[str] | None) -> Toolchain:
@@ -337,13 +373,33 @@ def _user_location(stderr: str, rocm: Path) -> str:
     return ""
 
 
-def _needs_cstring(source: Path) -> bool:
-    """rocThrust/rocPRIM headers use memcpy without including <cstring> in some versions."""
+def _assists(tc: Toolchain, source: Path, stderr: str) -> list[tuple[str, list[str]]]:
+    """Flags that a known header gap would need, for a file that failed: (label, flags).
+    verify never adds them silently; a file that compiles only with one is reported so."""
+    out: list[tuple[str, list[str]]] = []
     try:
         head = source.read_bytes()[:200_000]
     except OSError:
+        head = b""
+    # rocThrust/rocPRIM use memcpy without including <cstring> in some versions (PT808)
+    if re.search(rb"#\s*include\s*[<\"](thrust|hipcub|rocprim|cub)/", head) and \
+            ("memcpy" in stderr or "memset" in stderr):
+        out.append(("-include cstring", ["-include", "cstring"]))
+    # HIP 6.x: the _sync warp builtins exist only with HIP_ENABLE_WARP_SYNC_BUILTINS
+    if tc.warp_sync_opt_in and re.search(r"_sync'|__activemask|__syncwarp", stderr):
+        out.append(("-DHIP_ENABLE_WARP_SYNC_BUILTINS", ["-DHIP_ENABLE_WARP_SYNC_BUILTINS"]))
+    return out
+
+
+def _is_empty(source: Path) -> bool:
+    """No code at all: only blanks and comments (a file that compiles to nothing proves nothing)."""
+    try:
+        text = source.read_bytes()
+    except OSError:
         return False
-    return re.search(rb"#\s*include\s*[<\"](thrust|hipcub|rocprim|cub)/", head) is not None
+    text = re.sub(rb"/\*.*?\*/", b"", text, flags=re.S)
+    text = re.sub(rb"//[^\n]*", b"", text)
+    return not text.strip()
 
 
 def compile_file(
@@ -365,10 +421,23 @@ def compile_file(
     tc = _toolchain(rocm)
     src = Path(path)
     archs = parse_archs(offload_archs)
+    if _is_empty(src):
+        return CompileResult(src, False, 0, "", 0.0, skipped="empty file (no code to compile)")
+    res = _compile(tc, src, archs, list(extra_flags), include_dirs, timeout)
+    if res.ok:
+        return res
+    for label, flags in _assists(tc, src, res.stderr_tail):
+        again = _compile(tc, src, archs, list(extra_flags) + flags, include_dirs, timeout)
+        if again.ok:
+            return CompileResult(src, False, res.returncode, res.stderr_tail, res.seconds,
+                                 res.command, res.location, only_with=label)
+    return res
+
+
+def _compile(tc: Toolchain, src: Path, archs: list[str], extra_flags: list[str],
+             include_dirs: Sequence[str | os.PathLike[str]], timeout: float) -> CompileResult:
     with tempfile.TemporaryDirectory(prefix="porter-verify-") as tmp:
         cmd = [str(tc.compiler), *tc.base_flags(), *tc.arch_flags(archs)]
-        if _needs_cstring(src):
-            cmd += ["-include", "cstring"]
         for inc in include_dirs:
             cmd += ["-I", str(inc)]
         cmd += [*extra_flags, "-c", str(src), "-o", str(Path(tmp) / "out.o")]
@@ -415,24 +484,104 @@ def verify_tree(
     extra_flags: Sequence[str] = (),
     *,
     include_dirs: Sequence[str | os.PathLike[str]] = (),
+    units: Sequence[Path] | None = None,
+    per_file_flags: Callable[[Path], list[str] | None] | None = None,
+    on_result: Callable[[CompileResult], None] | None = None,
 ) -> list[CompileResult]:
-    """Compile every translation unit of a ported tree for *offload_archs*, *jobs* at a time
-    (default: the number of CPUs). Include paths: each unit's own folder, the tree root, its
-    ``include/`` folder when there is one, then *include_dirs*. Results come back in path order."""
+    """Compile every translation unit of a ported tree (or *units*) for *offload_archs*, *jobs*
+    at a time (default: the number of CPUs). Include paths: each unit's own folder, the tree
+    root, its ``include/`` folder when there is one, then *include_dirs*. *per_file_flags* gives
+    a unit's flags from the project's own build (compile_commands.json), replacing those include
+    guesses; *on_result* is called as each file finishes. Results come back in path order."""
     tc = _toolchain(rocm)
     root = Path(root)
     base = root if root.is_dir() else root.parent
-    units = translation_units(root)
+    units = list(units) if units is not None else translation_units(root)
     common = [base] + ([base / "include"] if (base / "include").is_dir() else [])
     common += [Path(d) for d in include_dirs]
 
     def one(tu: Path) -> CompileResult:
+        own = per_file_flags(tu) if per_file_flags is not None else None
+        if own is not None:
+            return compile_file(tu, offload_archs, tc, [*own, *extra_flags],
+                                include_dirs=[tu.parent, *include_dirs])
         incs = [tu.parent] + [d for d in common if d != tu.parent]
         return compile_file(tu, offload_archs, tc, extra_flags, include_dirs=incs)
 
     workers = max(1, jobs or os.cpu_count() or 1)
+    results: dict[Path, CompileResult] = {}
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(one, units))
+        futures = {pool.submit(one, tu): tu for tu in units}
+        for fut in as_completed(futures):
+            r = fut.result()
+            results[futures[fut]] = r
+            if on_result is not None:
+                on_result(r)
+    return [results[tu] for tu in units]
+
+
+# ------------------------------------------------------------------------------------------------
+# compile_commands.json
+
+_KEEP_WITH_VALUE = ("-I", "-isystem", "-D", "-U", "-include", "-iquote", "-idirafter")
+
+
+def load_compile_commands(path: str | os.PathLike[str]) -> dict[str, list[str]]:
+    """``{absolute source path: flags}`` from a compile_commands.json (the include paths,
+    macros, forced includes and language standard each file's own build uses). Raises
+    ValueError with a one-line reason on a malformed file."""
+    import json
+    import shlex
+    try:
+        entries = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--compile-commands {path}: {exc}") from None
+    if not isinstance(entries, list):
+        raise ValueError(f"--compile-commands {path}: not a JSON array of compile commands")
+    out: dict[str, list[str]] = {}
+    for e in entries:
+        if not isinstance(e, dict) or "file" not in e:
+            raise ValueError(f"--compile-commands {path}: an entry without \"file\"")
+        directory = Path(e.get("directory", "."))
+        args = e.get("arguments") or shlex.split(e.get("command", ""))
+        flags: list[str] = []
+        i = 1
+        while i < len(args):
+            a = args[i]
+            opt = next((o for o in _KEEP_WITH_VALUE if a.startswith(o)), None)
+            if opt is not None:
+                val = a[len(opt):]
+                if not val and i + 1 < len(args):
+                    i += 1
+                    val = args[i]
+                if opt in ("-I", "-isystem", "-iquote", "-idirafter") and \
+                        not os.path.isabs(val):
+                    val = str(directory / val)
+                flags += [opt, val] if opt not in ("-D", "-U") else [opt + val]
+            elif a.startswith("-std="):
+                flags.append(a)
+            i += 1
+        f = Path(e["file"])
+        out[str(f if f.is_absolute() else directory / f)] = flags
+    return out
+
+
+def flags_for(commands: dict[str, list[str]], unit: Path, root: Path,
+              remap: tuple[Path, Path] | None = None) -> list[str] | None:
+    """The flags of *unit* from *commands*: the entry with the same path relative to *root*
+    (a ported tree mirrors the original). *remap* (original root, ported root) moves include
+    folders of the original project into the ported tree."""
+    try:
+        rel = unit.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        rel = unit.name
+    for file, flags in commands.items():
+        if file == str(unit) or Path(file).as_posix().endswith("/" + rel):
+            if remap is None:
+                return list(flags)
+            src, dst = (str(p.resolve()) for p in remap)
+            return [dst + f[len(src):] if f.startswith(src) else f for f in flags]
+    return None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -447,13 +596,15 @@ def _with_path(args, path) -> object:
 
 
 def main_verify(args) -> int:
-    """Run ``porter verify`` from parsed arguments and print a per-file report.
+    """Run ``porter verify`` from parsed arguments and print a per-file report, one line per
+    file as it finishes (flushed, also into a pipe).
 
     Reads these attributes when present: ``path`` (or ``dir``, or ``paths``: ported trees or
-    files), ``include`` (extra -I folders), ``offload_arch`` (``"gfx942,gfx90a"`` or a list), ``jobs``, ``rocm`` (a prefix),
-    ``extra_flags`` (list), ``quiet`` (only failures), ``verbose`` (all of each
-    failure's compiler output). Exit codes: 0 all compiled, 1 some unit
-    failed, 2 no toolchain or bad arguments."""
+    files), ``include`` (extra -I folders), ``defines``, ``offload_arch`` (``"gfx942,gfx90a"``
+    or a list), ``jobs``, ``rocm_path`` (or ``rocm``), ``compiler``, ``compile_commands``,
+    ``extra_flags`` (list), ``quiet`` (only failures), ``verbose`` (all of each failure's
+    compiler output). Exit codes: 0 all compiled, 1 some unit failed or compiles only with a
+    flag the build lacks, 2 no toolchain or bad arguments."""
     out, err = sys.stdout, sys.stderr
     targets = [getattr(args, "path", None) or getattr(args, "dir", None)]
     if targets[0] is None:
@@ -470,7 +621,10 @@ def main_verify(args) -> int:
         return 2
     try:
         archs = parse_archs(getattr(args, "offload_arch", None))
-        tc = discover(getattr(args, "rocm", None))
+        tc = discover(getattr(args, "rocm_path", None) or getattr(args, "rocm", None),
+                      getattr(args, "compiler", None))
+        cc_path = getattr(args, "compile_commands", None)
+        commands = load_compile_commands(cc_path) if cc_path else None
     except (ToolchainNotFound, ValueError) as exc:
         print(f"porter verify: {exc}", file=err)
         return 2
@@ -481,28 +635,136 @@ def main_verify(args) -> int:
     quiet = bool(getattr(args, "quiet", False))
     verbose = bool(getattr(args, "verbose", False))
     if not quiet:
-        print(f"compiling {len(units)} file(s) for {', '.join(archs)} with {tc.describe()}", file=out)
+        print(f"compiling {len(units)} file(s) for {', '.join(archs)} with {tc.describe()}",
+              file=out, flush=True)
     extra = list(getattr(args, "extra_flags", None) or ())
     extra += [f"-D{d}" for d in (getattr(args, "defines", None) or ())]
-    results = verify_tree(target, archs, getattr(args, "jobs", None) or None, tc, extra,
-                          include_dirs=list(getattr(args, "include", None) or ()))
     base = target if target.is_dir() else target.parent
-    failed = [r for r in results if not r.ok]
-    for r in results:
+
+    def show(r: CompileResult) -> None:
         try:
             rel = r.path.relative_to(base)
         except ValueError:
             rel = r.path
-        if r.ok:
+        if r.status == "compiled":
             if not quiet:
-                print(f"  ok    {rel}  ({r.seconds:.1f} s)", file=out)
-        else:
-            at = f"  [in {r.location}]" if r.location else ""
-            print(f"  FAIL  {rel}{at}", file=out)
-            detail = r.stderr_tail.splitlines() or [f"exit code {r.returncode}"]
-            for line in detail[: None if verbose else 6]:
-                print(f"        {line}", file=out)
+                print(f"  ok    {rel}  ({r.seconds:.1f} s)", file=out, flush=True)
+            return
+        if r.status == "skipped":
+            print(f"  SKIP  {rel}  ({r.skipped})", file=out, flush=True)
+            return
+        at = f"  [in {r.location}]" if r.location else ""
+        label = f"  FAIL  {rel}{at}" + (f"  (compiles only with {r.only_with} added)"
+                                         if r.only_with else "")
+        lines = [label]
+        detail = r.stderr_tail.splitlines() or [f"exit code {r.returncode}"]
+        lines += [f"        {line}" for line in detail[: None if verbose else 6]]
+        print("\n".join(lines), file=out, flush=True)
+
+    per_file = (lambda tu: flags_for(commands, tu, base)) if commands is not None else None
+    results = verify_tree(target, archs, getattr(args, "jobs", None) or None, tc, extra,
+                          include_dirs=list(getattr(args, "include", None) or ()),
+                          units=units, per_file_flags=per_file, on_result=show)
+    failed = [r for r in results if r.status in ("failed", "assisted")]
+    skipped = [r for r in results if r.status == "skipped"]
+    compiled = len(results) - len(failed) - len(skipped)
     total = sum(r.seconds for r in results)
-    print(f"{len(results) - len(failed)} compiled, {len(failed)} failed "
-          f"({', '.join(archs)}; HIP {tc.version_str}; {total:.1f} s of compiler time)", file=out)
+    print(f"{compiled} compiled, {len(failed)} failed"
+          + (f", {len(skipped)} skipped" if skipped else "")
+          + f" ({', '.join(archs)}; HIP {tc.version_str}; {total:.1f} s of compiler time)",
+          file=out, flush=True)
     return 1 if failed else 0
+
+
+# ------------------------------------------------------------------------------------------------
+# porter port --verify
+
+
+def map_line(old: bytes, new: bytes, line: int) -> tuple[int, bool] | None:
+    """The original line of ported line *line* (1-based) and whether porter changed it; None
+    for a line porter added."""
+    import difflib
+    a = old.splitlines()
+    b = new.splitlines()
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if j1 < line <= j2:
+            if tag == "equal":
+                return i1 + (line - j1), False
+            if tag == "replace" and i2 > i1:
+                return min(i1 + (line - j1), i2), True
+            return None
+    return None
+
+
+def verify_port(args, plan, results) -> None:
+    """`porter port ... --verify`: compile the ported translation units the run wrote, for each
+    --offload-arch target, and put each file's result into its report entry (note), failures
+    as PT907 findings at the original CUDA line when porter changed that line. One line per file
+    goes to standard error as it finishes (unless -q)."""
+    from .findings import Finding, Severity
+    if plan.mode not in ("tree", "file", "inplace"):
+        raise ValueError("--verify needs files written: -o DIR, -o FILE or --in-place")
+    archs = parse_archs(getattr(args, "offload_arch", None) or None)
+    tc = discover(getattr(args, "rocm_path", None), getattr(args, "compiler", None))
+    cc = getattr(args, "compile_commands", None)
+    commands = load_compile_commands(cc) if cc else None
+    units: dict[Path, tuple[object, object]] = {}
+    for job, res in zip(plan.jobs, results):
+        if res.kind != "cuda" or res.status == "error" or not job.out:
+            continue
+        out = Path(job.out)
+        if out.suffix.lower() in TU_SUFFIXES:
+            units[out] = (job, res)
+    root = plan.out_root if plan.mode == "tree" else None
+    base = Path(root) if root is not None else None
+    src_root = plan.inputs[0] if plan.mode == "tree" else None
+    quiet = bool(getattr(args, "quiet", False))
+
+    def per_file(tu: Path):
+        if commands is None:
+            return None
+        if base is not None and src_root is not None:
+            return flags_for(commands, tu, base, remap=(Path(src_root), base))
+        return flags_for(commands, tu, tu.parent)
+
+    def show(r: CompileResult) -> None:
+        if not quiet:
+            job, res = units[r.path]
+            print(f"porter: verify: {res.rel}: {r.summary}", file=sys.stderr, flush=True)
+
+    if not units:
+        return
+    compiled = verify_tree(base if base is not None else next(iter(units)).parent, archs,
+                           getattr(args, "jobs", None) or None, tc, units=list(units),
+                           per_file_flags=per_file if commands is not None else None,
+                           on_result=show,
+                           include_dirs=[base / "include"] if base is not None and
+                           (base / "include").is_dir() else [])
+    targets = ", ".join(archs)
+    for r in compiled:
+        job, res = units[r.path]
+        res.note = (f"verify: {r.summary} ({targets}; HIP {tc.version_str})" if r.status != "skipped"
+                    else f"verify: {r.summary}")
+        if r.status in ("failed", "assisted"):
+            line, col, where = 1, 1, ""
+            m = re.match(r"(.+):(\d+):(\d+)$", r.location or "")
+            if m and Path(m.group(1)).resolve() == r.path.resolve():
+                pline, pcol = int(m.group(2)), int(m.group(3))
+                try:
+                    old = Path(job.entry.path).read_bytes() if plan.mode != "inplace" else None
+                except OSError:
+                    old = None
+                mapped = map_line(old, r.path.read_bytes(), pline) if old is not None else None
+                if mapped is not None:
+                    line, changed = mapped
+                    col = pcol if not changed else 1
+                    where = (f" (ported line {pline}, changed by porter)" if changed
+                             else f" (ported line {pline})")
+                else:
+                    line, col, where = 1, 1, f" (ported line {pline}, added by porter)"
+            elif r.location:
+                where = f" (in {r.location})"
+            msg = r.summary + where
+            res.findings.append(Finding("PT907", Severity.ERROR, msg, res.rel, line, col,
+                                        targets=tuple(archs)))

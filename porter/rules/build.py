@@ -442,3 +442,41 @@ class BuildChanged(Rule):
     severity = Severity.WARNING
     languages = ("build",)
     emitted_by_engine = True
+
+
+@register
+class VerifyCompileFailed(Rule):
+    """Ported translation unit that does not compile for an AMD target (`porter port --verify`).
+
+    ## What it finds
+    With `--verify`, porter compiles every ported translation unit for each `--offload-arch`
+    target with a real HIP compiler (object emission, `-c`). A file that fails is reported at
+    the original CUDA line when the error is on a line porter changed (else at the ported
+    line, named in the message), with the compiler's first error. A file that compiles only
+    when a flag the build lacks is added (`-include cstring`, ROCm 6.x's
+    `-DHIP_ENABLE_WARP_SYNC_BUILTINS`) is reported too.
+
+    ## Why it breaks on AMD
+    What the compiler rejects is what the port left behind: inline PTX (caught only when code
+    is generated), CUDA names porter could not map, CUDA's 32-bit lane masks in `_sync` warp
+    calls (HIP 6.2+ rejects them), headers that rely on something the CUDA toolkit includes.
+
+    ## Example
+    ```cuda
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));   // error: invalid instruction
+    ```
+
+    ## Use instead
+    ```cuda
+    lane = __lane_id();
+    ```
+
+    ## References
+    - HIP-Clang: `clang++ -x hip --offload-arch=gfx942 -c`
+    - porter verify (porter/verify.py)
+    """
+    code = "PT907"
+    name = "verify-compile-failed"
+    severity = Severity.ERROR
+    languages = ("cuda",)
+    emitted_by_engine = True
