@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..findings import Edit, Finding, Severity
 from ..mappings.index import MappingIndex
-from ..mappings.model import MAX_ARGS, MEMLOC, Row, parse_version
+from ..mappings.model import MEMLOC, Row, parse_version
 from ..parse import cuda as P
 from ..source import SourceFile
 from .edits import EditSet
@@ -374,6 +374,29 @@ class CudaRewriter:
     def _name_edits(self, row: Row, name: str, new: str, ctx: str, node, start: int,
                     end: int) -> list[Edit] | None:
         """The rename plus the row's call transform; None (reported) when it cannot be done."""
+        extra: list[Edit] = []
+        if row.transform:
+            if ctx != "code":
+                self._left(row, start, name,
+                           f"`{name}` {_NO_TREE.get(ctx, 'here')} needs a call rewrite "
+                           f"({row.transform}) that porter does only where it parsed the call; "
+                           f"left unchanged")
+                return None
+            done = transform_edits(self.src.data, row, node)
+            if done is None:
+                args = call_args(node)
+                if args is not None:
+                    why = (f"this call's {len(args)}-argument form has no HIP equivalent "
+                           f"porter knows ({row.transform})")
+                    if row.notes:
+                        why += f": {row.notes}"
+                else:
+                    why = f"maps to `{new}` only as a direct call ({row.transform})"
+                self._left(row, start, name, f"`{name}`: {why}; left unchanged")
+                return None
+            extra, other = done
+            if other is not None:
+                new = other
         group = [] if new == name else [Edit(start, end, new.encode())]
         if group and ctx == "code" and not self.src.path.endswith(".c"):
             # `struct cudaDeviceProp p;`: HIP's name is a typedef whose struct tag may differ
@@ -381,22 +404,6 @@ class CudaRewriter:
             kw = elaborated_keyword(self.src.data, node)
             if kw is not None:
                 group.insert(0, Edit(kw[0], kw[1], b""))
-        if not row.transform:
-            return group
-        if ctx != "code":
-            self._left(row, start, name,
-                       f"`{name}` {_NO_TREE.get(ctx, 'here')} needs a call rewrite "
-                       f"({row.transform}) that porter does only where it parsed the call; "
-                       f"left unchanged")
-            return None
-        extra = transform_edits(self.src.data, row, node)
-        if extra is None:
-            if MAX_ARGS.match(row.transform) and call_args(node) is not None:
-                why = f"this call's arguments have no HIP equivalent ({row.notes})"
-            else:
-                why = f"maps to `{new}` only as a direct call ({row.transform})"
-            self._left(row, start, name, f"`{name}`: {why}; left unchanged")
-            return None
         return group + extra
 
     def _apply(self, row: Row, group: list[Edit], name: str, new: str, start: int) -> None:

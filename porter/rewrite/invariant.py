@@ -157,10 +157,13 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
     skip = set(declared) | set(shims)
     reported: dict[int, set[str]] = {}
     at: set[tuple[int, int]] = set()
+    spans: dict[int, list[tuple[int, int, int]]] = {}   # line -> (col, end line, end col)
     for f in findings:
         at.add((f.line, f.col))
         if f.name:
             reported.setdefault(f.line, set()).add(f.name)
+        if f.end_line >= f.line:
+            spans.setdefault(f.line, []).append((f.col, f.end_line, f.end_col))
     lexed = code_spans_to_skip(new)
     quiet = lexed + [m.span() for m in _DIRECTIVE.finditer(new)]
     quiet.sort()
@@ -173,7 +176,11 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
         if pp is not None and on_nvidia_side(pp, pos):
             return True
         line, col = src.position(pos)
-        return (line, col) in at or name in reported.get(line, ())
+        if (line, col) in at or name in reported.get(line, ()):
+            return True
+        # a finding whose span holds the name (PT304 on a whole `#if CUDART_VERSION ...` line)
+        return any(c <= col and (end_line > line or col + len(name) <= end_col)
+                   for c, end_line, end_col in spans.get(line, ()))
 
     for raw in sorted(names):
         name = raw.decode("ascii", "replace")

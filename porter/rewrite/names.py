@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..findings import Edit
-from ..mappings.model import DEFAULT_ARG, MAX_ARGS, Row
+from ..mappings.model import ARGS_NAME, ARITY, DEFAULT_ARG, MAX_ARGS, TRANSFORM_SEP, Row
 from ..parse import cuda as P
 from .lex import lex_code_spans
 
@@ -144,32 +144,29 @@ def is_location(data: bytes, arg, nargs: int, idx: int) -> bool:
     return False
 
 
-def transform_edits(data: bytes, row: Row, node) -> list[Edit] | None:
-    """The argument edits a row's call transform needs at this reference, [] when none are
-    needed, None when the reference cannot be rewritten (not a call, or a call shape the
-    transform does not cover)."""
-    args = call_args(node)
-    if args is None:
-        return None
-    m = MAX_ARGS.match(row.transform)
+def _one_transform(data: bytes, t: str, args: list) -> list[Edit] | None:
+    m = MAX_ARGS.match(t)
     if m:
         return [] if len(args) <= int(m.group(1)) else None
-    m = DEFAULT_ARG.match(row.transform)
+    m = ARITY.match(t)
+    if m:
+        return [] if int(m.group(1)) <= len(args) <= int(m.group(2)) else None
+    m = DEFAULT_ARG.match(t)
     if m:
         n, text = int(m.group(1)), m.group(2)
-        if len(args) != n:
-            return []
-        if n == 0:
-            return None
+        if len(args) > n + 1:
+            return None                 # another form (`cudaGraphInstantiate`'s 5 arguments)
+        if len(args) != n or n == 0:
+            return []                   # the defaulted argument is given
         return [Edit(args[-1].end_byte, args[-1].end_byte, b", " + text.encode())]
     if not args:
         return None
-    if row.transform == "drop_arg0":
+    if t == "drop_arg0":
         a0 = args[0]
         end = args[1].start_byte if len(args) > 1 else a0.end_byte
         return [Edit(a0.start_byte, end, b"")]
-    if row.transform in ("symbol_arg0", "symbol_arg1"):
-        i = 0 if row.transform == "symbol_arg0" else 1
+    if t in ("symbol_arg0", "symbol_arg1"):
+        i = 0 if t == "symbol_arg0" else 1
         if len(args) <= i:
             return None
         a = args[i]
@@ -179,3 +176,26 @@ def transform_edits(data: bytes, row: Row, node) -> list[Edit] | None:
         return [Edit(a.start_byte, a.start_byte, b"HIP_SYMBOL("),
                 Edit(a.end_byte, a.end_byte, b")")]
     return None
+
+
+def transform_edits(data: bytes, row: Row, node) -> tuple[list[Edit], str | None] | None:
+    """(argument edits, the HIP name when this call's form maps to another one) for a row's call
+    transform at this reference; None when the reference cannot be rewritten (not a call, or a
+    call whose argument count or shape the transform does not cover)."""
+    args = call_args(node)
+    if args is None:
+        return None
+    parts = row.transform.split(TRANSFORM_SEP)
+    for t in parts:
+        m = ARGS_NAME.match(t)
+        if m and len(args) == int(m.group(1)):
+            return [], m.group(2)       # an overload of another arity: that name, as it is
+    edits: list[Edit] = []
+    for t in parts:
+        if ARGS_NAME.match(t):
+            continue
+        got = _one_transform(data, t, args)
+        if got is None:
+            return None
+        edits += got
+    return edits, None
