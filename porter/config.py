@@ -1,10 +1,14 @@
 """Configuration: [tool.porter] in pyproject.toml, or .porter.toml; command-line flags override."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 KEYS = {"select", "ignore", "severity", "offload-arch", "rocm-version", "fail-level",
-        "extensions", "exclude", "unsafe-fixes", "launch-syntax", "roc"}
+        "extensions", "exclude", "unsafe-fixes", "launch-syntax", "roc", "max-file-size"}
+
+_SIZE = re.compile(r"(\d+)\s*(?:([KMG])(?:i?B)?|B)?", re.I)
+_UNIT = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 
 
 class ConfigError(Exception):
@@ -61,4 +65,18 @@ def load_config(path: Path | None) -> dict:
         v = section.get(k)
         if v is not None and not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
             raise ConfigError(f"{path}: '{k}' must be a list of strings")
+    if "max-file-size" in section:
+        section["max-file-size"] = parse_size(section["max-file-size"], f"{path}: max-file-size")
     return section
+
+
+def parse_size(value: object, what: str = "max-file-size") -> int:
+    """A size in bytes from an integer or a text such as `16M`, `16MiB`, `512K`, `1G` (units
+    are binary: K = 1024 bytes, and MB means MiB as in ulimit); 0 means no limit."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    m = _SIZE.fullmatch(str(value).strip())
+    if not m or isinstance(value, bool):
+        raise ConfigError(f"{what}: expected a size such as 16M, 512K or a number of bytes, "
+                          f"got {value!r}")
+    return int(m.group(1)) * _UNIT[(m.group(2) or "").upper()]
