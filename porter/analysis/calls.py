@@ -3,12 +3,14 @@
 One definition for every rule: a call's *name* is the unqualified name of the function called,
 through template arguments and namespaces (`f(x)`, `ns::f(x)`, `f<T>(x)`, `ns::f<T>(x)` are all
 `f`) and, for member calls (`tile.shfl_down(v, 1)`, `p->f()`), the member's name with
-`Call.member` set. `CallIndex.named(names)` returns `Call` records in document order.
+`Call.member` set. `CallIndex.named(names)` returns `Call` records (name, node, callee,
+member, args) in document order.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from tree_sitter import Node
 
@@ -51,13 +53,17 @@ def call_args(call) -> list:
     return [c for c in args.named_children if c.type != "comment"]
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Call:
     name: str             # plain callee name (see the module docstring)
     node: Node            # the call_expression
     callee: Node          # the name node (identifier or field_identifier): where to report
-    args: tuple[Node, ...]  # argument nodes
     member: bool          # `obj.f()` / `p->f()`
+
+    @cached_property
+    def args(self) -> tuple[Node, ...]:
+        """The argument nodes (comments left out)."""
+        return tuple(call_args(self.node))
 
     @property
     def function(self):
@@ -76,7 +82,7 @@ class CallIndex:
             if node is None:
                 continue
             name = ctx.text(node)
-            self._by.setdefault(name, []).append(Call(name, c, node, tuple(call_args(c)), member))
+            self._by.setdefault(name, []).append(Call(name, c, node, member))
 
     def names(self) -> frozenset[str]:
         """Every callee name of the file."""
