@@ -573,8 +573,8 @@ def fold(facts: PyFacts, node: ast.AST):
 
 # -- libdevice lists ------------------------------------------------------------------------
 DATA_FILE = Path(__file__).with_name("triton_libdevice.json")
-_DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.M)
-_VERSION = re.compile(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", re.M)
+_DEF = re.compile(r"^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
+_VERSION = re.compile(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", re.MULTILINE)
 
 
 def _triton_dir() -> Path | None:
@@ -623,8 +623,18 @@ def _generate() -> None:
           f"{len(data['hip'])} HIP functions)")
 
 
-__all__ = ["PyFacts", "build", "config_values", "launches", "fold", "libdevice_lists",
-           "ConfigValue", "UNKNOWN", "AMD", "NVIDIA"]
+__all__ = [
+    "AMD",
+    "NVIDIA",
+    "UNKNOWN",
+    "ConfigValue",
+    "PyFacts",
+    "build",
+    "config_values",
+    "fold",
+    "launches",
+    "libdevice_lists",
+]
 
 if __name__ == "__main__":
     import sys

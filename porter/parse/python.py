@@ -101,8 +101,7 @@ def parse(data: bytes) -> PySource:
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         raise PySyntaxError(f"cannot decode as {enc}: {exc.reason}", line, 1) from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
     buf = text.encode("utf-8")
     try:
         tree = ast.parse(buf, type_comments=False)

@@ -68,9 +68,9 @@ def process(rel: str, data: bytes):
 
 def _process_facts(rel: str, src: PySource, facts, res):
     from ..engine import _STATE, _override, _suppress
+    from ..findings import Applicability
     from ..rewrite.edits import EditSet, apply
     from ..rules.base import RuleContext
-    from ..findings import Applicability
     opts = _STATE["options"]
     res.uses_cuda = True
     sf = SourceFile(rel, src.buf)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Iterator
 
-from ..findings import Applicability, Edit, Finding, Fix, Severity
+from ..findings import Applicability, Edit, Finding, Severity
 from .base import Rule, RuleContext
 from .registry import register
 
@@ -336,7 +335,7 @@ def _cuda_libdevice_sites(facts) -> list[tuple[ast.AST, list[Edit], bool]]:
                 facts.qualname(node) == "triton.language.extra.cuda":
             par = facts.parent(node)
             if isinstance(par, ast.Attribute) and par.attr == "libdevice":
-                vs, ve = facts.span(node.value)
+                _, ve = facts.span(node.value)
                 _, e = facts.span(node)
                 sites.append((node, [Edit(ve, e, b"")], True))
     # a fallback import in an `except ImportError:` handler is already vendor-aware code
@@ -928,9 +927,7 @@ def _configs_for(facts, arg: ast.AST, configs):
     spans = [facts.span(arg)]
     names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
     for stmt in facts.src.tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in names:
-            spans.append(facts.span(stmt))
-        elif isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in names or isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names
                                                   for t in stmt.targets):
             spans.append(facts.span(stmt))
     # one level of indirection: functions those functions call
