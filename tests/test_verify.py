@@ -311,3 +311,51 @@ def test_results_stream_when_piped(tmp_path, tc72):
     rest = proc.stdout.read()
     assert proc.wait() == 1
     assert "ok    a.hip" in rest and "FAIL  b.hip" in rest
+
+
+# --- porter port --verify ----------------------------------------------------------------------
+
+def _port_verify(src: Path, out: Path, *extra: str):
+    import json
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(src), "-o", str(out),
+                           "--force", "--verify", "--format", "json", *extra],
+                          capture_output=True, text=True)
+    return proc, (json.loads(proc.stdout) if proc.stdout.strip() else None)
+
+
+def test_port_verify_example_every_file_compiled(tmp_path, tc72, monkeypatch):
+    monkeypatch.setenv("PORTER_ROCM_PREFIX", str(tc72.rocm))
+    proc, rep = _port_verify(EXAMPLE, tmp_path / "out")
+    assert proc.returncode in (0, 1), proc.stderr      # 1: the example's PT101 findings
+    notes = {Path(f["path"]).name: f["note"] for f in rep["files"]}
+    for name in ("main.cu", "matmul.cu", "reduce.cu", "saxpy.cu"):
+        assert notes[name].startswith("verify: compiled (gfx942;"), notes
+    assert not [f for f in rep["findings"] if f["code"] == "PT907"]
+    assert proc.stderr.count("porter: verify: ") == 4
+
+
+def test_port_verify_failure_at_the_original_line(tmp_path, tc72):
+    src = tmp_path / "proj"
+    write(src, "lane.cu", "__global__ void lane_ids(unsigned* out) {\n"
+                          "  unsigned lane;\n"
+                          "  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n"
+                          "  out[threadIdx.x] = lane;\n}\n")
+    proc, rep = _port_verify(src, tmp_path / "out", "--rocm-path", str(tc72.rocm))
+    assert proc.returncode == 1
+    pt907 = [f for f in rep["findings"] if f["code"] == "PT907"]
+    assert len(pt907) == 1 and pt907[0]["line"] == 3, pt907    # the CUDA file's own line
+    assert "invalid instruction" in pt907[0]["message"]
+    assert "ported line 4" in pt907[0]["message"]   # porter added #include <hip/hip_runtime.h>
+    note = next(f["note"] for f in rep["files"] if f["path"].endswith("lane.cu"))
+    assert note.startswith("verify: failed:")
+
+
+def test_port_verify_without_toolchain_is_one_line(tmp_path):
+    src = tmp_path / "proj"
+    write(src, "k.cu", "__global__ void k(float* p) { p[0] = 1.f; }\n")
+    proc, _ = _port_verify(src, tmp_path / "out", "--rocm-path", str(tmp_path / "nowhere"))
+    assert proc.returncode == 2
+    err = proc.stderr.strip().splitlines()
+    assert len(err) == 1 and "--verify" in err[0] and "toolchain install" in err[0]
