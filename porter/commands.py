@@ -673,6 +673,17 @@ def _progress(total: int, quiet: bool):
 
 
 # -- rule ------------------------------------------------------------------------------------
+RULE_LEGEND = """
+severity: the rule's default. Rules that depend on the GPU grade a finding per target
+  (--offload-arch): a 32-lane assumption is an error on wave64 gfx9 and may be a warning
+  elsewhere; such a finding says why, e.g. "(error on gfx942; PT101 is a warning by default)".
+  The configuration can set a rule's severity ([tool.porter] severity = { PT105 = "info" }).
+fix: safe    applied by `porter port` (not by check); equivalent code, nothing to review
+     unsafe  applied only with --unsafe-fixes: usually right, but review the change
+     display a suggestion shown in the report, never applied
+     none    no automatic fix"""
+
+
 def run_rule(args) -> int:
     from .rules.registry import all_rules, get
     if args.all or not args.code:
@@ -688,6 +699,7 @@ def run_rule(args) -> int:
         else:
             for r in rules:
                 print(f"{r.code:7} {r.name:40} {str(r.severity):8} fix: {r.fix}")
+            print(RULE_LEGEND)
         return EXIT_OK
     rule = get(args.code)
     if rule is None:

@@ -177,12 +177,19 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
                                   f"({type(exc).__name__}: {exc}); its findings are missing")
         # a rule that explains a construct (TMA, clusters, version macros...) supersedes the
         # generic "no HIP equivalent" finding for the same name
-        by_line: dict[int, list[int]] = {}
+        # (a specific finding starting inside the name, or one whose span holds it: PT304 on a
+        # whole `#if CUDART_VERSION ...` line and PT002 on its CUDART_VERSION are one problem)
+        by_line: dict[int, list[Finding]] = {}
         for f in specific:
-            by_line.setdefault(f.line, []).append(f.col)
+            by_line.setdefault(f.line, []).append(f)
 
         def covered(f: Finding) -> bool:
-            return any(f.col <= c < f.col + max(1, len(f.name)) for c in by_line.get(f.line, ()))
+            for s in by_line.get(f.line, ()):
+                if f.col <= s.col < f.col + max(1, len(f.name)):
+                    return True
+                if s.end_line == f.line and s.col <= f.col and f.col + len(f.name) <= s.end_col:
+                    return True
+            return False
         kept = []
         for f in findings:
             if f.code == "PT002" and covered(f):

@@ -413,3 +413,117 @@ def test_port_check_reports_what_it_would_change(tmp_path):
     assert "+#include <hip/hip_runtime.h>" in stdout and "-#include <cuda_runtime.h>" in stdout
     rc, _, stderr = run_cli("port", "--check", "--in-place", str(src))
     assert rc == 2 and stderr.count("\n") == 1
+
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "cuda-project"
+
+
+def _example(tmp_path: Path) -> Path:
+    import shutil
+    dst = tmp_path / "proj"
+    shutil.copytree(EXAMPLE, dst)
+    return dst
+
+
+def _summary(text: str) -> str:
+    return text[text.rindex("findings: "):].splitlines()[0]
+
+
+def test_quiet_statistics_and_grouped_output(tmp_path):
+    _example(tmp_path)
+    rc, full, _ = run_cli("check", "proj", cwd=tmp_path)
+    finding_lines = [l for l in full.splitlines() if l.startswith("proj/")]
+    assert rc == 1 and finding_lines
+    rc, quiet, _ = run_cli("check", "proj", "-q", cwd=tmp_path)
+    assert rc == 1 and not any(l.startswith("proj/") for l in quiet.splitlines())
+    assert quiet.startswith("7 files checked") and _summary(quiet) == _summary(full)
+    rc, stats, _ = run_cli("check", "proj", "--statistics", cwd=tmp_path)
+    rows = [l.split() for l in stats.split("\n\n")[0].splitlines()]
+    assert sum(int(r[0]) for r in rows) == len(finding_lines)
+    assert ["2", "PT104", "error", "[*]", "warp-mask-32bit"] in rows
+    counts = [int(r[0]) for r in rows]
+    assert counts == sorted(counts, reverse=True)
+    rc, grouped, _ = run_cli("check", "proj", "--group-by-file", cwd=tmp_path)
+    assert "proj/src/reduce.cu:\n  13:20: error: " in grouped
+    assert _summary(grouped) == _summary(full)
+
+
+def test_grammar_and_wording_per_command(tmp_path):
+    f = tmp_path / "k.cu"
+    f.write_bytes(b"#include <cuda_runtime.h>\nvoid f() { cudaNotARealApi(1); cudaDeviceSynchronize(); }\n")
+    rc, out, _ = run_cli("check", "k.cu", cwd=tmp_path)
+    assert "1 file checked (1 with CUDA code)" in out
+    assert "API references porter would convert: 2" in out
+    assert "findings: 0 errors, 1 warning, 0 info" in out
+    assert "fixed automatically" not in out
+    rc, out, err = run_cli("port", "k.cu", cwd=tmp_path)
+    assert "1 file: 1 ported" in err and "API references converted: 2" in err
+
+
+def test_fixes_applied_and_unsafe_fixes_pending_are_named(tmp_path):
+    _example(tmp_path)
+    rc, out, _ = run_cli("port", "proj", "-o", "out", cwd=tmp_path)
+    assert "fixes applied: 2 (PT104 ×2)" in out
+    rc, out, _ = run_cli("check", "proj", cwd=tmp_path)
+    assert "fixable by `porter port`: 2 (PT104 ×2)" in out
+    f = tmp_path / "lane.cu"
+    f.write_text("__global__ void k(unsigned *o) {\n"
+                 "  unsigned m = __lanemask_lt();\n  o[0] = m;\n}\n")
+    rc, out, _ = run_cli("check", "lane.cu", cwd=tmp_path)
+    if "[PT106]" in out:            # PT106 offers an unsafe fix
+        assert "more with --unsafe-fixes (PT106)" in out
+
+
+def test_per_target_severity_says_why(tmp_path):
+    _example(tmp_path)
+    rc, out, _ = run_cli("check", "proj", cwd=tmp_path)
+    line = next(l for l in out.splitlines() if "[PT101]" in l)
+    assert ": error: " in line and line.endswith("(error on gfx942; PT101 is a warning by default)")
+    (tmp_path / "proj" / ".porter.toml").write_text('severity = { PT104 = "info" }\n')
+    rc, out, _ = run_cli("check", "proj", cwd=tmp_path)
+    line = next(l for l in out.splitlines() if "[PT104]" in l)
+    assert ": info: " in line and "info: set in " in line
+
+
+def test_same_findings_in_every_port_mode(tmp_path):
+    src = _example(tmp_path)
+    def codes(text: str) -> list[str]:
+        return sorted(l.split("[")[-1].split("]")[0] for l in text.splitlines()
+                      if l.startswith(("proj/", "CMake", "src/", "include/")) and "[PT" in l)
+    check = codes(run_cli("check", "proj", cwd=tmp_path)[1])
+    diff = codes(run_cli("port", "proj", "--diff", "--no-fix", cwd=tmp_path)[2])
+    tree = codes(run_cli("port", "proj", "-o", "out", "--no-fix", cwd=tmp_path)[1])
+    inplace = codes(run_cli("port", "proj", "--in-place", "--no-fix", cwd=tmp_path)[1])
+    assert any(c.startswith("PT9") for c in inplace)          # build files are not dropped
+    assert diff == tree == inplace
+    source = [c for c in check if not c.startswith("PT9")]   # port rewrites build files
+    assert source == [c for c in tree if not c.startswith("PT9")]
+
+
+def test_diff_with_a_machine_format_writes_the_report_to_stdout(tmp_path):
+    _example(tmp_path)
+    rc, out, err = run_cli("port", "proj", "--diff", "--format", "json", cwd=tmp_path)
+    doc = json.loads(out)
+    diffs = {f["path"]: f.get("diff", "") for f in doc["files"]}
+    assert "+#include <hip/hip_runtime.h>" in diffs["proj/src/saxpy.cu"]
+    assert "{" not in err
+
+
+def test_project_headers_and_version_guards_are_one_finding_each(tmp_path):
+    (tmp_path / "Common").mkdir()
+    (tmp_path / "Common" / "nvrtc_helper.h").write_text("#pragma once\n")
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "k.cu").write_text(
+        "#include <cuda_runtime.h>\n#include <nvrtc_helper.h>\n"
+        "#if CUDART_VERSION >= 11000\nint x;\n#endif\n")
+    rc, out, _ = run_cli("check", ".", cwd=tmp_path)
+    found = [l for l in out.splitlines() if l.startswith("s/k.cu:")]
+    assert len(found) == 1 and "[PT304]" in found[0], out
+    assert "left unconverted: 0; unsupported on HIP: 0" in out
+
+
+def test_rule_list_explains_fix_kinds_and_severities():
+    rc, out, _ = run_cli("rule", "--all")
+    assert rc == 0
+    assert "fix: safe" in out and "applied by `porter port`" in out and "--unsafe-fixes" in out
+    assert "per target" in out

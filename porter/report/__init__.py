@@ -21,6 +21,7 @@ class RunReport:
     would_change: list[str] | None = None   # port --check: the files the port would change
     review: dict | None = None              # review: base, merge base, filter mode, files
     exit_code: int | None = None            # the run's exit status (SARIF's invocation)
+    changes: list = field(default_factory=list)   # (path, original, ported) bytes per file
 
     @property
     def findings(self) -> list[Finding]:
@@ -119,6 +120,19 @@ def clean(value):
     return value
 
 
+def unified_diff(rel: str, old: bytes, new: bytes) -> str:
+    """A unified diff of one file's port (text; undecodable bytes replaced)."""
+    import difflib
+    import os
+    a = old.decode("utf-8", "replace").splitlines(keepends=True)
+    b = new.decode("utf-8", "replace").splitlines(keepends=True)
+    names = (rel, rel) if os.path.isabs(rel) else (f"a/{rel}", f"b/{rel}")
+    out = []
+    for line in difflib.unified_diff(a, b, *names):
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
 _MAX_SOURCE = 400     # characters of a finding's source line kept for the reports
 
 
@@ -145,7 +159,9 @@ def attach_sources(results: list, read_disk: bool = True) -> None:
                 f.extra["source"] = text[:_MAX_SOURCE]
 
 
-def render(fmt: str, report: RunReport, *, color: bool = False) -> str:
+def render(fmt: str, report: RunReport, *, color: bool = False, **terminal) -> str:
+    """The report in one format; `terminal` takes the terminal's options (statistics, grouped,
+    quiet)."""
     if fmt == "json":
         from .json import render as r
     elif fmt == "sarif":
@@ -158,5 +174,5 @@ def render(fmt: str, report: RunReport, *, color: bool = False) -> str:
         from .html import render as r
     else:
         from .terminal import render as r
-        return r(report, color=color)
+        return r(report, color=color, **terminal)
     return r(report)

@@ -10,7 +10,7 @@ import json
 
 from .. import __version__
 from ..findings import Finding
-from . import RunReport, clean
+from . import RunReport, clean, unified_diff
 
 SCHEMA = "porter-report/1"
 SCHEMA_VERSION = "1.1"
@@ -55,6 +55,10 @@ def to_dict(report: RunReport) -> dict:
         "errors": [{"path": p, "reason": w} for p, w in report.errors],
         "findings": [finding_dict(f) for f in report.findings],
     }
+    diffs = {rel: unified_diff(rel, old, new) for rel, old, new in report.changes}
+    for f in doc["files"]:
+        if f["path"] in diffs:
+            f["diff"] = diffs[f["path"]]
     if report.would_change is not None:
         doc["would_change"] = list(report.would_change)
     if report.review is not None:

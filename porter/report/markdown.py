@@ -1,7 +1,7 @@
 """Markdown: the compatibility report, and for `porter review` a pull-request comment body."""
 from __future__ import annotations
 
-from . import RunReport, rule_url
+from . import RunReport, rule_url, unified_diff
 
 
 def _cell(s: str) -> str:
@@ -46,6 +46,12 @@ def render(report: RunReport) -> str:
             out.append(f"| `{_cell(f.path)}:{f.line}:{f.col}` | {f.severity} | {_rule(f.code)} | "
                        f"{_cell(f.message)} |")
         out.append("")
+    if report.changes:
+        out += ["## Changes", ""]
+        for rel, old, new in report.changes:
+            text = unified_diff(rel, old, new).replace("```", "` ` `")
+            out += ["<details>", f"<summary><code>{_html(rel)}</code></summary>", "",
+                    "```diff", text.rstrip("\n"), "```", "", "</details>", ""]
     if report.skipped or report.errors:
         out += ["## Not ported", ""]
         for p, w in report.skipped + report.errors:
