@@ -203,6 +203,11 @@ class CudaArchGuard(Rule):
 
 
 # -- PT302 -------------------------------------------------------------------------------------
+# CUDA C++ language keywords and built-ins: a `__CUDACC__` test around them selects the language,
+# which HIP-Clang compiles too
+_CUDA_LANGUAGE = re.compile(rb"\b(?:__host__|__device__|__global__|__forceinline__|__noinline__"
+                            rb"|__launch_bounds__|__shared__|__constant__|__managed__|__restrict__"
+                            rb"|threadIdx|blockIdx|blockDim|gridDim|__syncthreads)\b")
 @register
 class CudaccNvccGuard(Rule):
     """`__CUDACC__` / `__NVCC__` test: hipcc does not define them, so the guarded code is dropped.
@@ -230,9 +235,12 @@ class CudaccNvccGuard(Rule):
     ```
 
     ## Use instead
-    `#if defined(__CUDACC__) || defined(__HIPCC__)` (the unsafe fix does this for `__CUDACC__`
-    and `__CUDACC_RTC__`/`__HIPCC_RTC__`); keep `__NVCC__` tests for nvcc-only pragmas and add an
-    AMD branch where needed.
+    `#if defined(__CUDACC__) || defined(__HIPCC__)` (the fix does this for `__CUDACC__` and
+    `__CUDACC_RTC__`/`__HIPCC_RTC__`); keep `__NVCC__` tests for nvcc-only pragmas and add an
+    AMD branch where needed. The fix is safe, and `porter port` applies it, when the tested
+    branches use CUDA language keywords or built-ins (`__host__ __device__`, `__global__`,
+    `threadIdx`...): such a test means "a GPU compiler", which HIP-Clang is; elsewhere it is
+    unsafe (the code may rely on nvcc itself).
 
     ## References
     - HIP porting guide, "Compiler Defines: Summary" [HPG]
@@ -273,10 +281,14 @@ class CudaccNvccGuard(Rule):
                 todo = f"add `|| defined({hip})` if the code is meant for any GPU compiler"
             else:
                 todo = "add an AMD branch (`defined(__HIPCC__)`) if the code is not nvcc-specific"
-            fix = self._fix(ctx, b, hits)
+            # a test that selects CUDA language features (`#define HD __host__ __device__`) means
+            # "a GPU compiler": accepting hipcc too is then safe, and porter applies it
+            lang = _CUDA_LANGUAGE.search(ctx.data, b.group.branches[0].start, b.group.end) \
+                is not None
+            fix = self._fix(ctx, b, hits, Applicability.SAFE if lang else Applicability.UNSAFE)
             yield self.finding(ctx, _cond_range(b), f"{head} {what}; {todo}", fix=fix)
 
-    def _fix(self, ctx, b: Branch, hits):
+    def _fix(self, ctx, b: Branch, hits, applicability: Applicability = Applicability.UNSAFE):
         """`__CUDACC__` → `(defined(__CUDACC__) || defined(__HIPCC__))`, only when every name the
         condition tests is one with an AMD counterpart."""
         if any(n not in self.HIP_NAME for n in hits):
@@ -292,7 +304,7 @@ class CudaccNvccGuard(Rule):
                 new = f"if defined({name}) || defined({hip})"
             else:
                 new = f"if !defined({name}) && !defined({hip})"
-            return self.make_fix([Edit(m.start(1), m.end(), new.encode())], Applicability.UNSAFE,
+            return self.make_fix([Edit(m.start(1), m.end(), new.encode())], applicability,
                                  f"also accept {hip}")
         if b.kind not in ("if", "elif"):
             return None
@@ -307,7 +319,7 @@ class CudaccNvccGuard(Rule):
             edits.append(Edit(b.cond_start + m.start(), b.cond_start + m.end(), new.encode()))
         if not edits or len(edits) != sum(1 for n in b.cond.names if n in self.HIP_NAME):
             return None
-        return self.make_fix(edits, Applicability.UNSAFE, "also accept the HIP compiler macro")
+        return self.make_fix(edits, applicability, "also accept the HIP compiler macro")
 
 
 # -- PT304 -------------------------------------------------------------------------------------

@@ -1,0 +1,28 @@
+"""What the CUDA headers and nvcc define implicitly: `__CUDACC__` tests that select CUDA language
+features, and CUDA header guards used as feature tests (issue 8 §2)."""
+from __future__ import annotations
+
+from porter.engine import EngineOptions, process_one
+
+
+def port(name: str, src: bytes) -> tuple[bytes, list]:
+    res = process_one(name, src, EngineOptions())
+    return res.new_data, res.findings
+
+
+HD = (b"#ifdef __CUDACC__\n#define HD __host__ __device__\n#else\n#define HD\n#endif\n"
+      b"HD inline float sq(float x) { return x * x; }\n")
+
+
+def test_a_cudacc_test_around_cuda_keywords_is_rewritten_by_the_port():
+    out, findings = port("m.h", HD)
+    assert out.startswith(b"#if defined(__CUDACC__) || defined(__HIPCC__)\n#define HD __host__")
+    assert [f.extra.get("fixed") for f in findings if f.code == "PT302"] == [True]
+    again, _ = port("m.h", out)
+    assert again == out
+
+
+def test_a_cudacc_test_around_plain_code_is_only_reported():
+    src = b"#ifdef __CUDACC__\n#include <cstdio>\n#define LOG(x) printf(x)\n#endif\n"
+    out, findings = port("m.h", src)
+    assert out == src and [f.code for f in findings] == ["PT302"]
