@@ -16,7 +16,7 @@ HD = (b"#ifdef __CUDACC__\n#define HD __host__ __device__\n#else\n#define HD\n#e
 
 def test_a_cudacc_test_around_cuda_keywords_is_rewritten_by_the_port():
     out, findings = port("m.h", HD)
-    assert out.startswith(b"#if defined(__CUDACC__) || defined(__HIPCC__)\n#define HD __host__")
+    assert b"#if defined(__CUDACC__) || defined(__HIPCC__)\n#define HD __host__" in out
     assert [f.extra.get("fixed") for f in findings if f.code == "PT302"] == [True]
     again, _ = port("m.h", out)
     assert again == out
