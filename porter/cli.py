@@ -94,9 +94,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="after porting, compile every ported translation unit for each "
                         "--offload-arch target (-c) and report each file (compiled / failed / "
                         "skipped) in the report and the exit code")
-    p.add_argument("--port-build-files", action="store_true",
-                   help="also port PyTorch extension build files (setup.py with CUDAExtension, "
-                        "cpp_extension.load); by default they are left for PyTorch's own hipify")
     _verify_toolchain(p)
     _common(p)
 

@@ -69,12 +69,25 @@ class TriggerIndex:
         trig = sorted({t for r in self.rules for t in r.triggers})
         self.ident_triggers = [t for t in trig if self._IDENTLIKE.fullmatch(t)]
         self.text_triggers = [t for t in trig if not self._IDENTLIKE.fullmatch(t)]
+        # identifier -> the identifier-like triggers it contains: a tree's files share most of
+        # their identifiers, so each distinct one is matched against the triggers once
+        self._by_ident: dict[bytes, frozenset[bytes]] = {}
 
     def rules_for(self, data: bytes, idents=None) -> list:
         if idents is None:
             idents = set(self._IDENTLIKE.findall(data))
-        joined = b"\n".join(idents)
-        present = {t for t in self.ident_triggers if t in joined}
+        known = self._by_ident
+        new = [i for i in idents if i not in known]
+        if new:
+            joined = b"\n".join(new)
+            hits = [t for t in self.ident_triggers if t in joined]
+            for i in new:
+                known[i] = frozenset(t for t in hits if t in i)
+        present: set[bytes] = set()
+        for i in idents:
+            found = known[i]
+            if found:
+                present |= found
         present.update(t for t in self.text_triggers if t in data)
         if not present:
             return self.always
@@ -396,6 +409,10 @@ def run_job(job: Job) -> FileResult:
         if e.kind == "python" and not is_binary(data):
             from .rewrite.python import process
             res = process(e.rel, data)
+            from .rewrite.build import torch_extensions   # PyTorch extension builds (PT908)
+            opts = _STATE["options"]
+            res.findings.extend(f for f in torch_extensions(e.rel, data)
+                                if opts.rule_codes is None or f.code in opts.rule_codes)
             if job.out:
                 if res.new_data != data:
                     if job.backup:

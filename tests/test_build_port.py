@@ -269,3 +269,24 @@ def test_port_and_check_through_the_cli(tmp_path):
     assert chk.returncode == 1 and "CMakeLists.txt:3:1" in chk.stdout
     assert (PROJECT / "CMakeLists.txt").read_text().count("CUDA") > 3   # check wrote nothing
     shutil.rmtree(out)
+
+
+def test_torch_extensions_are_reported_and_left_alone(tmp_path):
+    from porter.rewrite.build import torch_extensions
+    setup = (b'from setuptools import setup\n'
+             b'from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n'
+             b'setup(name="x", ext_modules=[CUDAExtension("x_cuda", sources=["x.cpp", "k.cu"])],\n'
+             b'      cmdclass={"build_ext": BuildExtension})\n'
+             b'import torch.utils.cpp_extension as ce\n'
+             b'm = ce.load("y", ["y.cu"])\n')
+    found = torch_extensions("setup.py", setup)
+    assert [(f.code, f.line, f.col) for f in sorted(found, key=lambda f: f.line)] == [
+        ("PT908", 3, 30), ("PT908", 6, 5)]
+    assert "k.cu" in found[0].message or "k.cu" in found[1].message
+    assert torch_extensions("other.py", b"def load(x):\n    return x\nload(1)\n") == []
+    (tmp_path / "setup.py").write_bytes(setup)
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(tmp_path / "setup.py"),
+                           "-o", str(out)], capture_output=True, text=True)
+    assert "[PT908]" in proc.stdout + proc.stderr
+    assert out.read_bytes() == setup          # the build file is left alone

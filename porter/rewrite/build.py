@@ -675,3 +675,51 @@ def port_result(res, src: SourceFile, engine_opts, findings: list[Finding],
         return any(s < max(end, off + 1) and off < e for s, e in spans)
     kept = [f for f in findings if not resolved(f)]
     return kept + bp.findings
+
+
+# -- PyTorch extensions ------------------------------------------------------------------------
+TORCH_EXT = "PT908"
+_TORCH_CALLS = frozenset({"CUDAExtension", "load", "load_inline"})
+
+
+def torch_extensions(rel: str, data: bytes) -> list[Finding]:
+    """PyTorch extension builds in a Python file (`CUDAExtension(...)` in setup.py,
+    `torch.utils.cpp_extension.load(...)`): one PT908 finding per call, naming its sources.
+    On ROCm these build through PyTorch's own hipify at build time, so porter leaves the build
+    file as it is; the sources' own findings (inline PTX and the other rules' errors) are what
+    that path will not handle."""
+    if b"CUDAExtension" not in data and b"cpp_extension" not in data:
+        return []
+    import ast
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return []
+    out: list[Finding] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        if name not in _TORCH_CALLS:
+            continue
+        if name != "CUDAExtension" and "cpp_extension" not in ast.unparse(f) and \
+                b"from torch.utils.cpp_extension import" not in data:
+            continue
+        sources: list[str] = []
+        for kw in node.keywords:
+            if kw.arg == "sources" and isinstance(kw.value, (ast.List, ast.Tuple)):
+                sources += [e.value for e in kw.value.elts
+                            if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        if len(node.args) > 1 and isinstance(node.args[1], (ast.List, ast.Tuple)):
+            sources += [e.value for e in node.args[1].elts
+                        if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        cu = [s for s in sources if s.endswith((".cu", ".cuh"))]
+        what = f" ({', '.join(cu)})" if cu else ""
+        out.append(Finding(
+            TORCH_EXT, Severity.INFO,
+            f"PyTorch extension `{name}`: on ROCm PyTorch hipifies its CUDA sources{what} at "
+            "build time, so porter leaves this file alone; the sources' own findings (inline "
+            "PTX, warp-size and the other errors) are what that path does not handle",
+            rel, node.lineno, node.col_offset + 1, name=name))
+    return out

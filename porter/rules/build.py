@@ -480,3 +480,37 @@ class VerifyCompileFailed(Rule):
     severity = Severity.ERROR
     languages = ("cuda",)
     emitted_by_engine = True
+
+
+@register
+class TorchExtensionBuild(Rule):
+    """PyTorch extension build (`CUDAExtension`, `torch.utils.cpp_extension.load`).
+
+    ## What it finds
+    Calls that build a PyTorch C++/CUDA extension in a Python file (`setup.py`,
+    `pyproject.toml`-driven builds, JIT `load`/`load_inline`), with the CUDA sources they
+    compile.
+
+    ## Why it breaks on AMD
+    On a ROCm build of PyTorch these calls work as they are: PyTorch hipifies the sources at
+    build time. porter therefore leaves the build file alone. What that build-time hipify does
+    not handle is what porter's rules report in the sources themselves: inline PTX, 32-lane
+    warp assumptions, NVIDIA-only intrinsics.
+
+    ## Example
+    ```python
+    CUDAExtension("ops_cuda", sources=["ops.cpp", "ops_kernel.cu"])
+    ```
+
+    ## Use instead
+    Keep the call; fix the findings porter reports in `ops_kernel.cu`, and set
+    `PYTORCH_ROCM_ARCH` (not `TORCH_CUDA_ARCH_LIST`) for the AMD targets.
+
+    ## References
+    - PyTorch `torch.utils.cpp_extension` (CUDAExtension, load; ROCm builds through hipify)
+    """
+    code = "PT908"
+    name = "torch-extension-build"
+    severity = Severity.INFO
+    languages = ("build",)
+    emitted_by_engine = True
