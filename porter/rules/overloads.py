@@ -1,0 +1,126 @@
+"""PT812: overload sets that collapse when CUDA types become HIP types."""
+from __future__ import annotations
+
+import re
+
+from ..findings import Severity
+from .base import Rule
+from .registry import register
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_FUNCTIONS = "(function_declarator) @f"
+_OWNERS = ("function_definition", "declaration", "field_declaration", "template_declaration")
+_THROUGH = ("pointer_declarator", "reference_declarator")
+
+
+def _is_function(fd) -> bool:
+    """A function's own declarator (`const char* f(int)`), not a function pointer or a
+    parameter's."""
+    p = fd.parent
+    while p is not None and p.type in _THROUGH:
+        p = p.parent
+    return p is not None and p.type in _OWNERS
+
+
+def _declared_name(node) -> bytes | None:
+    """The identifier a parameter declarator declares (`*p`, `&r`, `a[4]` -> the name)."""
+    while node is not None and node.type not in ("identifier", "field_identifier"):
+        node = node.child_by_field_name("declarator")
+    return node.text if node is not None else None
+
+
+@register
+class CollapsingOverloads(Rule):
+    """Overloads that become one function once CUDA types are HIP types.
+
+    ## What it finds
+    Functions of the same name declared in one file whose parameter types differ in CUDA but are
+    equal after porting, because two CUDA types map to one HIP type: `cudaError_t` and the
+    driver's `CUresult` both become `hipError_t`, `cudaStream_t` and `CUstream` both become
+    `hipStream_t`, `cudaEvent_t` and `CUevent` both become `hipEvent_t`.
+
+    ## Why it breaks on AMD
+    The ported file defines the same function twice ("redefinition of
+    `_cudaGetErrorEnum(hipError_t)`"), or declares two overloads a call can no longer tell
+    apart. NVIDIA's cuda-samples `helper_cuda.h` has such a pair (`_cudaGetErrorEnum` for the
+    runtime and for the driver API).
+
+    ## Example
+    ```cpp
+    static const char *_cudaGetErrorEnum(cudaError_t error) { return cudaGetErrorName(error); }
+    static const char *_cudaGetErrorEnum(CUresult error) { ... }   // same signature on HIP
+    ```
+
+    ## Use instead
+    Keep one of the overloads on AMD: put the driver-API one under
+    `#if !defined(__HIP_PLATFORM_AMD__)` (HIP's runtime and driver APIs share their types, so
+    the runtime overload serves both), or rename one of them.
+
+    ## References
+    - ROCm 7.2 `hip/hip_runtime_api.h`: `hipError_t`, `hipStream_t`, `hipEvent_t` serve both
+      the runtime and the driver API
+    - porter's `mappings/runtime.csv` and `mappings/driver.csv` (the CUDA -> HIP type rows)
+    """
+    code = "PT812"
+    name = "overloads-collapse-after-porting"
+    severity = Severity.ERROR
+    triggers = (b"cuda", b"CU", b"cublas", b"cusparse", b"cufft", b"curand", b"cusolver",
+                b"cudnn", b"nvrtc")
+
+    def check(self, ctx):
+        if ctx.root is None or ctx.index is None:
+            return
+        sets: dict[bytes, list[tuple[object, tuple[str, ...], tuple[str, ...]]]] = {}
+        for fd in ctx.captures(_FUNCTIONS).get("f", []):
+            if not _is_function(fd) or ctx.vendor.at(fd).not_for_amd:
+                continue
+            name_node = fd.child_by_field_name("declarator")
+            params = fd.child_by_field_name("parameters")
+            if name_node is None or params is None:
+                continue
+            cuda = self._signature(params)
+            hip = tuple(self._mapped(ctx, t) for t in cuda)
+            sets.setdefault(name_node.text, []).append((name_node, cuda, hip))
+        for name, decls in sets.items():
+            seen: dict[tuple[str, ...], tuple[str, ...]] = {}
+            reported: set[tuple[str, ...]] = set()
+            for node, cuda, hip in decls:
+                first = seen.setdefault(hip, cuda)
+                if first == cuda or hip in reported:
+                    continue
+                reported.add(hip)
+                fn = name.decode("utf-8", "replace")
+                yield self.finding(
+                    ctx, node,
+                    f"`{fn}({', '.join(first)})` and `{fn}({', '.join(cuda)})` both become "
+                    f"`{fn}({', '.join(hip)})` after porting, so the port no longer compiles: "
+                    f"keep one of them on AMD (put this one under "
+                    f"`#if !defined(__HIP_PLATFORM_AMD__)`) or rename it")
+
+    @staticmethod
+    def _signature(params) -> tuple[str, ...]:
+        """Each parameter's type as written (the declared name taken out, spaces normalized)."""
+        out = []
+        for p in params.named_children:
+            if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
+                continue
+            text = p.text.decode("utf-8", "replace")
+            decl = p.child_by_field_name("declarator")
+            name = _declared_name(decl) if decl is not None else None
+            if p.type == "optional_parameter_declaration":
+                default = p.child_by_field_name("default_value")
+                if default is not None:
+                    text = text[:default.start_byte - p.start_byte].rstrip().rstrip("=")
+            if name:
+                text = re.sub(r"\b" + re.escape(name.decode()) + r"\b", "", text, count=1)
+            out.append(" ".join(text.split()))
+        return tuple(out)
+
+    @staticmethod
+    def _mapped(ctx, text: str) -> str:
+        def one(m: re.Match) -> str:
+            rows = ctx.index.by_name.get(m.group(0))
+            row = ctx.index.pick(rows, None) if rows else None
+            return row.hip if row is not None and row.hip else m.group(0)
+        return _IDENT.sub(one, text)
+
