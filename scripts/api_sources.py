@@ -368,6 +368,19 @@ def rebuild_lists(lock: Lock, cache: Path) -> dict[str, str]:
         rel = vkey(entry["release"])
         if entry.get("headers_only"):
             lib_paths |= {p[1:-1] for p in header_paths(members)}
+            declared: set[str] = set()
+            for text in members.values():
+                declared |= identifiers(text)
+            for rel_list in entry.get("verifies", []):
+                names = {ln.split("\t", 1)[0] for ln in (ROOT / rel_list).read_text(
+                    encoding="utf-8").splitlines() if ln and not ln.startswith("#")}
+                paths = {h[1:-1] for h in header_paths(members)}
+                missing = sorted(n for n in names
+                                 if n not in (paths if n.endswith((".h", ".hpp")) else declared))
+                if missing:
+                    raise ValueError(f"{rel_list}: {len(missing)} names the headers of "
+                                     f"{entry['requirement']} do not declare: "
+                                     f"{', '.join(missing[:10])}")
             continue
         if entry["side"] == "rocm":
             for text in members.values():

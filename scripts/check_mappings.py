@@ -313,12 +313,19 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError) as exc:
             print(f"check_mappings: --refresh: {exc}", file=sys.stderr)
             return 2
+        lock_text = src.LOCK.read_text(encoding="utf-8")
         for rel, text in rebuilt.items():
             path = src.ROOT / rel
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
                 path.write_text(text, encoding="utf-8")
-                print(f"rebuilt {rel} (sha256 {src.sha256_file(path)}): review the diff and "
-                      "update [lists] in scripts/inputs.lock")
+                digest = src.sha256_file(path)
+                old = lock.lists.get(rel)
+                lock_text = (lock_text.replace(old, digest) if old
+                             else lock_text.rstrip("\n") + f'\n"{rel}" = "{digest}"\n')
+                print(f"rebuilt {rel} (sha256 {digest}, recorded in scripts/inputs.lock): "
+                      "review the diff")
+        src.LOCK.write_text(lock_text, encoding="utf-8")
+        lock = src.Lock.load()
     drift += lock.list_problems()
     try:
         rocm = Rocm(lock)
