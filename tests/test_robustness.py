@@ -1,0 +1,206 @@
+"""Faults found by fuzzing whole trees (issue 7 §6): cost that grows with the square of the CUDA
+references, huge files, names at the file-system limit, non-UTF-8 names, Ctrl-C, and --in-place
+backups that must never be overwritten."""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from porter.engine import EngineOptions, process_one
+from porter.findings import Edit
+from porter.rewrite import edits as edits_mod
+from porter.rewrite.edits import EditSet, apply, overlaps
+from porter.source import SourceFile, display_path
+
+NAME_MAX = 255
+
+
+def _porter(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "porter.cli", *args], cwd=cwd, check=False,
+                          capture_output=True, timeout=300)
+
+
+# -- EditSet: n log n ---------------------------------------------------------------------------
+class _Budget:
+    """Counts `overlaps` calls and fails as soon as they pass the budget (a quadratic EditSet
+    makes about n^2/2 calls: 200 million for 20,000 edits, so the test fails fast, not slowly)."""
+
+    def __init__(self, budget: int) -> None:
+        self.calls = 0
+        self.budget = budget
+
+    def __call__(self, a: Edit, b: Edit) -> bool:
+        self.calls += 1
+        assert self.calls <= self.budget, f"more than {self.budget} overlap checks"
+        return overlaps(a, b)
+
+
+@pytest.mark.parametrize("order", ["file", "reverse", "random"])
+def test_edit_set_checks_each_edit_against_a_constant_number_of_neighbours(order, monkeypatch):
+    n = 20_000
+    edits = [Edit(10 * i, 10 * i + 4, b"hip") for i in range(n)]
+    edits += [Edit(10 * i + 6, 10 * i + 6, b"/*x*/") for i in range(n)]     # insertions
+    if order == "reverse":
+        edits.reverse()
+    elif order == "random":
+        random.Random(3).shuffle(edits)
+    budget = _Budget(2 * len(edits))
+    monkeypatch.setattr(edits_mod, "overlaps", budget)
+    es = EditSet()
+    assert all(es.add_group([e]) for e in edits)
+    # every edit again overlaps (replacements) or is harmless (insertions at the same point)
+    assert not any(es.add_group([Edit(e.start + 1, e.end + 1, b"")]) for e in edits[:1000]
+                   if e.start != e.end)
+    assert budget.calls <= 2 * len(edits) + 2000
+
+
+def test_edit_set_agrees_with_checking_every_pair():
+    """The binary-search EditSet accepts and refuses exactly what checking each edit against
+    every accepted edit (and the earlier edits of its own group) does."""
+    rng = random.Random(11)
+    for _ in range(2000):
+        fast, slow = EditSet(), []
+        for _ in range(rng.randint(1, 25)):
+            group = []
+            for _ in range(rng.choice([1, 1, 2, 3])):
+                s = rng.randint(0, 40)
+                group.append(Edit(s, s + rng.choice([0, 0, 1, 2, 6]), b"x"))
+            accepted = list(slow)
+            ok = True
+            for e in group:
+                if any(overlaps(e, a) for a in accepted):
+                    ok = False
+                    break
+                accepted.append(e)
+            if ok:
+                slow.extend(group)
+            assert fast.add_group(group) == ok, group
+        assert fast.edits == slow
+        apply(b"y" * 50, fast.edits)         # never raises on an accepted set
+
+
+def _refs_file(n: int, one_line: bool = False) -> bytes:
+    calls = [f"cudaMalloc(&p{i}, {i}); cudaFree(p{i});" for i in range(n // 2)]
+    sep = " " if one_line else "\n  "
+    return ("#include <cuda_runtime.h>\nvoid f() {" + sep + sep.join(calls) + "\n}\n").encode()
+
+
+@pytest.mark.parametrize("one_line", [False, True], ids=["lines", "one-256KB-line"])
+def test_cost_is_linear_in_cuda_references(one_line, monkeypatch):
+    """20,000 CUDA references (once 28 s), or one 256 KB line of them (once over 30 s): the
+    whole port makes a number of overlap checks linear in the references."""
+    data = _refs_file(20_000 if not one_line else 14_000, one_line)
+    if one_line:
+        assert data.count(b"\n") == 3 and len(data) > 256 * 1024
+    budget = _Budget(4 * 20_000)
+    monkeypatch.setattr(edits_mod, "overlaps", budget)
+    res = process_one("refs.cu", data, EngineOptions(run_rules=False))
+    assert res.new_data.count(b"hipMalloc(") == data.count(b"cudaMalloc(")
+    assert b"cuda" not in res.new_data
+
+
+def test_column_of_a_long_ascii_line_is_not_decoded(monkeypatch):
+    src = SourceFile("a.cu", b"x" * 300_000 + b"\n")
+    assert src.position(299_999) == (1, 300_000)
+    src = SourceFile("a.cu", "é".encode() + b"x" * 10 + b"\n")
+    assert src.position(5) == (1, 5)       # é is one character, two bytes
+
+
+# -- size limit ---------------------------------------------------------------------------------
+def test_a_source_over_the_size_limit_is_copied_unchanged_and_reported(tmp_path):
+    from porter.discover import discover
+    from porter.engine import Job, run_jobs
+    big = tmp_path / "big.cu"
+    big.write_bytes(_refs_file(4000))                  # about 150 KB
+    small = tmp_path / "small.cu"
+    small.write_bytes(b"void f() { cudaDeviceSynchronize(); }\n")
+    out = tmp_path / "out"
+    jobs = [Job(e, out=str(out / e.rel)) for e in discover(tmp_path).entries]
+    results = {r.rel: r for r in run_jobs(jobs, EngineOptions(max_file_size=64 * 1024), 1)}
+    assert results["big.cu"].status == "skipped"
+    assert "over the 65536 bytes limit (--max-file-size)" in results["big.cu"].note
+    assert (out / "big.cu").read_bytes() == big.read_bytes()
+    assert results["small.cu"].status == "ported"
+    # 0: no limit
+    results = {r.rel: r for r in run_jobs(jobs, EngineOptions(max_file_size=0), 1)}
+    assert results["big.cu"].status == "ported"
+
+
+def test_size_setting_parses_units():
+    from porter.config import ConfigError, parse_size
+    assert parse_size("16M") == parse_size("16MiB") == parse_size("16mb") == 16 * 2**20
+    assert parse_size("512K") == 512 * 1024 and parse_size(0) == 0 and parse_size("100") == 100
+    for bad in ("x", "-1", "1.5M", True, -3):
+        with pytest.raises(ConfigError):
+            parse_size(bad)
+
+
+# -- names ----------------------------------------------------------------------------------------
+def test_a_255_byte_file_name_is_written(tmp_path):
+    name = "k" * (NAME_MAX - len(".cu")) + ".cu"
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / name).write_bytes(b"void f() { cudaDeviceSynchronize(); }\n")
+    r = _porter("port", str(src), "-o", str(tmp_path / "out"), "-q")
+    assert r.returncode == 0, r.stderr
+    assert b"hipDeviceSynchronize" in (tmp_path / "out" / name).read_bytes()
+    from porter.engine import atomic_copy, atomic_write
+    atomic_write(tmp_path / name, b"x")
+    atomic_copy(tmp_path / name, tmp_path / "out" / name)
+    assert (tmp_path / "out" / name).read_bytes() == b"x"
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [name]   # no temporary left
+
+
+def test_display_path_escapes_undecodable_bytes_readably():
+    assert display_path(os.fsdecode(b"src/k\xff\xfe.cu")) == "src/k\\xff\\xfe.cu"
+    assert display_path("src/é.cu") == "src/é.cu"
+    assert display_path("a\ud800b") == "a\\ud800b"      # a surrogate no file name makes
+    for p in (os.fsdecode(b"k\xff.cu"), "a\ud800b"):
+        display_path(p).encode("utf-8")                    # valid Unicode
+
+
+# -- Ctrl-C ----------------------------------------------------------------------------------------
+def _kernel_tree(root: Path, files: int) -> bytes:
+    """`files` copies of one real source (the example project's kernels, about 30 KB)."""
+    body = b"\n".join(p.read_bytes() for p in sorted((ROOT / "examples").rglob("*.cu")))
+    body = body * max(1, 30_000 // len(body))
+    for i in range(files):
+        d = root / f"d{i % 10}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"k{i}.cu").write_bytes(body)
+    return body
+
+
+def test_ctrl_c_stops_workers_quietly_and_leaves_no_half_written_file(tmp_path):
+    _kernel_tree(tmp_path / "ref", 2)
+    r = _porter("port", str(tmp_path / "ref"), "-o", str(tmp_path / "ref-out"), "-q",
+                "--exit-zero")
+    assert r.returncode == 0, r.stderr
+    expected = (tmp_path / "ref-out" / "d0" / "k0.cu").read_bytes()
+
+    _kernel_tree(tmp_path / "src", 400)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "porter.cli", "port", str(tmp_path / "src"),
+                             "-o", str(out), "-j", "2", "-q"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not (out.is_dir() and any(out.rglob("k*.cu"))):
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        assert time.monotonic() < deadline, "no file written in 120 s"
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)      # a terminal sends Ctrl-C to the process group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.decode().splitlines() == ["porter: interrupted; no file was left half-written"]
+    written = [p for p in out.rglob("*") if p.is_file()]
+    assert all(p.name.startswith("k") and p.suffix == ".cu" for p in written), written
+    assert all(p.read_bytes() == expected for p in written)
+    assert len(written) < 400               # it did stop early
