@@ -90,3 +90,19 @@ def test_a_struct_definition_is_still_the_projects_own():
 def test_a_replaced_include_keeps_the_users_delimiters(src, want):
     """Only the path changes (as hipify-clang does); includes porter adds use angle brackets."""
     assert port("t.h", src) == want
+
+
+def test_an_interop_header_gets_the_runtime_before_it():
+    src = (b"#include <GL/gl.h>\n#include <cuda_gl_interop.h>\n#include <cuda_runtime.h>\n"
+           b"void f(cudaGraphicsResource_t r);\n")
+    out = port_twice("gl.cpp", src)
+    assert out == (b"#include <GL/gl.h>\n" + INC + b"\n#include <hip/hip_gl_interop.h>\n"
+                   b"void f(hipGraphicsResource_t r);\n")
+
+
+@pytest.mark.parametrize("header, hip", [("builtin_types.h", "hip/hip_runtime.h"),
+                                         ("driver_functions.h", "hip/driver_types.h"),
+                                         ("host_defines.h", "hip/hip_runtime.h")])
+def test_cuda_internal_headers_samples_include(header, hip):
+    res = process_one("t.h", f"#include <{header}>\n".encode(), EngineOptions(run_rules=False))
+    assert res.new_data == f"#include <{hip}>\n".encode() and not res.findings

@@ -28,6 +28,7 @@ from .includes import (
     HIP_RUNTIME_INCLUDE,
     IMPLICIT_AREAS,
     INCLUDE_LINE,
+    NEEDS_RUNTIME_FIRST,
     RUNTIME_API_HEADERS,
     duplicate_include_line,
     include_directives,
@@ -523,9 +524,16 @@ class CudaRewriter:
                 self._unsupported(row, available, path_node.start_byte, path)
                 continue
             dup = duplicate_include_line(data, path_node, seen.get(new))
-            edit = dup if dup is not None else Edit(path_node.start_byte, path_node.end_byte,
-                                                    quoted_like(raw, new))
-            if self.res.edits.add_group([edit]):
+            group = [dup if dup is not None else Edit(path_node.start_byte, path_node.end_byte,
+                                                      quoted_like(raw, new))]
+            if new in NEEDS_RUNTIME_FIRST and HIP_RUNTIME not in seen:
+                # CUDA's interop headers include cuda_runtime.h; HIP's use its types without
+                # including it: hip_runtime.h goes on the line before
+                start = data.rfind(b"\n", 0, path_node.start_byte) + 1
+                group.insert(0, Edit(start, start, include_edit_text(data, start)))
+                seen[HIP_RUNTIME] = start
+                hip_headers.add(HIP_RUNTIME)
+            if self.res.edits.add_group(group):
                 self._count(self.res.stats.converted, row.area)
             seen.setdefault(new, line_end(data, path_node.end_byte))
             hip_headers.add(new)

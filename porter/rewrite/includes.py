@@ -23,6 +23,9 @@ RUNTIME_API_HEADERS = frozenset({
     HIP_RUNTIME, "hip/hip_runtime_api.h", "hipblas/hipblas.h", "hipblaslt/hipblaslt.h",
     "hipfft/hipfft.h", "hiprand/hiprand.h", "hiprand/hiprand_kernel.h", "hipsparse/hipsparse.h",
     "miopen/miopen.h", "rccl/rccl.h"})
+# HIP headers that use hip_runtime.h's declarations without including it (ROCm 7.2's
+# hip/hip_gl_interop.h includes only hip/hip_common.h)
+NEEDS_RUNTIME_FIRST = frozenset({"hip/hip_gl_interop.h"})
 # files nvcc compiles as CUDA (or that only such files include): nvcc puts
 # `#include "cuda_runtime.h"` before their first line (nvcc documentation, "CUDA source files")
 CUDA_SOURCE_SUFFIXES = (".cu", ".cuh")
