@@ -44,4 +44,4 @@ def test_every_hip_guard_porter_writes_is_the_one_rocm_defines(rocm72):
     from porter.rules.header_guards import HIP_GUARDS
     for header, guard in HIP_GUARDS.items():
         text = (rocm72 / "include" / header).read_text()
-        assert re.search(rf"^#ifndef {guard}\n#define {guard}\b", text, re.M), header
+        assert re.search(rf"^#ifndef {guard}\n#define {guard}\b", text, re.MULTILINE), header

@@ -3,23 +3,41 @@ from __future__ import annotations
 
 import re
 
-from ..findings import Severity
+from ..findings import Applicability, Edit, Severity
 from .base import Rule
 from .registry import register
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _FUNCTIONS = "(function_declarator) @f"
+_GUARD_OPEN = b"#if !defined(__HIP_PLATFORM_AMD__)  // one overload on AMD: the types are equal\n"
+_GUARD_CLOSE = b"\n#endif"
 _OWNERS = ("function_definition", "declaration", "field_declaration", "template_declaration")
 _THROUGH = ("pointer_declarator", "reference_declarator")
 
 
-def _is_function(fd) -> bool:
-    """A function's own declarator (`const char* f(int)`), not a function pointer or a
-    parameter's."""
+def _owner(fd):
+    """The declaration or definition a function's own declarator belongs to (None for a
+    function pointer or a parameter's declarator)."""
     p = fd.parent
     while p is not None and p.type in _THROUGH:
         p = p.parent
-    return p is not None and p.type in _OWNERS
+    if p is None or p.type not in _OWNERS:
+        return None
+    if p.parent is not None and p.parent.type == "template_declaration":
+        p = p.parent
+    return p
+
+
+def _amd_guard(data: bytes, owner) -> list[Edit] | None:
+    """Edits putting the whole declaration under `#if !defined(__HIP_PLATFORM_AMD__)`, when it
+    has its lines to itself."""
+    start = data.rfind(b"\n", 0, owner.start_byte) + 1
+    end = data.find(b"\n", owner.end_byte)
+    end = len(data) if end < 0 else end
+    rest = data[owner.end_byte:end].strip(b" \t;\r")
+    if data[start:owner.start_byte].strip() or (rest and not rest.startswith(b"//")):
+        return None
+    return [Edit(start, start, _GUARD_OPEN), Edit(end, end, _GUARD_CLOSE)]
 
 
 def _declared_name(node) -> bytes | None:
@@ -52,9 +70,12 @@ class CollapsingOverloads(Rule):
     ```
 
     ## Use instead
-    Keep one of the overloads on AMD: put the driver-API one under
+    Keep one of the overloads on AMD: put the later one under
     `#if !defined(__HIP_PLATFORM_AMD__)` (HIP's runtime and driver APIs share their types, so
-    the runtime overload serves both), or rename one of them.
+    the first overload serves calls of both), or rename one of them. The safe fix, which
+    `porter port` applies, does the first when the declaration has its lines to itself: on AMD
+    both overloads are one function, so keeping the first is the only way to keep both call
+    sites compiling without renaming.
 
     ## References
     - ROCm 7.2 `hip/hip_runtime_api.h`: `hipError_t`, `hipStream_t`, `hipEvent_t` serve both
@@ -64,6 +85,7 @@ class CollapsingOverloads(Rule):
     code = "PT812"
     name = "overloads-collapse-after-porting"
     severity = Severity.ERROR
+    fix = Applicability.SAFE
     triggers = (b"cuda", b"CU", b"cublas", b"cusparse", b"cufft", b"curand", b"cusolver",
                 b"cudnn", b"nvrtc")
 
@@ -72,7 +94,7 @@ class CollapsingOverloads(Rule):
             return
         sets: dict[bytes, list[tuple[object, tuple[str, ...], tuple[str, ...]]]] = {}
         for fd in ctx.captures(_FUNCTIONS).get("f", []):
-            if not _is_function(fd) or ctx.vendor.at(fd).not_for_amd:
+            if _owner(fd) is None or ctx.vendor.at(fd).not_for_amd:
                 continue
             name_node = fd.child_by_field_name("declarator")
             params = fd.child_by_field_name("parameters")
@@ -90,12 +112,15 @@ class CollapsingOverloads(Rule):
                     continue
                 reported.add(hip)
                 fn = name.decode("utf-8", "replace")
+                edits = _amd_guard(ctx.data, _owner(node.parent))
+                fix = None if edits is None else self.make_fix(
+                    edits, Applicability.SAFE, "keep this overload off AMD")
                 yield self.finding(
                     ctx, node,
                     f"`{fn}({', '.join(first)})` and `{fn}({', '.join(cuda)})` both become "
                     f"`{fn}({', '.join(hip)})` after porting, so the port no longer compiles: "
                     f"keep one of them on AMD (put this one under "
-                    f"`#if !defined(__HIP_PLATFORM_AMD__)`) or rename it")
+                    f"`#if !defined(__HIP_PLATFORM_AMD__)`) or rename it", fix=fix)
 
     @staticmethod
     def _signature(params) -> tuple[str, ...]:
