@@ -2,7 +2,13 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, as a package (a dependency there)
+    import tomli as tomllib
 
 KEYS = {"select", "ignore", "severity", "offload-arch", "rocm-version", "fail-level",
         "extensions", "exclude", "unsafe-fixes", "launch-syntax", "roc", "max-file-size"}
@@ -15,14 +21,6 @@ class ConfigError(Exception):
     pass
 
 
-def _toml():
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    return tomllib
-
-
 def find_config(start: Path) -> Path | None:
     start = start.resolve()
     folder = start if start.is_dir() else start.parent
@@ -33,7 +31,7 @@ def find_config(start: Path) -> Path | None:
                 if name == "pyproject.toml":
                     try:
                         with open(p, "rb") as fh:
-                            if "porter" not in _toml().load(fh).get("tool", {}):
+                            if "porter" not in tomllib.load(fh).get("tool", {}):
                                 continue
                     except (OSError, ValueError):
                         continue
@@ -46,7 +44,7 @@ def load_config(path: Path | None) -> dict:
         return {}
     try:
         with open(path, "rb") as fh:
-            doc = _toml().load(fh)
+            doc = tomllib.load(fh)
     except OSError as exc:
         raise ConfigError(f"{path}: {exc.strerror}") from None
     except ValueError as exc:

@@ -57,6 +57,10 @@ class FileResult:
     edits: list = field(default_factory=list)          # the edits new_data applies (Edit)
 
 
+#: Distinct identifiers TriggerIndex remembers per process (a few MB at most).
+_TRIGGER_CACHE_MAX = 100_000
+
+
 class TriggerIndex:
     """Which rules a file triggers. Triggers are substrings; those that look like identifiers are
     looked for in the file's distinct identifiers only (joined, far smaller than the file)."""
@@ -78,6 +82,8 @@ class TriggerIndex:
             idents = set(self._IDENTLIKE.findall(data))
         known = self._by_ident
         new = [i for i in idents if i not in known]
+        if len(known) + len(new) > _TRIGGER_CACHE_MAX:
+            known.clear()           # bounded memory on a huge tree: start the cache over
         if new:
             joined = b"\n".join(new)
             hits = [t for t in self.ident_triggers if t in joined]
@@ -433,7 +439,7 @@ def run_job(job: Job) -> FileResult:
         res.kind = e.kind
         if not is_utf8(data):
             res.note = "not UTF-8: ported byte for byte outside the rewritten names"
-        new = res.new_data
+        new = data if res.new_data is None else res.new_data
         if job.backup and new != data:
             atomic_copy(e.path, Path(job.backup))
         if job.out:
