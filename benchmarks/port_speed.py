@@ -49,8 +49,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import (CCCL, EXAMPLE, SOURCE_EXTS, Run, hipify_perl, porter_cmd,  # noqa: E402
-                    run_timed, source_files)
+from common import CCCL, EXAMPLE, SOURCE_EXTS, Run, hipify_perl, porter_cmd, run_timed, source_files  # noqa: E402
 
 #: porter exits 1 when it reports findings (documented); anything else is a failure here.
 PORTER_OK = (0, 1)
@@ -142,7 +141,8 @@ def time_porter(tree: Path, out: Path, jobs: int) -> tuple[float, float, int]:
     return r.seconds, cpu_of(r), r.max_rss_kb
 
 
-def time_hipify_perl(tool: Path, tree: Path, out: Path, groups: list[list[Path]]) -> tuple[float, float]:
+def time_hipify_perl(tool: Path, tree: Path, out: Path,
+                     groups: list[list[Path]]) -> tuple[float, float]:
     """hipify-perl ``-inplace`` over a fresh copy of the tree, one process per group, all at
     once. Wall time of the whole, CPU of every process."""
     fresh(out)
@@ -305,7 +305,7 @@ def measure_input(name: str, tree: Path, work: Path, args: argparse.Namespace, t
         med = {t: {"wall": median([w for w, _ in v]), "cpu": median([c for _, c in v])}
                for t, v in per_tool.items()}
         base = med["porter"]
-        for t, m in med.items():
+        for m in med.values():
             m["wall_over_porter"] = ratio(m["wall"], base["wall"])
             m["cpu_over_porter"] = ratio(m["cpu"], base["cpu"])
         rec["modes"][mode] = {"median": med, "all": per_tool}
@@ -414,14 +414,16 @@ def print_table(res: dict) -> None:
         print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
     print()
     print(f"per core: porter -j 1, hipify-perl one process over all files, torch hipify and "
-          f"tree-sitter one thread. N={jobs}: porter -j {jobs}; hipify-perl, torch hipify (which has "
+          f"tree-sitter one thread. N={jobs}: porter -j {jobs}; hipify-perl, torch hipify "
+          f"(which has "
           f"no parallel mode) and tree-sitter on {jobs} shards of the files, {jobs} processes "
           f"at once; the torch call and parse-only exclude interpreter start-up and imports.")
     for name, rec in res["inputs"].items():
         core = rec["modes"].get("core", {}).get("median", {})
         if "porter" in core and "parse_only" in core:
-            print(f"{name}: porter per core costs {core['porter']['cpu'] / core['parse_only']['cpu']:.2f}x "
-                  f"the CPU of parsing the same files with tree-sitter")
+            cost = core["porter"]["cpu"] / core["parse_only"]["cpu"]
+            print(f"{name}: porter per core costs {cost:.2f}x the CPU of parsing the same files "
+                  f"with tree-sitter")
     cccl = res["inputs"].get("cccl")
     if cccl and "porter_peak_rss_mb_half_tree" in cccl:
         print(f"porter -j 1 peak RSS: {cccl['porter_peak_rss_mb']:.0f} MB on the CCCL tree "
