@@ -23,7 +23,7 @@ from ..findings import Edit, Finding, Severity
 from ..mappings.index import MappingIndex
 from ..source import SourceFile
 from .includes import CUDA_HEADER, INCLUDE_LINE
-from .lex import IDENT, WORD, find_word, in_spans, looks_cuda
+from .lex import IDENT, WORD, in_spans, looks_cuda
 from .shims import on_nvidia_side
 
 # in every message of the check's findings (reports and tests tell them from other PT001s)
@@ -182,7 +182,8 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
         return any(c <= col and (end_line > line or col + len(name) <= end_col)
                    for c, end_line, end_col in spans.get(line, ()))
 
-    for raw in sorted(names):
+    checked: dict[bytes, tuple[str, bool]] = {}      # name -> (text, namespace row)
+    for raw in names:
         name = raw.decode("ascii", "replace")
         if name in skip:
             continue
@@ -191,17 +192,26 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
             row = MappingIndex.pick(rows, version)
             if row is not None and row.since <= version and name in (row.hip, row.roc):
                 continue
-        namespace = rows is not None and all(r.kind == "namespace" for r in rows)
-        for pos in find_word(new, raw):
-            if in_spans(quiet, pos):
-                continue
-            if _MEMBER.search(new, max(0, pos - 8), pos):
-                continue
-            if namespace and not re.match(rb"\s*::", new[pos + len(raw):pos + len(raw) + 8]):
-                continue
-            ipos, written = back.back(pos)
-            if not accounted(name, ipos, written):
-                out.append(Leftover(name, ipos, written))
+        checked[raw] = (name, rows is not None and all(r.kind == "namespace" for r in rows))
+    # one pass over the output's tokens (a find per name costs more where names repeat)
+    # tokens starting like a checked name (C speed), then the exact test
+    heads = sorted({re.escape(n[:2]) for n in checked})
+    rx = re.compile(rb"(?<![\w$])(?:" + b"|".join(heads) + rb")[\w$]*") if heads else None
+    for tok in rx.finditer(new) if rx is not None else ():
+        hit = checked.get(tok.group())
+        if hit is None:
+            continue
+        name, namespace = hit
+        raw, pos = tok.group(), tok.start()
+        if in_spans(quiet, pos):
+            continue
+        if _MEMBER.search(new, max(0, pos - 8), pos):
+            continue
+        if namespace and not re.match(rb"\s*::", new[pos + len(raw):pos + len(raw) + 8]):
+            continue
+        ipos, written = back.back(pos)
+        if not accounted(name, ipos, written):
+            out.append(Leftover(name, ipos, written))
     for m in includes:
         path = m.group(1)[1:-1].decode("utf-8", "replace").strip()
         if path.startswith("hip/") or not (CUDA_HEADER.match(path)

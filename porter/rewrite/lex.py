@@ -11,7 +11,8 @@ from functools import cache, lru_cache
 
 from ..mappings.index import MappingIndex
 
-# Identifiers that look like CUDA API names: reported when neither mapped nor declared by the project.
+# Identifiers that look like CUDA API names: reported when neither mapped nor declared by the
+# project.
 CUDA_LOOKING = re.compile(
     r"(?:cuda[A-Z]\w*|make_cuda[A-Z]\w*|cu[A-Z][a-z]\w*|CU_[A-Z0-9_]+|CUDA_[A-Z0-9_]+|CUDART_[A-Z0-9_]+"
     r"|(?:cublas|cublasLt|cusparse|cufft|curand|cusolver|cudnn|nvrtc|nvtx|cutensor)[A-Z_]\w*"
@@ -83,16 +84,25 @@ def find_word(data: bytes, word: bytes) -> Iterator[int]:
     n = len(word)
     pos = data.find(word)
     while pos >= 0:
-        if (pos == 0 or data[pos - 1] not in WORD) and (pos + n >= len(data) or data[pos + n] not in WORD):
+        if (pos == 0 or data[pos - 1] not in WORD) \
+                and (pos + n >= len(data) or data[pos + n] not in WORD):
             yield pos
         pos = data.find(word, pos + n)
+
+
+_LEX_SPECIAL = re.compile(rb"[/\"']")
 
 
 def lex_code_spans(text: bytes) -> list[tuple[int, int]]:
     """Spans of comments, strings and char literals inside opaque text (a macro body)."""
     spans = []
     i, n = 0, len(text)
+    search = _LEX_SPECIAL.search
     while i < n:
+        m = search(text, i)
+        if m is None:
+            break
+        i = m.start()
         c = text[i:i + 1]
         if c == b"/" and text[i + 1:i + 2] == b"/":
             j = text.find(b"\n", i)
