@@ -15,6 +15,9 @@ class UnconvertedIdentifier(Rule):
     Identifiers that look like CUDA API names (`cudaX`, `cuX`, `CU_X`, `CUDA_X`, `cublasX`,
     `__nv_x`, ...) or CUDA-looking include paths that are neither in porter's mapping tables nor
     declared by the project itself.
+    Also, from porter's completeness check (`porter/rewrite/invariant.py`, run on every port):
+    any CUDA name or CUDA include left in the output that nothing else reported, declared or
+    explained; such a finding names a porter fault, and its message says so.
 
     ## Why it breaks on AMD
     HIP has no symbol of that name: the ported code will not compile, or a project macro that
