@@ -52,6 +52,8 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="target rocBLAS/rocRAND/rocSPARSE instead of the hip* libraries (a library "
                         "moves only when every name used from it maps one to one; hipFFT and "
                         "hipSOLVER have no one-to-one roc* API and stay)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="check: neither read nor write the result cache (see `porter clean`)")
     p.add_argument("--statistics", action="store_true",
                    help="terminal: counts per rule instead of one line per finding")
     p.add_argument("--group-by-file", action="store_true",
@@ -118,6 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
                          "(default), inside the diff's hunks, anywhere in a changed file, or "
                          "everywhere under PATHS")
     _common(rv)
+
+    cl = sub.add_parser("clean", help="empty porter's result cache",
+                        description="Remove every entry of the content-hash cache that "
+                                    "`porter check` keeps (in $PORTER_CACHE_DIR, else "
+                                    "$XDG_CACHE_HOME/porter/results or ~/.cache/porter/results).")
+    cl.set_defaults(command="clean")
 
     r = sub.add_parser("rule", help="show a rule's documentation (or list them all)")
     r.add_argument("code", nargs="?", metavar="CODE",
@@ -195,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("port", "check"):
             from .commands import run_port_or_check
             return run_port_or_check(args)
+        if args.command == "clean":
+            from .commands import run_clean
+            return run_clean(args)
         if args.command == "review":
             from .review import run_review
             return run_review(args)

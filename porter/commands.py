@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import re
 import sys
@@ -335,6 +336,8 @@ def add_context_headers(plan: PortPlan, discoveries: list) -> None:
     """A file ported on its own still sees what its quoted project headers declare."""
     from .discover import Entry
     from .engine import Job, local_headers
+    if not any(d.root is None for d in discoveries):
+        return
     given = {j.entry.path.resolve() for j in plan.jobs}
     for d in discoveries:
         if d.root is None and d.entries and d.entries[0].kind == "cuda":
@@ -347,19 +350,61 @@ def add_context_headers(plan: PortPlan, discoveries: list) -> None:
 def run_pipeline(args, res: Resolved, jobs: list) -> list:
     """The project-wide pre-pass, then every job through the engine (in parallel). Returns the
     results of the non-context jobs, in job order."""
-    from .engine import filter_declared, run_jobs
-    shims, roc_areas = _project_prepass(res, jobs, args.quiet)
+    from .engine import filter_declared
+    cached = args.command == "check" and not getattr(args, "no_cache", False)
+    digests: dict[int, bytes] | None = {} if cached else None
+    shims, roc_areas = _project_prepass(res, jobs, args.quiet, digests)
     options = _engine_options(res, args, args.command, roc_areas, shims)
     workers = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
-    progress = _progress(len(jobs), quiet=args.quiet)
-    try:
-        results = run_jobs(jobs, options, workers, progress=progress.advance if progress else None)
-    finally:
-        if progress:
-            progress.close()
+    if digests is not None:
+        results = _run_cached(jobs, options, workers, digests, args.quiet)
+    else:
+        results = _run_engine(jobs, options, workers, args.quiet)
     filter_declared(results)
     drop_project_headers(results, jobs)
     return [r for r, j in zip(results, jobs) if not j.context]
+
+
+def _run_engine(jobs: list, options, workers: int, quiet: bool) -> list:
+    from .engine import run_jobs
+    progress = _progress(len(jobs), quiet=quiet)
+    try:
+        return run_jobs(jobs, options, workers, progress=progress.advance if progress else None)
+    finally:
+        if progress:
+            progress.close()
+
+
+def _run_cached(jobs: list, options, workers: int, digests: dict[int, bytes],
+                quiet: bool) -> list:
+    """check: results of unchanged files from the content-hash cache (porter/cache.py), the
+    others through the engine, then stored. A result with errors is not stored."""
+    import hashlib
+    from .cache import ResultCache
+    cache = ResultCache(options)
+    results: list = [None] * len(jobs)
+    todo: list[tuple[int, str | None]] = []
+    for i, job in enumerate(jobs):
+        digest = digests.get(id(job))
+        if digest is None:
+            try:
+                digest = hashlib.sha256(job.entry.path.read_bytes()).digest()
+            except OSError:
+                todo.append((i, None))      # the engine reports the error
+                continue
+        key = cache.key(job.entry.rel, job.entry.kind, job.context, digest)
+        hit = cache.get(key)
+        if hit is not None:
+            results[i] = hit
+        else:
+            todo.append((i, key))
+    if todo:
+        fresh = _run_engine([jobs[i] for i, _ in todo], options, workers, quiet)
+        for (i, key), r in zip(todo, fresh):
+            results[i] = r
+            if key is not None and r.status != "error" and not r.errors:
+                cache.put(key, r)
+    return results
 
 
 def drop_project_headers(results: list, jobs: list) -> None:
@@ -367,23 +412,24 @@ def drop_project_headers(results: list, jobs: list) -> None:
     `<nvrtc_helper.h>` in its `Common/`) is not an unconverted CUDA header: drop its PT001.
     The project is what porter was given: the files of the inputs, and the folders of each
     source (a quoted include resolves there)."""
-    names = {Path(j.entry.path).as_posix() for j in jobs}
+    suffixes: set[str] | None = None
     for r, j in zip(results, jobs):
+        if not any(f.code == "PT001" for f in r.findings):
+            continue
+        if suffixes is None:        # every trailing part of every path: a/b/c.h, b/c.h, c.h
+            suffixes = set()
+            for job in jobs:
+                parts = Path(job.entry.path).parts
+                suffixes.update("/".join(parts[i:]) for i in range(1, len(parts)))
         kept = []
         for f in r.findings:
-            if f.code == "PT001" and f.name and f.message.startswith("include ") \
-                    and _project_has(f.name, names, Path(j.entry.path)):
+            if f.code == "PT001" and f.name and f.message.startswith("include ") and (
+                    f.name.lstrip("/") in suffixes
+                    or (Path(j.entry.path).parent / f.name).is_file()):
                 r.stats.unconverted -= 1
                 continue
             kept.append(f)
         r.findings = kept
-
-
-def _project_has(include: str, names: set[str], source: Path) -> bool:
-    tail = "/" + include.lstrip("/")
-    if any(n.endswith(tail) for n in names):
-        return True
-    return (source.parent / include).is_file()
 
 
 def build_report(args, res: Resolved, plan: PortPlan, results: list):
@@ -569,14 +615,22 @@ def exit_status(args, res: Resolved, report, plan: PortPlan | None = None) -> in
     return EXIT_FINDINGS if failing_findings(report, res.fail_level) else EXIT_OK
 
 
-def _project_prepass(res: Resolved, jobs, quiet: bool) -> tuple[frozenset, frozenset]:
+def _project_prepass(res: Resolved, jobs, quiet: bool,
+                     digests: dict[int, bytes] | None = None) -> tuple[frozenset, frozenset]:
     """One read of every source before porting, for the two project-wide decisions:
     the CUDA names the project shims to HIP itself (see shim_names), and with --roc which
-    libraries move to roc* (see roc_plan). Returns (shims, roc areas)."""
+    libraries move to roc* (see roc_plan). Returns (shims, roc areas). With `digests` (the
+    cached check) it also records each source's SHA-256 by id(job), and takes the shim names of
+    an unchanged file from the cache."""
+    import hashlib
     from .mappings.index import load_index
     from .rewrite.cuda import roc_plan, shim_names
     idx = load_index()
     names: set[str] = set()
+    shim_cache = None
+    if digests is not None:
+        from .cache import ResultCache
+        shim_cache = ResultCache({"shim_names": 1})
 
     def sources():
         for j in jobs:
@@ -585,7 +639,17 @@ def _project_prepass(res: Resolved, jobs, quiet: bool) -> tuple[frozenset, froze
                     data = j.entry.path.read_bytes()
                 except OSError:
                     continue
-                names.update(shim_names(data))
+                if shim_cache is not None:
+                    digest = hashlib.sha256(data).digest()
+                    digests[id(j)] = digest
+                    key = shim_cache.key("", "shims", False, digest)
+                    found = shim_cache.get(key)
+                    if found is None:
+                        found = shim_names(data)
+                        shim_cache.put(key, found)
+                    names.update(found)
+                else:
+                    names.update(shim_names(data))
                 yield data
     areas: frozenset = frozenset()
     if res.roc:
@@ -606,13 +670,21 @@ def _project_prepass(res: Resolved, jobs, quiet: bool) -> tuple[frozenset, froze
 def _display(input_path: Path, rel: str, root) -> str:
     """A file's name as it opens from the working folder: `input/rel` for a relative input; for
     an absolute one, relative to the working folder when it lies inside it, else absolute."""
-    path = Path(input_path) if root is None else Path(input_path) / rel
-    if path.is_absolute():
-        try:
-            return str(path.relative_to(Path.cwd()))
-        except (ValueError, OSError):
-            return str(path)
-    return str(path)
+    # string operations: this runs once per file of the tree
+    path = os.path.normpath(str(input_path) if root is None else os.path.join(input_path, rel))
+    if os.path.isabs(path):
+        cwd = _cwd()
+        if cwd and path.startswith(cwd.rstrip(os.sep) + os.sep):
+            return path[len(cwd.rstrip(os.sep)) + 1:]
+    return path
+
+
+@functools.lru_cache(maxsize=1)
+def _cwd() -> str:
+    try:
+        return os.getcwd()
+    except OSError:
+        return ""
 
 
 def _unified_diff(rel: str, old: bytes, new: bytes) -> str:
@@ -670,6 +742,15 @@ def _progress(total: int, quiet: bool):
     if quiet or total < 50 or not sys.stderr.isatty():
         return None
     return _Progress(total)
+
+
+# -- clean -----------------------------------------------------------------------------------
+def run_clean(args) -> int:
+    from .cache import cache_dir, clean
+    count, size = clean()
+    print(f"removed {count} cache entr{'y' if count == 1 else 'ies'} ({size / 1e6:.1f} MB) "
+          f"from {cache_dir()}")
+    return EXIT_OK
 
 
 # -- rule ------------------------------------------------------------------------------------

@@ -23,13 +23,14 @@ class RunReport:
     exit_code: int | None = None            # the run's exit status (SARIF's invocation)
     changes: list = field(default_factory=list)   # (path, original, ported) bytes per file
 
-    @property
+    # computed once: the results' findings do not change once the report exists
+    @functools.cached_property
     def findings(self) -> list[Finding]:
         out = [f for r in self.results for f in r.findings]
         out.sort(key=Finding.sort_key)
         return out
 
-    @property
+    @functools.cached_property
     def open_findings(self) -> list[Finding]:
         return [f for f in self.findings if not f.extra.get("fixed")]
 
