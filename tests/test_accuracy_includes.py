@@ -45,6 +45,8 @@ def test_no_include_for_files_that_use_no_runtime_name():
     (b"#pragma once", None),
     # lone-CR and CRLF files keep their line ending
     (b"__global__ void k() {}\rint x;\r", INC + b"\r__global__ void k() {}\rint x;\r"),
+    (b"/* c */\r#include <cstdint>\r__global__ void k() {}\r",
+     b"/* c */\r" + INC + b"\r#include <cstdint>\r__global__ void k() {}\r"),
     (b"// l\r\n#pragma once\r\n__global__ void k() {}\r\n",
      b"// l\r\n#pragma once\r\n" + INC + b"\r\n__global__ void k() {}\r\n"),
     # malformed or shared leading comments: at the top, never inside or after a comment

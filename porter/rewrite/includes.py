@@ -13,7 +13,8 @@ CUDA_HEADER = re.compile(
     r"(cuda|cu(?:blas|fft|rand|sparse|solver|dnn|tensor|pti|file|Complex)|nvtx|nvToolsExt|nvrtc"
     r"|nvml|nvperf|cub/|thrust/system/cuda|cooperative_groups|sm_\d\d_(?:intrinsics|atomic)"
     r"|device_(?:functions|launch_parameters|atomic_functions)|crt/)")
-INCLUDE_LINE = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*([<\"][^>\"\n]*[>\"])", re.MULTILINE)
+INCLUDE_LINE = re.compile(rb"(?:^|(?<=\r))(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*"
+                          rb"([<\"][^>\"\r\n]*[>\"])", re.MULTILINE)
 CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b", re.MULTILINE)
 HIP_RUNTIME = "hip/hip_runtime.h"
 # what a file that uses the runtime API (but no device code) may include instead: the runtime
