@@ -46,6 +46,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                         ".cu,.cuh,.cpp,.cc,.cxx,.c,.h,.hpp,.hxx,.inl,.cuinl,.hip)")
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="skip paths matching GLOB (repeatable)")
+    p.add_argument("--max-file-size", metavar="SIZE",
+                   help="a larger source is copied unchanged and reported, not ported or "
+                        "checked (porting holds about 60 times a file's size in memory); "
+                        "16M, 512K, bytes, 0 for no limit (default 16M)")
     p.add_argument("--config", metavar="FILE", help="configuration file (default: the nearest "
                    ".porter.toml or pyproject.toml with [tool.porter])")
     p.add_argument("--roc", action="store_true",

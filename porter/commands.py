@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import difflib
+import errno
 import functools
 import os
 import re
@@ -24,7 +25,7 @@ def known_error(exc: BaseException) -> str | None:
         return str(exc)
     if isinstance(exc, PermissionError):
         return f"{exc.filename or ''}: permission denied".lstrip(": ")
-    if isinstance(exc, OSError) and exc.errno == 28:
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return f"no space left on device{': ' + str(exc.filename) if exc.filename else ''}"
     if isinstance(exc, OSError) and exc.filename:
         return f"{exc.filename}: {exc.strerror}"
@@ -123,6 +124,11 @@ class Resolved:
         self.launch_syntax = getattr(args, "launch_syntax", None) or cfg.get("launch-syntax", "keep")
         if self.launch_syntax not in ("keep", "hip"):
             raise UsageError(f"launch-syntax must be keep or hip, not {self.launch_syntax!r}")
+        from .config import parse_size
+        from .engine import MAX_FILE_SIZE
+        size = getattr(args, "max_file_size", None)
+        self.max_file_size = parse_size(size, "--max-file-size") if size is not None else \
+            cfg.get("max-file-size", MAX_FILE_SIZE)
         from .rules.registry import all_rules, get, select
         for code in self.select + self.ignore:
             if code.upper() != "ALL" and not any(r.code.startswith(code.upper()) or r.name == code
@@ -152,7 +158,7 @@ def _engine_options(res: Resolved, args, command: str, roc_areas=frozenset(), sh
     return EngineOptions(port=port, rules=res.rule_options, rule_codes=res.rule_codes,
                          severity=res.severity, apply_fixes=is_port and not args.no_fix,
                          unsafe_fixes=res.unsafe_fixes, rewrite=command in ("port", "review"),
-                         run_rules=True)
+                         run_rules=True, max_file_size=res.max_file_size)
 
 
 # -- port / check ----------------------------------------------------------------------------
@@ -173,6 +179,7 @@ class PortPlan:
     inputs: list[Path]
     out_root: Path | None = None    # -o
     stamp: str = ""                 # --in-place backup folder name
+    backups: dict[Path, Path] = field(default_factory=dict)   # input folder -> backup folder
     jobs: list = field(default_factory=list)            # engine.Job, in report order
     skipped: list[tuple[str, str]] = field(default_factory=list)
     show_diff: bool = False         # port --check --diff
@@ -187,6 +194,7 @@ def run_port_or_check(args) -> int:
     discoveries = collect_jobs(args, res, plan)
     add_context_headers(plan, discoveries)
     results = run_pipeline(args, res, plan.jobs)
+    drop_empty_backups(plan)
     plan.jobs = [j for j in plan.jobs if not j.context]
     if plan.mode in ("check", "diff", "review"):   # .py files without GPU code: not checked
         from .rewrite.python import NOT_RELEVANT
@@ -328,8 +336,56 @@ def make_job(args, plan: PortPlan, e, root: Path | None):
     backup = None
     if not args.no_backup:
         rel_path = Path(e.path).relative_to(base) if root else Path(e.path.name)
-        backup = str(base / ".porter-backup" / plan.stamp / rel_path)
+        backup = str(backup_folder(plan, base) / rel_path)
     return Job(e, out=str(e.path), backup=backup)
+
+
+BACKUP_DIR = ".porter-backup"
+_BACKUP_TRIES = 1000      # runs in one second that find a free name (`<stamp>-999`)
+
+
+def backup_folder(plan: PortPlan, base: Path) -> Path:
+    """This run's --in-place backup folder under `base`: `.porter-backup/<stamp>`, else
+    `<stamp>-2`, `<stamp>-3`... when an earlier run (in the same second) has it. Made here, before
+    any file is read, with an exclusive mkdir: no two runs share a folder, so no backup is ever
+    overwritten (the engine also refuses to replace a backup file). One name for all the run's
+    input folders."""
+    folder = plan.backups.get(base)
+    if folder is not None:
+        return folder
+    if plan.backups:      # the run's name is chosen: the same, new, in this folder too
+        folder = base / BACKUP_DIR / plan.stamp
+        try:
+            folder.mkdir(parents=True)
+        except FileExistsError:
+            raise UsageError(f"{folder} exists: porter never writes into an earlier run's "
+                             f"backups (move it away, or use --no-backup)") from None
+    else:
+        for n in range(1, _BACKUP_TRIES + 1):
+            name = plan.stamp if n == 1 else f"{plan.stamp}-{n}"
+            folder = base / BACKUP_DIR / name
+            try:
+                folder.mkdir(parents=True)
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise UsageError(f"{base / BACKUP_DIR}: no new backup folder could be made "
+                             f"(is it a folder?)")
+        plan.stamp = name
+    plan.backups[base] = folder
+    return folder
+
+
+def drop_empty_backups(plan: PortPlan) -> None:
+    """Remove the folders of this run's backups that hold no file (nothing changed there, or a
+    backup that failed), bottom up; then `.porter-backup` itself when it is empty."""
+    for folder in plan.backups.values():
+        for dirpath, _, _ in os.walk(folder, topdown=False):
+            if not os.listdir(dirpath):
+                os.rmdir(dirpath)
+        if folder.parent.is_dir() and not os.listdir(folder.parent):
+            folder.parent.rmdir()
 
 
 def add_context_headers(plan: PortPlan, discoveries: list) -> None:
@@ -439,7 +495,8 @@ def build_report(args, res: Resolved, plan: PortPlan, results: list):
     errors = [(r.rel, r.note) for r in results if r.status == "error"]
     errors += [(r.rel, e) for r in results for e in r.errors]
     explain_severities(results, res)
-    report = RunReport(plan.command, results, res.options_dict(), plan.skipped, errors)
+    skipped = plan.skipped + [(r.rel, r.note) for r in results if r.status == "skipped"]
+    report = RunReport(plan.command, results, res.options_dict(), skipped, errors)
     report.changes = collect_changes(args, plan, results)
     return report
 
@@ -579,7 +636,7 @@ def print_report(args, plan: PortPlan, report, stream) -> None:
         text += f"ported tree written to {plan.out_root}\n"
     if plan.mode == "inplace" and fmt == "terminal" and not args.quiet and not args.no_backup:
         if any(r.status == "ported" for r in report.results):
-            text += f"originals kept under .porter-backup/{plan.stamp}/\n"
+            text += f"originals kept under {BACKUP_DIR}/{plan.stamp}/\n"
     stream.write(text)
     stream.flush()
 
@@ -636,6 +693,8 @@ def _project_prepass(res: Resolved, jobs, quiet: bool,
         for j in jobs:
             if j.entry.kind == "cuda":
                 try:
+                    if res.max_file_size and j.entry.path.stat().st_size > res.max_file_size:
+                        continue        # not read: the engine copies it unchanged
                     data = j.entry.path.read_bytes()
                 except OSError:
                     continue

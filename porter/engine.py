@@ -3,6 +3,7 @@ parallel runner over many."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import shutil
@@ -350,6 +351,38 @@ def atomic_copy(src: Path, dst: Path) -> None:
         raise
 
 
+def keep_original(src: Path, backup: Path) -> None:
+    """Copy an original before --in-place replaces it, to a file that must not exist yet: a
+    backup is never overwritten. Copied to a temporary file and linked into place (a link, unlike
+    a rename, fails when the name exists), so a backup is never half-written either. An error
+    here stops the file from being replaced."""
+    try:
+        backup.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _temp_beside(backup)
+        try:
+            shutil.copy2(src, tmp)
+            try:
+                os.link(tmp, backup)
+            except OSError as exc:
+                if exc.errno not in _NO_HARD_LINKS:
+                    raise
+                with open(tmp, "rb") as fin, open(backup, "xb") as fout:   # x: new file only
+                    shutil.copyfileobj(fin, fout)
+        finally:
+            _discard(tmp)
+    except OSError as exc:
+        raise BackupError(exc.errno, f"original not backed up to {backup} "
+                                     f"({exc.strerror or exc}): left unchanged") from None
+
+
+class BackupError(OSError):
+    """keep_original failed; the file was not replaced (the report says so, whatever errno)."""
+
+
+# link(2) errors of file systems without hard links (FAT, some network mounts)
+_NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK})
+
+
 @dataclass(frozen=True)
 class Job:
     entry: Entry
@@ -402,7 +435,7 @@ def run_job(job: Job) -> FileResult:
             res = process_build(e.rel, data, root)
             if res.new_data is not None and res.new_data != data:
                 if job.backup:
-                    atomic_copy(e.path, Path(job.backup))
+                    keep_original(e.path, Path(job.backup))
                 if job.out:
                     atomic_write(Path(job.out), res.new_data, mode_from=e.path)
             else:
@@ -422,7 +455,7 @@ def run_job(job: Job) -> FileResult:
             if job.out:
                 if res.new_data != data:
                     if job.backup:
-                        atomic_copy(e.path, Path(job.backup))
+                        keep_original(e.path, Path(job.backup))
                     atomic_write(Path(job.out), res.new_data, mode_from=e.path)
                 elif job.out != str(e.path):
                     atomic_copy(e.path, Path(job.out))
@@ -441,7 +474,7 @@ def run_job(job: Job) -> FileResult:
             res.note = "not UTF-8: ported byte for byte outside the rewritten names"
         new = data if res.new_data is None else res.new_data
         if job.backup and new != data:
-            atomic_copy(e.path, Path(job.backup))
+            keep_original(e.path, Path(job.backup))
         if job.out:
             # the bytes are in memory already: write them rather than copy the file again
             atomic_write(Path(job.out), new, mode_from=e.path)

@@ -3,6 +3,7 @@ references, huge files, names at the file-system limit, non-UTF-8 names, Ctrl-C,
 backups that must never be overwritten."""
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -204,3 +205,106 @@ def test_ctrl_c_stops_workers_quietly_and_leaves_no_half_written_file(tmp_path):
     assert all(p.name.startswith("k") and p.suffix == ".cu" for p in written), written
     assert all(p.read_bytes() == expected for p in written)
     assert len(written) < 400               # it did stop early
+
+
+# -- --max-file-size on the command line and in the configuration ------------------------------------
+def test_max_file_size_option_and_setting(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    big = _refs_file(200)                                  # about 6 KB
+    (src / "big.cu").write_bytes(big)
+    (src / "small.cu").write_bytes(b"void f() { cudaDeviceSynchronize(); }\n")
+    r = _porter("port", str(src), "-o", str(tmp_path / "out"), "--max-file-size", "2K",
+                "--report", str(tmp_path / "r.json"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out" / "big.cu").read_bytes() == big
+    assert b"hipDeviceSynchronize" in (tmp_path / "out" / "small.cu").read_bytes()
+    assert b"big.cu: skipped: " in r.stdout and b"over the 2048 bytes limit" in r.stdout
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert [Path(s["path"]).name for s in doc["skipped"]] == ["big.cu"]
+    assert "--max-file-size" in doc["skipped"][0]["reason"]
+    # the same limit from the configuration file; the command line wins
+    (src / ".porter.toml").write_text('max-file-size = "2K"\n')
+    r = _porter("check", str(src), "--format", "json", "--exit-zero")
+    assert [Path(s["path"]).name for s in json.loads(r.stdout)["skipped"]] == ["big.cu"]
+    r = _porter("check", str(src), "--format", "json", "--exit-zero", "--max-file-size", "0")
+    assert json.loads(r.stdout)["skipped"] == []
+    r = _porter("check", str(src), "--max-file-size", "lots")
+    assert r.returncode == 2 and r.stderr.decode().count("\n") == 1, r.stderr
+    assert b"--max-file-size" in r.stderr and b"Traceback" not in r.stderr
+
+
+# -- --in-place backups ------------------------------------------------------------------------------
+def test_two_in_place_runs_in_one_second_keep_both_originals(tmp_path, monkeypatch, capsys):
+    """The backup folder is named by the second; a second run in that second used to write into
+    the first run's folder and replace the only copy of the original with ported text."""
+    import time as time_mod
+
+    from porter.cli import main
+    monkeypatch.setattr(time_mod, "strftime", lambda fmt, *a: "20260101-000000")
+    src = tmp_path / "src"
+    src.mkdir()
+    first = b"void f() { cudaDeviceSynchronize(); }\n"
+    (src / "a.cu").write_bytes(first)
+    assert main(["port", str(src), "--in-place"]) == 0
+    assert "originals kept under .porter-backup/20260101-000000/" in capsys.readouterr().out
+    second = (src / "a.cu").read_bytes() + b"void g() { cudaFree(0); }\n"
+    (src / "a.cu").write_bytes(second)
+    assert main(["port", str(src), "--in-place"]) == 0
+    assert "originals kept under .porter-backup/20260101-000000-2/" in capsys.readouterr().out
+    backups = src / ".porter-backup"
+    assert (backups / "20260101-000000" / "a.cu").read_bytes() == first
+    assert (backups / "20260101-000000-2" / "a.cu").read_bytes() == second
+    # a run that changes nothing leaves no empty backup folder behind
+    assert main(["port", str(src), "--in-place"]) == 0
+    assert sorted(p.name for p in backups.iterdir()) == ["20260101-000000", "20260101-000000-2"]
+
+
+def test_an_existing_backup_file_is_never_replaced(tmp_path):
+    from porter.discover import discover
+    from porter.engine import BackupError, Job, keep_original, run_jobs
+    src = tmp_path / "a.cu"
+    original = b"void f() { cudaDeviceSynchronize(); }\n"
+    src.write_bytes(original)
+    backup = tmp_path / "bk" / "a.cu"
+    backup.parent.mkdir()
+    backup.write_bytes(b"an earlier original")
+    with pytest.raises(BackupError):
+        keep_original(src, backup)
+    entry = discover(src).entries[0]
+    [res] = run_jobs([Job(entry, out=str(src), backup=str(backup))], EngineOptions(), 1)
+    assert res.status == "error" and "not backed up" in res.note and "left unchanged" in res.note
+    assert backup.read_bytes() == b"an earlier original"
+    assert src.read_bytes() == original                        # not ported without a backup
+    assert sorted(p.name for p in backup.parent.iterdir()) == ["a.cu"]   # no temporary left
+
+
+def test_in_place_near_the_path_length_limit(tmp_path):
+    """A 255-byte name ports in place with its backup; a path whose backup would pass PATH_MAX
+    is left unchanged with a one-line error (exit 2), and no empty backup folders stay."""
+    name = "k" * (NAME_MAX - len(".cu")) + ".cu"
+    src = tmp_path / "src"
+    src.mkdir()
+    original = b"void f() { cudaDeviceSynchronize(); }\n"
+    (src / name).write_bytes(original)
+    r = _porter("port", str(src), "--in-place", "-q")
+    assert r.returncode == 0, r.stderr
+    assert b"hipDeviceSynchronize" in (src / name).read_bytes()
+    [backup] = (src / ".porter-backup").rglob(name)
+    assert backup.read_bytes() == original
+
+    path_max = os.pathconf(str(tmp_path), "PC_PATH_MAX")
+    deep = tmp_path / "deep"
+    folder = deep
+    while len(str(folder)) + 201 < path_max - 60:
+        folder = folder / ("d" * 200)
+    folder = folder / ("e" * (path_max - 60 - len(str(folder)) - 1))
+    folder.mkdir(parents=True)
+    target = folder / ("k" * 50 + ".cu")                   # path_max - 6 bytes long
+    target.write_bytes(original)
+    r = _porter("port", str(deep), "--in-place", "-q")
+    assert r.returncode == 2
+    lines = r.stderr.decode().splitlines()
+    assert len(lines) == 1 and "not backed up" in lines[0] and "left unchanged" in lines[0], lines
+    assert target.read_bytes() == original
+    assert not (deep / ".porter-backup").exists()
