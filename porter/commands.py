@@ -137,8 +137,10 @@ class Resolved:
         for code, _ in self.severity:
             if get(code) is None:
                 raise UsageError(f"{cfg_path}: severity override for unknown rule {code}")
-        chosen = select(self.select or None, self.ignore or None)
-        self.rule_codes = None if not (self.select or self.ignore) else tuple(r.code for r in chosen)
+        self.rule_codes = None
+        if self.select or self.ignore:      # (no rule module is loaded when none is named)
+            chosen = select(self.select or None, self.ignore or None)
+            self.rule_codes = tuple(r.code for r in chosen)
 
     def options_dict(self) -> dict:
         return {"rocm_version": ".".join(map(str, self.rocm_version)),
@@ -682,7 +684,6 @@ def _project_prepass(res: Resolved, jobs, quiet: bool,
     import hashlib
     from .mappings.index import load_index
     from .rewrite.cuda import roc_plan, shim_names
-    idx = load_index()
     names: set[str] = set()
     shim_cache = None
     if digests is not None:
@@ -712,7 +713,7 @@ def _project_prepass(res: Resolved, jobs, quiet: bool,
                 yield data
     areas: frozenset = frozenset()
     if res.roc:
-        areas, blockers = roc_plan(idx, sources(), res.rocm_version)
+        areas, blockers = roc_plan(load_index(), sources(), res.rocm_version)
         if not quiet:
             for area, used in sorted(blockers.items()):
                 shown = ", ".join(used[:5]) + (f" and {len(used) - 5} more" if len(used) > 5 else "")
@@ -722,6 +723,9 @@ def _project_prepass(res: Resolved, jobs, quiet: bool,
     else:
         for _ in sources():
             pass
+    if not names:               # most projects: no shim, and no need to load the tables here
+        return frozenset(), areas
+    idx = load_index()
     shims = frozenset(n for n in names if n in idx.by_name or n in idx.qualified)
     return shims, areas
 
