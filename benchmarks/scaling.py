@@ -6,8 +6,9 @@
 
 Each case is one generated file ported by `porter port FILE -o OUT -q --exit-zero` in a child
 process (start-up included), timed with wall time and peak resident memory (os.wait4, see
-common.run_timed). The columns `time/ref` and `MB RSS/MB` show the growth: flat for linear
-cost. Series:
+common.run_timed). An empty file's figures (start-up, the loaded tables) are subtracted in the
+`+s/1k refs` (seconds per 1,000 references) and `+RSS/size` (memory a file adds, over its
+size) columns: flat for linear cost. Series:
 
 - `refs`: N CUDA references (cudaMalloc/cudaFree pairs, one pair a line) in one function;
 - `one line`: the same references on a single line (about 19 bytes each);
@@ -70,19 +71,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
     rows = []
-    print(f"{'series':10} {'case':>12} {'bytes':>11} {'seconds':>8} {'ms/1k refs':>10} "
-          f"{'peak RSS MB':>11} {'RSS/size':>8}")
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
+        # start-up and the loaded tables: an empty file, subtracted to show what a file adds
+        base_s, base_kb = measure(b"", tmp, max(args.runs, 3), [])
+        print(f"empty file: {base_s:.2f} s, {base_kb / 1024:.0f} MB peak RSS (start-up; "
+              f"subtracted in the +columns)")
+        print(f"{'series':10} {'case':>12} {'bytes':>11} {'seconds':>8} {'+s/1k refs':>10} "
+              f"{'peak RSS MB':>11} {'+RSS/size':>9}")
         cases = [("refs", f"{n} refs", refs_file(n, False), n) for n in args.refs]
         cases += [("one line", f"{n} refs", refs_file(n, True), n) for n in args.line_refs]
         cases += [("size", f"{s:g} MiB", sized_file(s), 0) for s in args.sizes]
         for series, label, data, n in cases:
             seconds, rss_kb = measure(data, tmp, args.runs, ["--max-file-size", "0"])
-            per_k = f"{1000 * seconds / n * 1000:10.1f}" if n else f"{'':>10}"
-            ratio = rss_kb * 1024 / len(data)
+            per_k = f"{(seconds - base_s) / n * 1000:10.3f}" if n else f"{'':>10}"
+            ratio = (rss_kb - base_kb) * 1024 / len(data)
             print(f"{series:10} {label:>12} {len(data):11d} {seconds:8.2f} {per_k} "
-                  f"{rss_kb / 1024:11.0f} {ratio:8.0f}", flush=True)
+                  f"{rss_kb / 1024:11.0f} {ratio:9.0f}", flush=True)
             rows.append({"series": series, "case": label, "bytes": len(data), "refs": n,
                          "seconds": round(seconds, 3), "peak_rss_kb": rss_kb})
     if args.json:
