@@ -51,8 +51,11 @@ class SourceFile:
         return self.data[start:end].decode("utf-8", "replace").rstrip("\r")
 
 
+BINARY_SNIFF = 8192     # bytes looked at for a NUL, as git and grep decide a file is binary
+
+
 def is_binary(data: bytes) -> bool:
-    return b"\0" in data[:8192]
+    return b"\0" in data[:BINARY_SNIFF]
 
 
 def is_utf8(data: bytes) -> bool:
