@@ -51,7 +51,7 @@ class SourceFile:
         return self.data[start:end].decode("utf-8", "replace").rstrip("\r")
 
 
-BINARY_SNIFF = 8192     # bytes looked at for a NUL, as git and grep decide a file is binary
+BINARY_SNIFF = 8192     # a NUL in the first 8 KiB: binary (git looks at its first 8,000 bytes)
 
 
 def is_binary(data: bytes) -> bool:
