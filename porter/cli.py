@@ -9,12 +9,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 from .exits import EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPT, EXIT_OK, UsageError
 
 __all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_INTERRUPT", "EXIT_OK", "UsageError", "main",
            "build_parser"]
+
+
+EXIT_CODES_HELP = """exit codes (check, port --check, review):
+  0    nothing at or above --fail-level
+  1    findings at or above it, or CUDA names that cannot be ported; with port --check,
+       files the port would change
+  2    usage, configuration, input or internal error
+  130  interrupted"""
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -69,15 +76,18 @@ def _common(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
     parser = argparse.ArgumentParser(
-        prog="porter", description="Port CUDA C++ to HIP and find what breaks on AMD GPUs.")
+        prog="porter", description="Port CUDA C++ to HIP and find what breaks on AMD GPUs.",
+        epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"porter {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("port", help="write the ported tree (or a diff, or rewrite in place)",
                        description="Port CUDA sources to HIP. A folder is mirrored to -o DIR; a "
-                                   "single file goes to standard output unless -o FILE.")
+                                   "single file goes to standard output unless -o FILE.",
+                       epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("-o", "--output", metavar="PATH", help="output folder (or file for one input file)")
+    p.add_argument("-o", "--output", metavar="PATH",
+                   help="output folder (or file for one input file)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--diff", action="store_true", help="print a unified diff, write nothing")
     mode.add_argument("--in-place", action="store_true",
@@ -91,9 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--launch-syntax", choices=("keep", "hip"),
                    help="keep <<<...>>> launches (default) or write hipLaunchKernelGGL(...)")
     p.add_argument("--rewrite-comments", action="store_true", help="also rewrite names in comments")
-    p.add_argument("--rewrite-strings", action="store_true", help="also rewrite names in string literals")
+    p.add_argument("--rewrite-strings", action="store_true",
+                   help="also rewrite names in string literals")
     p.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes marked unsafe")
-    p.add_argument("--no-fix", action="store_true", help="apply no rule fixes, only the API mapping")
+    p.add_argument("--no-fix", action="store_true",
+                   help="apply no rule fixes, only the API mapping")
     p.add_argument("--no-include", action="store_true",
                    help="never add #include <hip/hip_runtime.h>")
     p.add_argument("--verify", action="store_true",
@@ -105,7 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="report findings without writing anything",
                        description="Run the portability rules and report unconverted and "
-                                   "unsupported CUDA APIs. Writes nothing.")
+                                   "unsupported CUDA APIs. Writes nothing.",
+                       epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("paths", nargs="*", metavar="PATH", default=["."])
     _common(c)
 
@@ -113,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Check the files changed since the merge base of REF and "
                                     "HEAD (the working tree against it) and report the findings "
                                     "on changed lines, and the CUDA API references the change "
-                                    "adds to ported files (PT006). Needs git.")
+                                    "adds to ported files (PT006). Needs git.",
+                       epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     rv.add_argument("paths", nargs="*", metavar="PATH", default=["."],
                     help="limit the review to these files or folders (default: .)")
     rv.add_argument("--base", required=True, metavar="REF",
@@ -147,7 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--rocm-version", metavar="X.Y",
                    help="only the rows whose HIP name exists in this ROCm version")
 
-    v = sub.add_parser("verify", help="compile a ported tree for AMD targets with a real HIP compiler",
+    v = sub.add_parser("verify",
+                       help="compile a ported tree for AMD targets with a real HIP compiler",
                        description="Compile every translation unit (.hip .cu .cpp .cc .cxx) under "
                                    "PATH as HIP for each target, with object emission (-c), and "
                                    "print one line per file as it finishes. Nothing is added to "
@@ -240,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
         if msg is None:
             if os.environ.get("PORTER_DEBUG"):
                 raise
-            msg = f"internal error: {type(exc).__name__}: {exc} (set PORTER_DEBUG=1 for a traceback)"
+            msg = (f"internal error: {type(exc).__name__}: {exc} "
+                   "(set PORTER_DEBUG=1 for a traceback)")
         print(f"porter: error: {msg}", file=sys.stderr)
         return EXIT_ERROR
     parser.print_help(sys.stderr)

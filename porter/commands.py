@@ -92,7 +92,7 @@ class Resolved:
         first = Path(args.paths[0]) if getattr(args, "paths", None) else Path(".")
         cfg_path = Path(args.config) if getattr(args, "config", None) else (
             find_config(first) if first.exists() else None)
-        if getattr(args, "config", None) and not cfg_path.is_file():
+        if getattr(args, "config", None) and (cfg_path is None or not cfg_path.is_file()):
             raise UsageError(f"--config {args.config}: no such file")
         cfg = load_config(cfg_path)
         self.config_path = cfg_path
@@ -117,11 +117,14 @@ class Resolved:
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         exts = _split([args.extensions]) if args.extensions else cfg.get("extensions")
-        self.extensions = frozenset(e if e.startswith(".") else "." + e for e in exts) if exts else CUDA_EXTS
+        self.extensions = (frozenset(e if e.startswith(".") else "." + e for e in exts)
+                           if exts else CUDA_EXTS)
         self.exclude = tuple(args.exclude) + tuple(cfg.get("exclude", []))
         self.roc = bool(args.roc or cfg.get("roc", False))
-        self.unsafe_fixes = bool(getattr(args, "unsafe_fixes", False) or cfg.get("unsafe-fixes", False))
-        self.launch_syntax = getattr(args, "launch_syntax", None) or cfg.get("launch-syntax", "keep")
+        self.unsafe_fixes = bool(getattr(args, "unsafe_fixes", False)
+                                 or cfg.get("unsafe-fixes", False))
+        self.launch_syntax = (getattr(args, "launch_syntax", None)
+                              or cfg.get("launch-syntax", "keep"))
         if self.launch_syntax not in ("keep", "hip"):
             raise UsageError(f"launch-syntax must be keep or hip, not {self.launch_syntax!r}")
         from .config import parse_size
@@ -237,7 +240,7 @@ def plan_run(args) -> PortPlan:
     if args.command == "port":
         plan.mode, plan.out_root = _port_mode(args, inputs)
         plan.show_diff = plan.mode == "portcheck" and args.diff
-    if plan.mode in ("tree", "file"):
+    if plan.mode in ("tree", "file") and plan.out_root is not None:
         plan.out_root = _check_output_target(args, plan.mode, inputs[0], plan.out_root)
     if plan.mode == "portcheck" and plan.out_root is not None and not inputs[0].is_dir() \
             and plan.out_root.is_dir():
@@ -308,7 +311,7 @@ def collect_jobs(args, res: Resolved, plan: PortPlan) -> list:
             job = make_job(args, plan, e, d.root)
             if job is not None:
                 plan.jobs.append(job)
-        if plan.mode == "tree" and d.root is not None:
+        if plan.mode == "tree" and d.root is not None and plan.out_root is not None:
             plan.out_root.mkdir(parents=True, exist_ok=True)
             for rel in d.dirs:
                 (plan.out_root / rel).mkdir(parents=True, exist_ok=True)
@@ -330,6 +333,7 @@ def make_job(args, plan: PortPlan, e, root: Path | None):
     if mode == "file":
         return Job(e, out=str(plan.out_root))
     if mode == "tree":
+        assert plan.out_root is not None and root is not None
         return Job(e, out=str(plan.out_root / Path(e.path).relative_to(root)))
     # inplace (build files too: the same findings as -o, --diff and check)
     if e.kind not in ("cuda", "python", "build"):
@@ -438,10 +442,12 @@ def _run_cached(jobs: list, options, workers: int, digests: dict[int, bytes],
     """check: results of unchanged files from the content-hash cache (porter/cache.py), the
     others through the engine, then stored. A result with errors is not stored."""
     import hashlib
+
     from .cache import ResultCache
     cache = ResultCache(options)
     results: list = [None] * len(jobs)
     todo: list[tuple[int, str | None]] = []
+    key: str | None
     for i, job in enumerate(jobs):
         digest = digests.get(id(job))
         if digest is None:
@@ -682,6 +688,7 @@ def _project_prepass(res: Resolved, jobs, quiet: bool,
     cached check) it also records each source's SHA-256 by id(job), and takes the shim names of
     an unchanged file from the cache."""
     import hashlib
+
     from .mappings.index import load_index
     from .rewrite.cuda import roc_plan, shim_names
     names: set[str] = set()
@@ -716,7 +723,8 @@ def _project_prepass(res: Resolved, jobs, quiet: bool,
         areas, blockers = roc_plan(load_index(), sources(), res.rocm_version)
         if not quiet:
             for area, used in sorted(blockers.items()):
-                shown = ", ".join(used[:5]) + (f" and {len(used) - 5} more" if len(used) > 5 else "")
+                more = f" and {len(used) - 5} more" if len(used) > 5 else ""
+                shown = ", ".join(used[:5]) + more
                 print(f"porter: --roc: {area} stays on the hip* library: {shown} "
                       f"{'has' if len(used) == 1 else 'have'} no one-to-one roc* equivalent",
                       file=sys.stderr)
@@ -780,14 +788,15 @@ def _write_report(path: Path, report) -> None:
     from .report import render
     fmt = _EXT_FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise UsageError(f"--report {path}: unknown extension (use .md, .json, .sarif, .html or .txt)")
+        raise UsageError(f"--report {path}: unknown extension "
+                         "(use .md, .json, .sarif, .html or .txt)")
     atomic_write(path, render(fmt, report).encode())
 
 
 class _Progress:
     def __init__(self, total: int):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
         from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
         self.p = Progress("[progress.description]{task.description}", BarColumn(),
                           MofNCompleteColumn(), TimeElapsedColumn(),
                           console=Console(stderr=True), transient=True)
@@ -835,7 +844,8 @@ def run_rule(args) -> int:
         if args.format == "json":
             import json
             print(json.dumps([{"code": r.code, "name": r.name, "severity": str(r.severity),
-                               "fix": r.fix, "languages": list(r.languages)} for r in rules], indent=2))
+                               "fix": r.fix, "languages": list(r.languages)} for r in rules],
+                             indent=2))
         elif args.format == "markdown":
             print("| code | name | severity | fix |\n|---|---|---|---|")
             for r in rules:
@@ -861,6 +871,7 @@ def run_mappings(args) -> int:
     import csv
     import io
     import json
+
     from .mappings.index import load_index
     from .mappings.model import COLUMNS
     idx = load_index()
@@ -880,7 +891,8 @@ def run_mappings(args) -> int:
     if version is not None:
         rows = [r for r in rows if r.since <= version or not r.hip]
     if args.format == "json":
-        print(json.dumps([{**{k: getattr(r, k) for k in COLUMNS}, "area": r.area} for r in rows], indent=2))
+        print(json.dumps([{**{k: getattr(r, k) for k in COLUMNS}, "area": r.area}
+                          for r in rows], indent=2))
     elif args.format == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")

@@ -125,8 +125,18 @@ def _suppressed(data: bytes, f: Finding) -> bool:
 
 def run_review(args) -> int:
     from . import vcs
-    from .commands import (PortPlan, Resolved, _display, build_report, check_report_paths,
-                           collect_jobs, exit_status, print_report, run_pipeline, write_reports)
+    from .commands import (
+        PortPlan,
+        Resolved,
+        _display,
+        build_report,
+        check_report_paths,
+        collect_jobs,
+        exit_status,
+        print_report,
+        run_pipeline,
+        write_reports,
+    )
     from .discover import Entry, classify
     from .engine import Job
     if args.filter_mode not in FILTER_MODES:

@@ -111,7 +111,8 @@ def diff_since(root: Path, base_commit: str, paths: list[str] | None = None) -> 
         for hunk in pf:
             start = hunk.target_start
             cf.context.update(range(start, start + hunk.target_length))
-            cf.added.update(line.target_line_no for line in hunk if line.is_added)
+            cf.added.update(line.target_line_no for line in hunk
+                            if line.is_added and line.target_line_no is not None)
         diff.files[cf.path] = cf
     return diff
 

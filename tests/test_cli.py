@@ -32,7 +32,8 @@ def run_cli(*args: str, cwd: Path | None = None):
     """Run porter in a subprocess (exit code, stdout, stderr)."""
     proc = subprocess.run([sys.executable, "-m", "porter.cli", *args], capture_output=True,
                           cwd=cwd)
-    return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+    return (proc.returncode, proc.stdout.decode("utf-8", "replace"),
+            proc.stderr.decode("utf-8", "replace"))
 
 
 def test_port_tree_mirrors_input(tmp_path):
@@ -158,7 +159,8 @@ def test_symlinks_loops_and_outside_links_are_not_followed(tmp_path):
     assert rc == 0, stdout
     assert "pointing outside the tree" in stdout and "dangling" in stdout
     assert not (out / "src" / "outside_link.cu").exists()
-    assert (out / "src" / "alias.cu").is_symlink() and os.readlink(out / "src" / "alias.cu") == "k.cu"
+    alias = out / "src" / "alias.cu"
+    assert alias.is_symlink() and os.readlink(alias) == "k.cu"
     assert not (out / "src" / "loop").exists()
 
 
@@ -219,8 +221,10 @@ def test_parallel_and_serial_runs_agree(tmp_path):
     src.mkdir()
     for i in range(12):
         (src / f"k{i}.cu").write_bytes(KERNEL.replace(b"k(", f"k{i}(".encode()))
-    rc1, out1, _ = run_cli("port", str(src), "-o", str(tmp_path / "a"), "-j", "1", "--format", "json")
-    rc2, out2, _ = run_cli("port", str(src), "-o", str(tmp_path / "b"), "-j", "2", "--format", "json")
+    rc1, out1, _ = run_cli("port", str(src), "-o", str(tmp_path / "a"), "-j", "1",
+                           "--format", "json")
+    rc2, out2, _ = run_cli("port", str(src), "-o", str(tmp_path / "b"), "-j", "2",
+                           "--format", "json")
     assert rc1 == rc2 == 0
     assert json.loads(out1)["findings"] == json.loads(out2)["findings"]
     for p in (tmp_path / "a").iterdir():
@@ -298,7 +302,8 @@ def test_rule_and_mappings_commands():
 
 def test_version_dependent_rewrite(tmp_path):
     f = tmp_path / "w.cu"
-    f.write_bytes(b"__device__ float r(float v, int d) { return __shfl_down_sync(0xffffffffffffffffULL, v, d); }\n")
+    f.write_bytes(b"__device__ float r(float v, int d) { "
+                  b"return __shfl_down_sync(0xffffffffffffffffULL, v, d); }\n")
     _, old, _ = run_cli("port", str(f), "--rocm-version", "6.1")
     _, new, _ = run_cli("port", str(f), "--rocm-version", "7.0")
     assert "__shfl_down(v, d)" in old
@@ -308,9 +313,11 @@ def test_version_dependent_rewrite(tmp_path):
 def test_launch_syntax_hip(tmp_path):
     f = tmp_path / "l.cu"
     f.write_bytes(b"template <class T> __global__ void k(T* p, int n);\n"
-                  b"void h(float* p, int n, cudaStream_t s) { k<float><<<n / 64, 64, 0, s>>>(p, n); k<float><<<1, 1>>>(p, n); }\n")
+                  b"void h(float* p, int n, cudaStream_t s) { "
+                  b"k<float><<<n / 64, 64, 0, s>>>(p, n); k<float><<<1, 1>>>(p, n); }\n")
     rc, stdout, _ = run_cli("port", str(f), "--launch-syntax", "hip")
-    assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float>), dim3(n / 64), dim3(64), 0, s, p, n);" in stdout
+    assert ("hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float>), dim3(n / 64), dim3(64), 0, s, p, n);"
+            in stdout)
     assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float>), dim3(1), dim3(1), 0, 0, p, n);" in stdout
 
 
@@ -329,9 +336,11 @@ def test_rocm_version_auto_reads_installed_hip(tmp_path, monkeypatch):
     (hip / "hip_version.h").write_text("#define HIP_VERSION_MAJOR 6\n#define HIP_VERSION_MINOR 1\n"
                                        "#define HIP_VERSION_PATCH 3\n")
     f = tmp_path / "w.cu"
-    f.write_bytes(b"__device__ float r(float v, int d) { return __shfl_down_sync(0xffffffffffffffffULL, v, d); }\n")
+    f.write_bytes(b"__device__ float r(float v, int d) { "
+                  b"return __shfl_down_sync(0xffffffffffffffffULL, v, d); }\n")
     env = dict(os.environ, ROCM_PATH=str(tmp_path / "rocm"))
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(f), "--rocm-version", "auto"],
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(f),
+                           "--rocm-version", "auto"],
                           capture_output=True, env=env)
     assert proc.returncode == 0, proc.stderr
     assert b"__shfl_down(v, d)" in proc.stdout      # 6.1: no _sync builtins yet
@@ -341,7 +350,8 @@ def test_pyproject_tool_porter_section(tmp_path):
     src = tmp_path / "proj"
     src.mkdir()
     (src / "k.cu").write_bytes(b"void f() { cudaNotARealApi(1); }\n")
-    (src / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.porter]\nignore = ["PT001"]\n')
+    (src / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.porter]\nignore = ["PT001"]\n')
     rc, stdout, _ = run_cli("check", str(src))
     assert rc == 0 and "PT001" not in stdout
 
@@ -355,7 +365,8 @@ def test_a_crashing_rule_is_reported_and_the_port_goes_on(tmp_path, monkeypatch,
         yield
     monkeypatch.setattr(warp.WarpMask32Bit, "check", boom)
     out = tmp_path / "out"
-    (src / "src" / "w.cu").write_bytes(b"__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n")
+    (src / "src" / "w.cu").write_bytes(
+        b"__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n")
     rc = main(["port", str(src), "-o", str(out), "-j", "1"])
     err = capsys.readouterr().err
     assert rc == 2 and "internal error in rule PT104" in err and "Traceback" not in err
@@ -365,18 +376,21 @@ def test_a_crashing_rule_is_reported_and_the_port_goes_on(tmp_path, monkeypatch,
 def test_config_targets_as_list_and_version_as_number(tmp_path):
     src = tmp_path / "proj"
     src.mkdir()
-    (src / "k.cu").write_bytes(b"__global__ void k(float* p) { __shared__ float s[32 * 1024 + 8192]; p[0] = s[0]; }\n")
+    (src / "k.cu").write_bytes(
+        b"__global__ void k(float* p) { __shared__ float s[32 * 1024 + 8192]; p[0] = s[0]; }\n")
     (src / ".porter.toml").write_text('offload-arch = ["gfx90a", "gfx950"]\nrocm-version = 7.2\n')
     rc, stdout, stderr = run_cli("check", str(src), "--format", "json")
     assert rc == 1, stderr
     doc = json.loads(stdout)
-    assert doc["options"]["offload_arch"] == ["gfx90a", "gfx950"] and doc["options"]["rocm_version"] == "7.2"
+    assert doc["options"]["offload_arch"] == ["gfx90a", "gfx950"]
+    assert doc["options"]["rocm_version"] == "7.2"
     lds = [f for f in doc["findings"] if f["code"] == "PT401"]
     assert lds and lds[0]["targets"] == ["gfx90a"]      # 160 KiB fits gfx950's LDS, not gfx90a's
 
 
 def test_single_file_sees_macros_of_its_own_headers(tmp_path):
-    (tmp_path / "common.cuh").write_text("#pragma once\n#define CUDA_CHECK(x) do { cudaError_t e = (x); (void)e; } while (0)\n")
+    (tmp_path / "common.cuh").write_text(
+        "#pragma once\n#define CUDA_CHECK(x) do { cudaError_t e = (x); (void)e; } while (0)\n")
     f = tmp_path / "a.cu"
     f.write_text('#include "common.cuh"\nvoid f(float* d) { CUDA_CHECK(cudaFree(d)); }\n')
     rc, stdout, stderr = run_cli("port", str(f))
@@ -389,7 +403,8 @@ def test_single_file_sees_macros_of_its_own_headers(tmp_path):
 def test_finding_paths_open_from_the_working_directory(tmp_path):
     (tmp_path / "proj" / "src").mkdir(parents=True)
     (tmp_path / "proj" / "src" / "k.cu").write_text("void f() { cudaNotReal(); }\n")
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", "check", "proj", "--format", "github"],
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", "check", "proj",
+                           "--format", "github"],
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.stdout.startswith("::warning file=proj/src/k.cu,line=1,col=12")
 
@@ -432,13 +447,13 @@ def _summary(text: str) -> str:
 def test_quiet_statistics_and_grouped_output(tmp_path):
     _example(tmp_path)
     rc, full, _ = run_cli("check", "proj", cwd=tmp_path)
-    finding_lines = [l for l in full.splitlines() if l.startswith("proj/")]
+    finding_lines = [ln for ln in full.splitlines() if ln.startswith("proj/")]
     assert rc == 1 and finding_lines
     rc, quiet, _ = run_cli("check", "proj", "-q", cwd=tmp_path)
-    assert rc == 1 and not any(l.startswith("proj/") for l in quiet.splitlines())
+    assert rc == 1 and not any(ln.startswith("proj/") for ln in quiet.splitlines())
     assert quiet.startswith("7 files checked") and _summary(quiet) == _summary(full)
     rc, stats, _ = run_cli("check", "proj", "--statistics", cwd=tmp_path)
-    rows = [l.split() for l in stats.split("\n\n")[0].splitlines()]
+    rows = [ln.split() for ln in stats.split("\n\n")[0].splitlines()]
     assert sum(int(r[0]) for r in rows) == len(finding_lines)
     assert ["2", "PT104", "error", "[*]", "warp-mask-32bit"] in rows
     counts = [int(r[0]) for r in rows]
@@ -450,7 +465,8 @@ def test_quiet_statistics_and_grouped_output(tmp_path):
 
 def test_grammar_and_wording_per_command(tmp_path):
     f = tmp_path / "k.cu"
-    f.write_bytes(b"#include <cuda_runtime.h>\nvoid f() { cudaNotARealApi(1); cudaDeviceSynchronize(); }\n")
+    f.write_bytes(b"#include <cuda_runtime.h>\n"
+                  b"void f() { cudaNotARealApi(1); cudaDeviceSynchronize(); }\n")
     rc, out, _ = run_cli("check", "k.cu", cwd=tmp_path)
     assert "1 file checked (1 with CUDA code)" in out
     assert "API references porter would convert: 2" in out
@@ -477,19 +493,20 @@ def test_fixes_applied_and_unsafe_fixes_pending_are_named(tmp_path):
 def test_per_target_severity_says_why(tmp_path):
     _example(tmp_path)
     rc, out, _ = run_cli("check", "proj", cwd=tmp_path)
-    line = next(l for l in out.splitlines() if "[PT101]" in l)
+    line = next(ln for ln in out.splitlines() if "[PT101]" in ln)
     assert ": error: " in line and line.endswith("(error on gfx942; PT101 is a warning by default)")
     (tmp_path / "proj" / ".porter.toml").write_text('severity = { PT104 = "info" }\n')
     rc, out, _ = run_cli("check", "proj", cwd=tmp_path)
-    line = next(l for l in out.splitlines() if "[PT104]" in l)
+    line = next(ln for ln in out.splitlines() if "[PT104]" in ln)
     assert ": info: " in line and "info: set in " in line
 
 
 def test_same_findings_in_every_port_mode(tmp_path):
-    src = _example(tmp_path)
+    _example(tmp_path)
+
     def codes(text: str) -> list[str]:
-        return sorted(l.split("[")[-1].split("]")[0] for l in text.splitlines()
-                      if l.startswith(("proj/", "CMake", "src/", "include/")) and "[PT" in l)
+        return sorted(ln.split("[")[-1].split("]")[0] for ln in text.splitlines()
+                      if ln.startswith(("proj/", "CMake", "src/", "include/")) and "[PT" in ln)
     check = codes(run_cli("check", "proj", cwd=tmp_path)[1])
     diff = codes(run_cli("port", "proj", "--diff", "--no-fix", cwd=tmp_path)[2])
     tree = codes(run_cli("port", "proj", "-o", "out", "--no-fix", cwd=tmp_path)[1])
@@ -517,7 +534,7 @@ def test_project_headers_and_version_guards_are_one_finding_each(tmp_path):
         "#include <cuda_runtime.h>\n#include <nvrtc_helper.h>\n"
         "#if CUDART_VERSION >= 11000\nint x;\n#endif\n")
     rc, out, _ = run_cli("check", ".", cwd=tmp_path)
-    found = [l for l in out.splitlines() if l.startswith("s/k.cu:")]
+    found = [ln for ln in out.splitlines() if ln.startswith("s/k.cu:")]
     assert len(found) == 1 and "[PT304]" in found[0], out
     assert "left unconverted: 0; unsupported on HIP: 0" in out
 
@@ -527,3 +544,10 @@ def test_rule_list_explains_fix_kinds_and_severities():
     assert rc == 0
     assert "fix: safe" in out and "applied by `porter port`" in out and "--unsafe-fixes" in out
     assert "per target" in out
+
+
+def test_help_documents_exit_codes():
+    for cmd in (["--help"], ["check", "--help"], ["port", "--help"], ["review", "--help"]):
+        rc, out, _ = run_cli(*cmd)
+        assert rc == 0 and "exit codes (check, port --check, review):" in out
+        assert "  2    usage, configuration, input or internal error" in out

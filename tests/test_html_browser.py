@@ -14,7 +14,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, need
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu",

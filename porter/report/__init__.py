@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..findings import Finding, Severity
+from ..findings import Finding
 from ..rewrite.cuda import Stats
 from ..source import display_path
 
@@ -163,6 +164,7 @@ def attach_sources(results: list, read_disk: bool = True) -> None:
 def render(fmt: str, report: RunReport, *, color: bool = False, **terminal) -> str:
     """The report in one format; `terminal` takes the terminal's options (statistics, grouped,
     quiet)."""
+    r: Callable[[RunReport], str]
     if fmt == "json":
         from .json import render as r
     elif fmt == "sarif":
@@ -174,6 +176,6 @@ def render(fmt: str, report: RunReport, *, color: bool = False, **terminal) -> s
     elif fmt == "html":
         from .html import render as r
     else:
-        from .terminal import render as r
-        return r(report, color=color, **terminal)
+        from .terminal import render as terminal_render
+        return terminal_render(report, color=color, **terminal)
     return r(report)

@@ -7,6 +7,7 @@ breaks this raises the major version (and `schema`, `porter-report/<major>`).
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from .. import __version__
 from ..findings import Finding
@@ -40,7 +41,7 @@ def finding_dict(f: Finding) -> dict:
 def to_dict(report: RunReport) -> dict:
     from .effort import estimate
     effort = estimate(report)
-    doc = {
+    doc: dict[str, Any] = {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "porter", "version": __version__},

@@ -22,6 +22,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
@@ -100,14 +101,14 @@ def to_dict(report: RunReport, exit_code: int | None = None) -> dict:
         region = {"startLine": f.line, "startColumn": f.col}
         if f.end_line:
             region.update(endLine=f.end_line, endColumn=max(f.end_col, 1))
-        res = {"ruleId": f.code, "level": _LEVEL[str(f.severity)],
+        res: dict[str, Any] = {"ruleId": f.code, "level": _LEVEL[str(f.severity)],
                "message": {"text": f"{f.message} [{f.code}]"},
                "locations": [{"physicalLocation": {"artifactLocation": artifact,
                                                    "region": region}}],
                "partialFingerprints": {FINGERPRINT_KEY: prints[id(f)]}}
         if f.code in index:
             res["ruleIndex"] = index[f.code]
-        props = {}
+        props: dict[str, Any] = {}
         if f.targets:
             props["targets"] = list(f.targets)
         if f.in_diff is not None:
@@ -126,8 +127,9 @@ def to_dict(report: RunReport, exit_code: int | None = None) -> dict:
     if notes:
         invocation["toolExecutionNotifications"] = notes
     from .effort import estimate
-    driver = {"name": "porter", "version": __version__, "semanticVersion": __version__,
-              "rules": [_rule_descriptor(r) for r in rules]}
+    driver: dict[str, Any] = {"name": "porter", "version": __version__,
+                              "semanticVersion": __version__,
+                              "rules": [_rule_descriptor(r) for r in rules]}
     if docs_base_url():
         driver["informationUri"] = docs_base_url()
     run = {"tool": {"driver": driver},

@@ -102,9 +102,9 @@ def fix_lines(report: RunReport) -> list[str]:
     """Which fixes were applied, and how many more --unsafe-fixes would apply."""
     from ..findings import Applicability
     fixed = [f for f in report.findings if f.extra.get("fixed")]
-    pending = [f for f in report.open_findings if f.fix is not None]
-    safe = [f for f in pending if f.fix.applicability is Applicability.SAFE]
-    unsafe = [f for f in pending if f.fix.applicability is Applicability.UNSAFE]
+    kinds = [(f, f.fix.applicability) for f in report.open_findings if f.fix is not None]
+    safe = [f for f, kind in kinds if kind is Applicability.SAFE]
+    unsafe = [f for f, kind in kinds if kind is Applicability.UNSAFE]
     out = []
     if report.command == "port":
         if fixed:
