@@ -148,3 +148,10 @@ def test_porter_port_check_hook_fails_on_a_stale_hip_tree(tmp_path, hook_repo, p
     stale = subprocess.run(run, cwd=repo, env=env, text=True, capture_output=True)
     assert stale.returncode == 1, stale.stdout + stale.stderr
     assert "would update hip/k.cu" in stale.stdout + stale.stderr
+
+
+def test_hook_manifest_is_valid_for_pre_commit():
+    _tools()
+    r = subprocess.run(["pre-commit", "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -187,3 +187,21 @@ def test_bad_base_and_no_repository(repo, tmp_path):
     (tmp_path / "k.cu").write_text(OTHER)
     rc, out, err = review(tmp_path, "--base", "main")
     assert rc == 2 and err.count("\n") == 1 and "not inside a git repository" in err
+
+
+def test_example_workflow_runs_a_real_review_command():
+    import shlex
+
+    import yaml
+
+    from porter.cli import build_parser
+    doc = yaml.safe_load((Path(__file__).resolve().parent.parent / "docs" /
+                          "porter-review.yml").read_text())
+    steps = doc["jobs"]["review"]["steps"]
+    run = next(s["run"] for s in steps if "porter review" in s.get("run", ""))
+    argv = shlex.split(run.replace("${{ github.base_ref }}", "main"))
+    args = build_parser().parse_args(argv[1:])
+    assert args.command == "review" and args.base == "origin/main"
+    assert {Path(r).suffix for r in args.report} == {".sarif", ".md"}
+    assert any(s.get("uses", "").startswith("github/codeql-action/upload-sarif") for s in steps)
+    assert steps[0]["with"]["fetch-depth"] == 0

@@ -135,7 +135,7 @@ def render(report: RunReport) -> str:
             ("errors", fnd["error"]), ("warnings", fnd["warning"]), ("info", fnd["info"]),
             ("fixes applied" if porting else "fixes available", fnd["fixed"] if porting else
              sum(1 for f in report.open_findings if f.fix is not None)),
-            ("converted automatically", share),
+            ("share of CUDA API references porter converts", share),
             ("manual work left", f"{overall['manual']} ({overall['points']} points)")]
     title = {"port": "porter port report", "check": "porter check report",
              "review": "porter review"}.get(report.command, "porter report")

@@ -33,7 +33,15 @@ def render(report: RunReport) -> str:
             f"| references left unconverted | {api['unconverted']} |",
             f"| references unsupported on HIP | {api['unsupported']} |",
             f"| errors | {fnd['error']} |", f"| warnings | {fnd['warning']} |",
-            f"| info | {fnd['info']} |", f"| fixed automatically | {fnd['fixed']} |", ""]
+            f"| info | {fnd['info']} |"]
+    if report.command == "port":
+        out.append(f"| fixes applied | {fnd['fixed']} |")
+    from .effort import estimate
+    eff = estimate(report).overall_dict()
+    if eff["converted_share"] is not None:
+        out.append(f"| share of CUDA API references porter converts | "
+                   f"{eff['converted_share']:.0%} |")
+    out += [f"| manual work left | {eff['manual']} ({eff['points']} points) |", ""]
     if api["by_area"]:
         out += ["## API areas", "", "| area | converted | unsupported |", "|---|---:|---:|"]
         for a, v in api["by_area"].items():

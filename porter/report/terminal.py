@@ -157,7 +157,7 @@ def summary_lines(report: RunReport) -> list[str]:
                f"{fnd['info']} info")
     eff = estimate(report).overall_dict()
     share = "no CUDA API references" if eff["converted_share"] is None else \
-        f"{eff['converted_share']:.0%} of CUDA API references converted automatically"
+        f"porter converts {eff['converted_share']:.0%} of the CUDA API references"
     out.append(f"effort: {share}; manual work left: {eff['manual']} "
                f"({plural(eff['points'], 'point')}; error 3, warning 1)")
     return out
