@@ -112,6 +112,40 @@ def _introduced(path: str, line: int, start: int, text: bytes, name: bytes, hip:
                    line, col + len(cuda), name=cuda, extra={"hip": hip})
 
 
+_QUOTED = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+_HEADER_DEPTH = 3     # headers of headers, as far as this
+
+
+def project_headers(sources: list[Path], tracked: list[str], root: Path) -> list[Path]:
+    """The repository's files that the sources' quoted includes name (`"gpukit/common.cuh"`
+    is `include/gpukit/common.cuh` when the build passes `-I include`): each include is matched
+    against the tracked paths that end with it, and their own includes likewise."""
+    by_tail: dict[str, list[str]] = {}
+    for rel in tracked:
+        by_tail.setdefault(rel.rsplit("/", 1)[-1], []).append(rel)
+    found: list[Path] = []
+    seen = {p.resolve() for p in sources}
+    todo = [(p, 0) for p in sources]
+    while todo:
+        path, depth = todo.pop()
+        if depth >= _HEADER_DEPTH:
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        for m in _QUOTED.finditer(data):
+            inc = m.group(1).decode("utf-8", "replace").lstrip("./")
+            for rel in by_tail.get(inc.rsplit("/", 1)[-1], ()):
+                if rel == inc or rel.endswith("/" + inc):
+                    h = (root / rel).resolve()
+                    if h not in seen and h.is_file():
+                        seen.add(h)
+                        found.append(h)
+                        todo.append((h, depth + 1))
+    return found
+
+
 def _suppressed(data: bytes, f: Finding) -> bool:
     from .engine import SUPPRESS
     lines = data.splitlines()
@@ -177,7 +211,16 @@ def run_review(args) -> int:
                       keep_data=True)
             if job.entry.kind in ("cuda", "build"):
                 plan.jobs.append(job)
+    # the project headers a changed file includes are read for the names they declare (a
+    # `CUDA_CHECK` macro is not an unknown CUDA name), not reviewed
+    given = {Path(j.entry.path).resolve() for j in plan.jobs}
+    for h in project_headers([Path(j.entry.path) for j in plan.jobs if j.entry.kind == "cuda"],
+                             vcs.tracked_files(root), root):
+        if h not in given:
+            given.add(h)
+            plan.jobs.append(Job(Entry(h, str(h), "cuda"), context=True))
     results = run_pipeline(args, res, plan.jobs)
+    plan.jobs = [j for j in plan.jobs if not j.context]
     from .mappings.index import load_index
     index = load_index()
     want_introduced = res.rule_codes is None or INTRODUCED_CODE in res.rule_codes

@@ -83,6 +83,14 @@ def is_shallow(root: Path) -> bool:
     return _out(_git(root, "rev-parse", "--is-shallow-repository")) == "true"
 
 
+def tracked_files(root: Path) -> list[str]:
+    """The paths git tracks, relative to the repository root."""
+    proc = _git(root, "ls-files", "-z")
+    if proc.returncode != 0:
+        return []
+    return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
 def diff_since(root: Path, base_commit: str, paths: list[str] | None = None) -> Diff:
     """The changes from `base_commit` to the working tree (in CI: the pull request's head),
     renames followed. Deleted files are listed apart; binary files are marked."""

@@ -205,3 +205,22 @@ def test_example_workflow_runs_a_real_review_command():
     assert {Path(r).suffix for r in args.report} == {".sarif", ".md"}
     assert any(s.get("uses", "").startswith("github/codeql-action/upload-sarif") for s in steps)
     assert steps[0]["with"]["fetch-depth"] == 0
+
+
+def test_macros_of_included_project_headers_are_known(tmp_path):
+    need(shutil.which("git") is not None, "git is not installed")
+    root = tmp_path / "r"
+    (root / "include" / "lib").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "include" / "lib" / "check.cuh").write_text(
+        "#pragma once\n#define CUDA_CHECK(x) do { (void)(x); } while (0)\n")
+    (root / "src" / "a.hip").write_text(
+        '#include <hip/hip_runtime.h>\n#include "lib/check.cuh"\nvoid f(int *p) {\n}\n')
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    (root / "src" / "a.hip").write_text(
+        '#include <hip/hip_runtime.h>\n#include "lib/check.cuh"\nvoid f(int *p) {\n'
+        "  CUDA_CHECK(hipFree(p));\n}\n")
+    rc, out, err = review(root, "--base", "main", "--format", "json")
+    assert rc == 0 and found(out) == set(), out + err

@@ -106,8 +106,10 @@ def render_review(report: RunReport) -> str:
         out += ["<details>", f"<summary><code>{_html(path)}</code>: {_counts(fs)}</summary>", ""]
         out += ["| line | severity | rule | message |", "|---:|---|---|---|"]
         for f in fs:
+            why = f.extra.get("severity_reason")
             out.append(f"| {f.line}:{f.col} | {f.severity} | {_rule(f.code)} | "
-                       f"{_cell(f.message)} |")
+                       f"{_cell(f.message)}" + (f" <sub>({_cell(why)})</sub>" if why else "")
+                       + " |")
         sources = [(f.line, f.extra["source"]) for f in fs if "source" in f.extra]
         if sources:
             width = len(str(max(n for n, _ in sources)))
