@@ -308,3 +308,23 @@ def test_in_place_near_the_path_length_limit(tmp_path):
     assert len(lines) == 1 and "not backed up" in lines[0] and "left unchanged" in lines[0], lines
     assert target.read_bytes() == original
     assert not (deep / ".porter-backup").exists()
+
+
+def test_shuffle_calls_of_one_function_are_collected_once(monkeypatch):
+    """PT107 looked for the shuffles of the enclosing function once per shuffle call: 5,000
+    `__shfl_down_sync(m, v, 16)` in one kernel took 435 s; now one collection per function."""
+    from porter.rules import warp
+    calls = []
+    real = warp._shfl_calls_in
+
+    def counted(ctx, node):
+        calls.append(node.start_byte)
+        return real(ctx, node)
+
+    monkeypatch.setattr(warp, "_shfl_calls_in", counted)
+    body = "\n".join(f"  v += __shfl_down_sync(0xffffffffu, v, 16); o[{i}] = v;"
+                     for i in range(2000))
+    src = f"__global__ void k(int* o) {{\n  int v = 0;\n{body}\n}}\n".encode()
+    res = process_one("k.cu", src, EngineOptions())
+    assert not res.errors
+    assert len(calls) <= 2, len(calls)

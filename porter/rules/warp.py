@@ -1189,6 +1189,7 @@ class WarpReduceOffset16(Rule):
                 f"`{ctx.text(bound_node)}` covers only 32 lanes; wavefronts on {fmt_targets(w64)} have 64: "
                 f"use `{new}`", fix=fix, targets=w64)
         # unrolled: __shfl_xor(v, 16) ... (v, 1)
+        fn_deltas: dict[tuple[int, int], set] = {}   # per function: once, not once per call
         for c in (k.node for k in ctx.calls.named(SHFL | SHFL_SYNC, members=True)):
             if c.start_byte in reported or _has_width(ctx, c):
                 continue
@@ -1197,7 +1198,11 @@ class WarpReduceOffset16(Rule):
             fn = enclosing_function(c, lambdas=True)
             if fn is None:
                 continue
-            deltas = {literal_value(ctx, _delta_arg(ctx, x)) for x in _shfl_calls_in(ctx, fn)}
+            key = (fn.start_byte, fn.end_byte)
+            if key not in fn_deltas:
+                fn_deltas[key] = {literal_value(ctx, _delta_arg(ctx, x))
+                                  for x in _shfl_calls_in(ctx, fn)}
+            deltas = fn_deltas[key]
             if not {8, 4, 2, 1} <= deltas or 32 in deltas:
                 continue
             yield self.finding(
