@@ -131,16 +131,21 @@ class ResultCache:
 
 
 def clean(folder: Path | None = None) -> tuple[int, int]:
-    """Empty the cache: (entries removed, bytes freed)."""
+    """Empty the cache: (entries removed, bytes freed). The mapping tables' index, which
+    porter keeps beside it (one file per version of the tables), goes too; the next run
+    rebuilds it."""
+    from .mappings.index import _cache_dir as index_dir
     folder = folder or cache_dir()
-    if not folder.is_dir():
-        return 0, 0
     count = size = 0
-    for p in folder.rglob("*.pickle"):
+    files = list(folder.rglob("*.pickle")) if folder.is_dir() else []
+    files += list(index_dir().glob("index-*.pickle"))
+    for p in files:
         try:
             size += p.stat().st_size
+            p.unlink()
             count += 1
         except OSError:
             continue
-    shutil.rmtree(folder, ignore_errors=True)
+    if folder.is_dir():
+        shutil.rmtree(folder, ignore_errors=True)
     return count, size

@@ -72,17 +72,23 @@ def test_options_are_part_of_the_key(tree, engine_calls, capsys):
     assert len(engine_calls) == 3 and again == gfx1100
 
 
-def test_no_cache_and_clean(tree, engine_calls, capsys):
-    cache = tree.parent / "cache"
+def test_no_cache_and_clean(tree, engine_calls, capsys, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tree.parent / "xdg"))   # clean also drops the
+    cache = tree.parent / "cache"                                     # tables' index there
     _check(capsys, "--no-cache")
     assert not cache.exists()
     _check(capsys)
     n = len(list(cache.rglob("*.pickle")))
     _check(capsys, "--no-cache")
     assert len(engine_calls) == 3
+    stale_index = tree.parent / "xdg" / "porter" / "index-0123.pickle"
+    stale_index.parent.mkdir(parents=True, exist_ok=True)
+    stale_index.write_bytes(b"old tables")
     assert main(["clean"]) == 0
-    assert f"removed {n} cache entries" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert int(out.split()[1]) == n + 1 and "cache entries" in out
     assert not list(cache.rglob("*.pickle"))
+    assert not list((tree.parent / "xdg").rglob("index-*.pickle"))
 
 
 def test_a_damaged_entry_is_a_miss(tree, engine_calls, capsys):
