@@ -149,6 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("code", nargs="?", metavar="CODE",
                    help="a rule code (PT101) or name (warp-size-literal); none: list every rule")
     r.add_argument("--all", action="store_true", help="list every rule")
+    r.add_argument("--full", action="store_true",
+                   help="with --all --format markdown: every rule's whole documentation "
+                        "(docs/rules.md is this output)")
     r.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                    help="output format (default text)")
 

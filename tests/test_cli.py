@@ -551,3 +551,18 @@ def test_help_documents_exit_codes():
         rc, out, _ = run_cli(*cmd)
         assert rc == 0 and "exit codes (check, port --check, review):" in out
         assert "  2    usage, configuration, input or internal error" in out
+
+
+def test_rules_markdown_has_one_linkable_section_per_rule():
+    """`porter rule --all --format markdown --full` (docs/rules.md) has a `## CODE name`
+    section per rule: the anchor reports link to (helpUri, Markdown)."""
+    from porter.commands import rules_markdown
+    from porter.report import rule_anchor
+    from porter.rules.registry import all_rules
+    text = rules_markdown(all_rules())
+    for r in all_rules():
+        assert f"\n## {r.code} {r.name}\n" in text
+        assert "\n### What it finds\n" in text.split(f"\n## {r.code} {r.name}\n")[1]
+        assert rule_anchor(r.code, r.name) == f"{r.code}-{r.name}".lower()
+    shipped = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text()
+    assert shipped.startswith("# porter rules\n") and "\n## PT101 warp-size-literal\n" in shipped
