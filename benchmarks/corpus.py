@@ -16,11 +16,13 @@ headers and host files beside them), pinned by version and sha256. The script
    folders (of that tool's ported tree) on the include path for both tools, and a timeout per unit.
 
 A translation unit is a ``.cu`` file, or a ``.cpp``/``.cc``/``.cxx`` file that includes a CUDA
-header or calls the CUDA runtime: the files whose port decides whether the GPU part builds.
-Packages marked ``torch`` are PyTorch extensions: they are compiled against the CPU wheel's
-headers (``torch.utils.cpp_extension.include_paths()``), which carry ``ATen/cuda`` but no HIP
-build of PyTorch, so their units mostly fail for both tools for that reason alone (RESULTS.md
-classifies the failures).
+toolkit header, calls a CUDA runtime or driver function, or holds device code: the files whose
+port decides whether the GPU part builds (a PyTorch extension's binding ``.cpp`` files, built by
+the host compiler, are not units).
+A unit that includes PyTorch's headers (``torch/``, ``ATen/``, ``c10/``) is not compiled: the
+only PyTorch here is the CPU wheel, whose ``ATen/cuda`` headers pull in the CUDA toolkit's and
+which has no HIP build of ATen, so such a unit fails for both tools for that reason alone (and
+takes a minute to fail). It is counted as "needs PyTorch (ROCm)" instead.
 
 Reported per package: CUDA files, files each tool changed, porter's converted, unconverted and
 unsupported references and findings by rule, the CUDA-looking identifiers left in the code of
@@ -77,14 +79,6 @@ PACKAGES: tuple[Package, ...] = (
             "69b3aa435f2424ac6a1bfb6ff702da6eb73b33ca0db38fb26989c74159258e47",
             roots=("csrc",), includes=("csrc",), torch=True, python=True,
             what="PyTorch extension: scatter/segment reductions with warp shuffles"),
-    Package("torch-sparse", "0.6.18",
-            "2f14c510a6e93f404c6ea357210615b3c15a71731f9dbd86f25434e34fb5a741",
-            roots=("csrc",), includes=("csrc",), torch=True, python=True,
-            what="PyTorch extension: sparse matrix kernels"),
-    Package("torch-cluster", "1.6.3",
-            "78d5a930a5bbd0d8788df8c6d66addd68d6dd292fe3edb401e3dacba26308152",
-            roots=("csrc",), includes=("csrc",), torch=True, python=True,
-            what="PyTorch extension: graph clustering, random walks, kNN"),
     Package("torch-harmonics", "0.8.1",
             "f9ff6b2a877e492c9a9fa98dec85eb4be36265e4ec737127fb6eb2537337e9ff",
             roots=("torch_harmonics",), torch=True, python=True,
@@ -119,8 +113,9 @@ QUICK = ("torch-scatter",)
 EXTS = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl",
                   ".cuinl", ".hip"})
 TU_EXTS = frozenset({".cu", ".cpp", ".cc", ".cxx"})
-_CUDA_USE = re.compile(rb"#\s*include\s*[<\"][^>\"\n]*(?:cuda|cublas|cusparse|curand|cufft|cudnn"
-                       rb"|nccl|cub/|thrust/)|\bcuda[A-Z]\w*\s*\(|\bcu[A-Z][a-z]\w*\s*\(|__global__")
+_CUDA_USE = re.compile(
+    rb"#\s*include\s*[<\"](?:cuda[\w.]*\.h|cu(?:blas|sparse|rand|fft|dnn|solver)\w*\.h|nccl\.h"
+    rb"|cub/|thrust/|cooperative_groups)|\bcuda[A-Z]\w*\s*\(|\bcu[A-Z][a-z]\w*\s*\(|__global__|<<<")
 # CUDA-looking identifiers: the pattern of porter's rewriter (porter/rewrite), kept here so that
 # both outputs are scanned the same way whatever porter's internals do.
 _CUDA_NAME = re.compile(
@@ -129,7 +124,7 @@ _CUDA_NAME = re.compile(
     rb"|(?:CUBLAS|CUSPARSE|CUFFT|CURAND|CUSOLVER|CUDNN|NVRTC|CUTENSOR)_\w+)(?![\w$])")
 _COMMENT_OR_STRING = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
                                 re.S)
-DEFAULT_TIMEOUT = 180.0
+DEFAULT_TIMEOUT = 120.0
 ERROR_CHARS = 200
 
 
@@ -215,6 +210,13 @@ def copy_tree(src: Path, dst: Path, files: list[Path]) -> None:
     for rel in files:
         (dst / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src / rel, dst / rel)
+
+
+_TORCH_INCLUDE = re.compile(rb"#\s*include\s*[<\"](?:torch|ATen|c10)/")
+
+
+def needs_torch(path: Path) -> bool:
+    return _TORCH_INCLUDE.search(path.read_bytes()) is not None
 
 
 def translation_units(tree: Path, files: list[Path]) -> list[Path]:
@@ -303,6 +305,9 @@ def compile_units(tree: Path, tus: list[Path], pkg: Package, src: Path, tc: veri
 
     def one(rel: Path) -> tuple[str, dict]:
         unit = tree / rel
+        if needs_torch(unit):
+            return rel.as_posix(), {"ok": False, "skipped": "needs PyTorch (ROCm)", "error": "",
+                                    "location": "", "seconds": 0.0}
         r = verify.compile_file(unit, ["gfx942"], tc, include_dirs=[str(unit.parent), *incs],
                                 timeout=timeout)
         err = r.first_error
@@ -368,17 +373,24 @@ def run_package(pkg: Package, cache: Path, work: Path, args: argparse.Namespace,
 
 
 def ok_count(tool_rec: dict | None) -> str:
+    """"ok/compiled" of a tool's units (units skipped for PyTorch left out)."""
     if not tool_rec or "compile" not in tool_rec:
         return "-"
-    units = tool_rec["compile"]
-    return f"{sum(1 for u in units.values() if u['ok'])}/{len(units)}"
+    units = [u for u in tool_rec["compile"].values() if not u.get("skipped")]
+    return f"{sum(1 for u in units if u['ok'])}/{len(units)}"
+
+
+def skipped_count(rec: dict) -> int:
+    units = rec.get("porter", {}).get("compile", {})
+    return sum(1 for u in units.values() if u.get("skipped"))
 
 
 def print_tables(res: dict) -> None:
     print(f"\n{res['date']}: {res['command']}")
     print(f"porter {res['porter_version']}; hipify-perl {res['hipify_perl'] or '-'}; compiled for "
           f"gfx942 with {res['compiler'] or '-'}\n")
-    head = ["package", "files", "TUs", "changed porter/hipify-perl", "converted", "unconverted",
+    head = ["package", "files", "TUs (PyTorch)", "changed porter/hipify-perl", "converted",
+            "unconverted",
             "unsupported", "CUDA names left porter/hipify-perl", "TUs compile porter",
             "TUs compile hipify-perl"]
     rows = []
@@ -392,14 +404,15 @@ def print_tables(res: dict) -> None:
         left_p = sum(p["cuda_names_left"].values())
         left_h = sum(h["cuda_names_left"].values()) if h else None
         rows.append([f"{rec['package']} {rec['version']}", str(rec["files"]),
-                     str(rec["translation_units"]),
+                     f"{rec['translation_units']} ({skipped_count(rec)})",
                      f"{p['files_changed']}/{h['files_changed'] if h else '-'}",
                      str(p["converted"]), str(p["unconverted"]), str(p["unsupported"]),
                      f"{left_p}/{'-' if left_h is None else left_h}", ok_count(p), ok_count(h)])
         for key, tool_rec in (("porter", p), ("hipify", h)):
             if tool_rec and "compile" in tool_rec:
-                tot[key + "_ok"] += sum(1 for u in tool_rec["compile"].values() if u["ok"])
-                tot[key + "_n"] += len(tool_rec["compile"])
+                units = [u for u in tool_rec["compile"].values() if not u.get("skipped")]
+                tot[key + "_ok"] += sum(1 for u in units if u["ok"])
+                tot[key + "_n"] += len(units)
     widths = [max(len(hd), *(len(r[i]) for r in rows)) for i, hd in enumerate(head)]
     print("| " + " | ".join(hd.ljust(w) for hd, w in zip(head, widths)) + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
@@ -407,12 +420,44 @@ def print_tables(res: dict) -> None:
         print("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |")
     if tot["porter_n"]:
         print(f"\ntranslation units that compile for gfx942: porter {tot['porter_ok']} of "
-              f"{tot['porter_n']}, hipify-perl {tot['hipify_ok']} of {tot['hipify_n']}")
+              f"{tot['porter_n']}, hipify-perl {tot['hipify_ok']} of {tot['hipify_n']} (units that "
+              f"include PyTorch headers, in parentheses above, not compiled)")
+    if res.get("show_units"):
+        print_units(res)
     print("\nporter findings by rule:")
     for rec in res["packages"]:
         if "porter" in rec:
             rules = ", ".join(f"{k} {v}" for k, v in rec["porter"]["findings_by_rule"].items())
             print(f"  {rec['package']}: {rules or '-'}")
+
+
+def unit_status(u: dict | None) -> str:
+    if u is None:
+        return "-"
+    if u.get("skipped"):
+        return f"not compiled: {u['skipped']}"
+    if u["ok"]:
+        return "ok"
+    where = f"{u['location']}: " if u["location"] else ""
+    return f"FAIL {where}{u['error']}"[:90]
+
+
+def print_units(res: dict) -> None:
+    """Every translation unit, porter's and hipify-perl's result side by side."""
+    rows = []
+    for rec in res["packages"]:
+        p = rec.get("porter", {}).get("compile", {})
+        h = rec.get("hipify_perl", {}).get("compile", {})
+        for unit in sorted(set(p) | set(h)):
+            rows.append((f"{rec['package']}/{unit}", unit_status(p.get(unit)),
+                         unit_status(h.get(unit))))
+    if not rows:
+        return
+    w0 = max(len(r[0]) for r in rows)
+    w1 = max(len(r[1]) for r in rows)
+    print(f"\n{'unit'.ljust(w0)}  {'porter'.ljust(w1)}  hipify-perl")
+    for a, b, c in rows:
+        print(f"{a.ljust(w0)}  {b.ljust(w1)}  {c}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -429,7 +474,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                     help="seconds per translation unit compile (default %(default)s)")
     ap.add_argument("--json", metavar="FILE", help="also write every figure and error as JSON")
+    ap.add_argument("--units", action="store_true",
+                    help="also list every translation unit: porter's and hipify-perl's result")
+    ap.add_argument("--from-json", metavar="FILE",
+                    help="print the tables of an earlier --json run (nothing is run)")
     args = ap.parse_args(argv)
+    if args.from_json:
+        try:
+            old_res = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            print(f"corpus: cannot read {args.from_json}: {exc}", file=sys.stderr)
+            return 2
+        old_res["show_units"] = args.units
+        print_tables(old_res)
+        return 0
 
     chosen = list(PACKAGES)
     if args.quick:
@@ -476,7 +534,7 @@ def main(argv: list[str] | None = None) -> int:
                      argv if argv is not None else sys.argv[1:]),
                  "porter_version": version.strip(), "hipify_perl": str(tool) if tool else None,
                  "compiler": tc.describe() if tc else None, "timeout": args.timeout,
-                 "packages": []}
+                 "show_units": args.units, "packages": []}
     work = cache / "work"
     for pkg in chosen:
         try:
