@@ -74,6 +74,11 @@ class TriggerIndex:
         trig = sorted({t for r in self.rules for t in r.triggers})
         self.ident_triggers = [t for t in trig if self._IDENTLIKE.fullmatch(t)]
         self.text_triggers = [t for t in trig if not self._IDENTLIKE.fullmatch(t)]
+        # a text trigger's identifier-like runs (`cp`, `async` of `cp.async`) are inside the
+        # file's identifier tokens wherever the trigger occurs: when one is missing, the
+        # trigger is absent without a scan of the whole file
+        self._runs = {t: tuple(self._IDENTLIKE.findall(t)) for t in self.text_triggers}
+        self._match = sorted(set(self.ident_triggers).union(*self._runs.values()))
         # identifier -> the identifier-like triggers it contains: a tree's files share most of
         # their identifiers, so each distinct one is matched against the triggers once
         self._by_ident: dict[bytes, frozenset[bytes]] = {}
@@ -87,7 +92,7 @@ class TriggerIndex:
             known.clear()           # bounded memory on a huge tree: start the cache over
         if new:
             joined = b"\n".join(new)
-            hits = [t for t in self.ident_triggers if t in joined]
+            hits = [t for t in self._match if t in joined]
             for i in new:
                 known[i] = frozenset(t for t in hits if t in i)
         present: set[bytes] = set()
@@ -95,7 +100,8 @@ class TriggerIndex:
             found = known[i]
             if found:
                 present |= found
-        present.update(t for t in self.text_triggers if t in data)
+        present.update([t for t in self.text_triggers
+                        if all(r in present for r in self._runs[t]) and t in data])
         if not present:
             return self.always
         return [r for r in self.rules if not r.triggers or not present.isdisjoint(r.triggers)]
@@ -181,6 +187,8 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
     findings = list(rw.findings)
     tree = rw.tree
     rules = _STATE["triggers"].rules_for(data, rw.idents or None)
+    if rules and rw.idents:
+        rules = [r for r in rules if r.wanted(rw.idents, _STATE["index"])]
     if rules:
         from .rules.base import RuleContext
         if tree is None and any(r.needs_tree for r in rules):

@@ -27,12 +27,12 @@ from .includes import (
     HIP_RUNTIME,
     HIP_RUNTIME_INCLUDE,
     IMPLICIT_AREAS,
-    INCLUDE_LINE,
     NEEDS_RUNTIME_FIRST,
     RUNTIME_API_HEADERS,
     duplicate_include_line,
     include_directives,
     include_edit_text,
+    include_lines,
     include_position,
     quoted_like,
 )
@@ -50,6 +50,7 @@ from .lex import (
     lex_code_spans,
     line_end,
     looks_cuda,
+    qualified_matches,
     qualified_regex,
     scanner_for,
 )
@@ -145,7 +146,7 @@ class CudaRewriter:
         idents = identifiers(data)
         res.idents = idents
         name_hits, qual_hits = self._candidates(data, idents)
-        include_hits = [m for m in INCLUDE_LINE.finditer(data) if self._relevant_include(m.group(1))]
+        include_hits = [m for m in include_lines(data) if self._relevant_include(m.group(1))]
         device_hit = any(w in idents for w in _DEVICE_WORDS) or b"<<<" in data
         if not (name_hits or qual_hits or device_hit or include_hits):
             return res
@@ -190,10 +191,9 @@ class CudaRewriter:
         qual_hits = []
         for first, keys in scan.qualified.items():
             if first in idents:
-                for key in keys:
-                    for m in qualified_regex(key).finditer(data):
-                        if m.start() == 0 or data[m.start() - 1] not in WORD:
-                            qual_hits.append((m, key, 0))
+                for m, key in qualified_matches(data, first, keys):
+                    if m.start() == 0 or data[m.start() - 1] not in WORD:
+                        qual_hits.append((m, key, 0))
         if b"namespace" in idents:
             qual_hits += self._alias_hits(data, idents)
         return name_hits, qual_hits

@@ -22,7 +22,7 @@ from functools import lru_cache
 from ..findings import Edit, Finding, Severity
 from ..mappings.index import MappingIndex
 from ..source import SourceFile
-from .includes import CUDA_HEADER, INCLUDE_LINE
+from .includes import CUDA_HEADER, include_lines
 from .lex import IDENT, WORD, in_spans, looks_cuda
 from .shims import on_nvidia_side
 
@@ -151,7 +151,7 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
     by_name = index.by_name
     names = [n for n in idents
              if (n.decode("ascii", "replace") in by_name or looks_cuda(n))]
-    includes = list(INCLUDE_LINE.finditer(new))
+    includes = include_lines(new)
     if not names and not includes:
         return []
     skip = set(declared) | set(shims)

@@ -52,6 +52,39 @@ def qualified_regex(key: str) -> re.Pattern[bytes]:
     return re.compile(QUALIFIED_SEP.join(b"(" + p + b")" for p in parts) + rb"(?![\w$])")
 
 
+def qualified_matches(data: bytes, first: bytes, keys: list[str]) -> list[tuple[re.Match, str]]:
+    """What ``qualified_regex(key).finditer(data)`` finds for each key sharing the first component
+    `first` (keys in the given order, each key's matches in document order), from one scan for
+    `first :: second`: a scan of the whole file per key cost a quarter of the rewriter's time on
+    headers that name `cuda::` or `cub::` everywhere."""
+    head, by_second = _qualified_heads(first, tuple(keys))
+    starts: dict[str, list[int]] = {}
+    for h in head.finditer(data):
+        for key in by_second.get(h.group(1), ()):
+            starts.setdefault(key, []).append(h.start())
+    out = []
+    for key in keys:
+        rx = qualified_regex(key)
+        last = -1
+        for pos in starts.get(key, ()):
+            if pos < last:
+                continue            # inside the previous match, where finditer does not look
+            m = rx.match(data, pos)
+            if m is not None:
+                out.append((m, key))
+                last = m.end()
+    return out
+
+
+@cache
+def _qualified_heads(first: bytes, keys: tuple[str, ...]):
+    """(regex of `first :: <identifier>`, {second component: keys}) for qualified_matches."""
+    by_second: dict[bytes, list[str]] = {}
+    for key in keys:
+        by_second.setdefault(key.split("::")[1].encode(), []).append(key)
+    return re.compile(re.escape(first) + QUALIFIED_SEP + rb"([A-Za-z_][A-Za-z0-9_]*)"), by_second
+
+
 class Span:
     """A (start_byte, end_byte) pair shaped like a tree-sitter node, for byte-only paths."""
 

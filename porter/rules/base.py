@@ -225,6 +225,11 @@ class Rule:
     def check(self, ctx: RuleContext) -> Iterator[Finding]:  # pragma: no cover - interface
         return iter(())
 
+    def wanted(self, idents: set[bytes], index) -> bool:
+        """A cheap test on the file's identifier tokens, run after the triggers matched: False
+        skips the rule on this file (and the parse it would need). Default: run."""
+        return True
+
     # helpers for subclasses
     def finding(self, ctx: RuleContext, where, message: str, *, severity: Severity | None = None,
                 fix: Fix | None = None, targets: tuple[str, ...] = ()) -> Finding:

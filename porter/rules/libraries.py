@@ -89,7 +89,9 @@ class LibcuxxUnsupported(Rule):
     name = "libcuxx-unsupported"
     needs_tree = False
     severity = Severity.WARNING
-    triggers = (b"cuda/",)
+    # the last component of each _HIPCXX_MISSING path is an identifier token of a file that
+    # includes it (`cuda/` alone is in every libcu++ user)
+    triggers = (b"barrier", b"latch", b"semaphore", b"pipeline", b"annotated_ptr")
 
     def check(self, ctx):
         for inc, p in _includes(ctx, _HIPCXX_MISSING):

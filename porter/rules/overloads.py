@@ -89,6 +89,22 @@ class CollapsingOverloads(Rule):
     triggers = (b"cuda", b"CU", b"cublas", b"cusparse", b"cufft", b"curand", b"cusolver",
                 b"cudnn", b"nvrtc")
 
+    def wanted(self, idents: set[bytes], index) -> bool:
+        """Two overloads collapse only when two distinct identifiers of the file map to one name
+        (`cudaError_t` and `CUresult` -> `hipError_t`, or `cudaStream_t` beside `hipStream_t`):
+        without such a pair the file needs no parse for this rule."""
+        if index is None:
+            return True
+        images: set[str] = set()
+        for name in idents & index.relevant:
+            row = index.pick(index.by_name.get(name.decode("ascii", "replace")), None)
+            if row is None or not row.hip:
+                continue
+            if row.hip in images or row.hip.encode() in idents:
+                return True
+            images.add(row.hip)
+        return False
+
     def check(self, ctx):
         if ctx.root is None or ctx.index is None:
             return
