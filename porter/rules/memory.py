@@ -571,43 +571,65 @@ class LaunchBoundsUnsupportedForm(Rule):
 
 
 # -- PT406 ------------------------------------------------------------------------------------
-def _dim3(ctx: RuleContext, node, shadow, fn_body) -> tuple[int, int, int] | None:
-    """Values of a launch dimension: a scalar, `dim3(x, y, z)`, or a local `dim3 v(...)`."""
+_AMBIGUOUS = "ambiguous"      # a local dim3 declared twice, assigned, or not constant
+
+
+_Dim3s = dict[str, "tuple[int, ...] | str"]
+
+
+def _dim3(ctx: RuleContext, node, shadow, local_dim3s: _Dim3s | None) -> tuple[int, ...] | None:
+    """Values of a launch dimension: a scalar, `dim3(x, y, z)`, or a local `dim3 v(...)`
+    (`local_dim3s`: the enclosing function's, see _local_dim3s)."""
     c = ctx.consts
     if node is None:
         return None
     if node.type == "call_expression" and call_name(ctx, node) == "dim3":
         args = node.child_by_field_name("arguments")
         vals = [c.eval(a, shadow) for a in args.named_children] if args is not None else []
-        if not vals or any(v is None for v in vals) or len(vals) > 3:
-            return None
-        vals += [1] * (3 - len(vals))
-        return tuple(vals)
-    if node.type == "identifier" and fn_body is not None:
-        name = ctx.text(node)
-        found = None
-        for d in walk(fn_body):
-            if d.type == "declaration" and d.child_by_field_name("type") is not None and \
-                    ctx.text(d.child_by_field_name("type")) == "dim3":
-                for dd in d.children_by_field_name("declarator"):
-                    if dd.type == "init_declarator" and ctx.text(dd.child_by_field_name("declarator")) == name:
-                        if found is not None:
-                            return None
-                        val = dd.child_by_field_name("value")
-                        if val is None or val.type not in ("argument_list", "initializer_list"):
-                            return None
-                        vals = [c.eval(a, shadow) for a in val.named_children]
-                        if not vals or any(v is None for v in vals) or len(vals) > 3:
-                            return None
-                        found = tuple(vals + [1] * (3 - len(vals)))
-            elif d.type == "assignment_expression" or d.type == "update_expression":
-                left = d.child_by_field_name("left") or d.child_by_field_name("argument")
-                if left is not None and re.match(rf"{re.escape(name)}\b", ctx.text(left)):
-                    return None
+        return _xyz(vals)
+    if node.type == "identifier" and local_dim3s is not None:
+        found = local_dim3s.get(ctx.text(node))
         if found is not None:
-            return found
+            return found if isinstance(found, tuple) else None
     v = c.eval(node, shadow)
     return (v, 1, 1) if v is not None else None
+
+
+def _xyz(vals: list[int | None]) -> tuple[int, ...] | None:
+    """(x, y, z) of one to three constant dim3 arguments, missing ones 1; None otherwise."""
+    ints = [v for v in vals if v is not None]
+    if not ints or len(ints) != len(vals) or len(ints) > 3:
+        return None
+    return tuple(ints + [1] * (3 - len(ints)))
+
+
+def _local_dim3s(ctx: RuleContext, fn_body, shadow) -> _Dim3s:
+    """One walk of a function body: each local `dim3 v(...)`/`dim3 v{...}` initialised with
+    constants -> its (x, y, z); _AMBIGUOUS when declared twice, assigned or updated (`v.x = ...`,
+    `v = ...`, `++v.x`) anywhere in the body, or not initialised with constants. (Walking the
+    body once per launch made a function with thousands of launches quadratic.)"""
+    c = ctx.consts
+    out: _Dim3s = {}
+    for d in walk(fn_body):
+        if d.type == "declaration" and d.child_by_field_name("type") is not None and \
+                ctx.text(d.child_by_field_name("type")) == "dim3":
+            for dd in d.children_by_field_name("declarator"):
+                if dd.type != "init_declarator":
+                    continue
+                name = ctx.text(dd.child_by_field_name("declarator"))
+                val = dd.child_by_field_name("value")
+                if name in out or val is None or \
+                        val.type not in ("argument_list", "initializer_list"):
+                    out[name] = _AMBIGUOUS
+                    continue
+                xyz = _xyz([c.eval(a, shadow) for a in val.named_children])
+                out[name] = _AMBIGUOUS if xyz is None else xyz
+        elif d.type == "assignment_expression" or d.type == "update_expression":
+            left = d.child_by_field_name("left") or d.child_by_field_name("argument")
+            m = re.match(r"\w+", ctx.text(left)) if left is not None else None
+            if m:
+                out[m.group()] = _AMBIGUOUS
+    return out
 
 
 @register
@@ -652,13 +674,19 @@ class GridSize2p32(Rule):
             name, call, args = cl.name, cl.node, cl.args
             if len(args) >= 3:
                 launches.append((call, args[1], args[2]))
+        per_function: dict[tuple[int, int], tuple] = {}
         for node, g, b in launches:
             if ctx.vendor.at(node).not_for_amd:
                 continue
             fn = enclosing_function(node, lambdas=False)
-            shadow = shadowed_names(ctx, fn) if fn is not None else frozenset()
-            body = fn.child_by_field_name("body") if fn is not None else None
-            gd, bd = _dim3(ctx, g, shadow, body), _dim3(ctx, b, shadow, body)
+            key = (fn.start_byte, fn.end_byte) if fn is not None else (-1, -1)
+            if key not in per_function:
+                shadow = shadowed_names(ctx, fn) if fn is not None else frozenset()
+                body = fn.child_by_field_name("body") if fn is not None else None
+                per_function[key] = (shadow, _local_dim3s(ctx, body, shadow)
+                                     if body is not None else None)
+            shadow, local_dim3s = per_function[key]
+            gd, bd = _dim3(ctx, g, shadow, local_dim3s), _dim3(ctx, b, shadow, local_dim3s)
             if gd is None or bd is None:
                 continue
             for axis, gv, bv in zip("xyz", gd, bd):
