@@ -166,3 +166,29 @@ def test_mutated_tree_through_the_cli(tmp_path, capsys):
         text = r.read_bytes().decode("utf-8")       # valid UTF-8 whatever the mutants hold
         if r.suffix in (".json", ".sarif"):
             json.loads(text)
+
+
+def test_mutated_tree_output_does_not_depend_on_the_process(tmp_path):
+    """The same tree ported by two processes with different string hashing (PYTHONHASHSEED:
+    set and dict orders) and two workers: identical trees and reports."""
+    import subprocess
+    import sys
+    src = tmp_path / "src"
+    src.mkdir()
+    for i, _, suffix, data in mutants(SEED + 2, 24):
+        (src / f"m{i}{suffix}").write_bytes(data)
+    outs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"out{seed}"
+        r = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(src), "-o", str(out),
+                            "-j", "2", "-q", "--exit-zero", "--report", str(out) + ".json",
+                            "--report", str(out) + ".sarif"], capture_output=True, check=False,
+                           env={**os.environ, "PYTHONHASHSEED": seed}, timeout=300)
+        assert r.returncode == 0, r.stderr
+        files = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+                 if p.is_file()}
+        outs.append((files, Path(str(out) + ".json").read_bytes(),
+                     Path(str(out) + ".sarif").read_bytes()))
+    assert outs[0][0] == outs[1][0]
+    assert outs[0][1] == outs[1][1]
+    assert outs[0][2] == outs[1][2]
