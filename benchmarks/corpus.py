@@ -13,7 +13,8 @@ headers and host files beside them), pinned by version and sha256. The script
    hipify-perl; the packages here use neither);
 4. compiles every translation unit of both outputs for gfx942 with clang-22 against the ROCm 7.2
    prefix of scripts/setup-rocm.sh (the flags of ``porter.verify``), with the package's own include
-   folders (of that tool's ported tree) on the include path for both tools, and a timeout per unit.
+   folders (of that tool's ported tree) on the include path for both tools, the macros the
+   project's own ROCm build defines (``defines``: the same for both tools), and a timeout per unit.
 
 A translation unit is a ``.cu`` file, or a ``.cpp``/``.cc``/``.cxx`` file that includes a CUDA
 toolkit header, calls a CUDA runtime or driver function, or holds device code: the files whose
@@ -69,6 +70,7 @@ class Package:
     torch: bool = False                  # a PyTorch extension (compiled against torch's headers)
     python: bool = False                 # includes Python.h
     roc: bool = False                    # port with porter --roc / hipify-perl -roc
+    defines: tuple[str, ...] = ()        # what the project's own AMD build defines (both tools)
     what: str = ""
 
 
@@ -87,6 +89,8 @@ PACKAGES: tuple[Package, ...] = (
             "9e491abd0827ea5c389dd702e15e11e13d83d904bac4a20d6c2a4cb37207a9af",
             roots=("csrc",), includes=("csrc/includes",), torch=True, python=True,
             exclude=("csrc/xpu", "csrc/mps", "csrc/cpu", "csrc/aio", "csrc/gds"),
+            # op_builder/builder.py adds it to every ROCm build (64 on gfx9)
+            defines=("ROCM_WAVEFRONT_SIZE=64",),
             what="fused optimizers, transformer and quantization kernels, cuBLAS wrappers"),
     Package("cupy", "13.6.0",
             "3cba30ae3dd32b5d5c6536e710cb98015227cd4ba83c46b3f1825a7ae55b6667",
@@ -94,14 +98,21 @@ PACKAGES: tuple[Package, ...] = (
             includes=("cupy/_core/include",),
             exclude=("cupy/_core/include/cupy/_cccl", "cupy/_core/include/cupy/_jitify",
                      "cupy/_core/include/cupy/_dlpack"),
+            defines=("CUPY_USE_HIP",),      # cupy's ROCm build (install/cupy_builder)
             what="CUB/Thrust/cuFFT wrappers, cuRAND distributions, device headers"),
     Package("pycuda", "2026.1",
             "759516160628ba06f32ce7e563e3f5b9214691dc9528a03ea99ea1073f4e14ba",
             roots=("src",), includes=("src/cpp", "bpl-subset/bpl_subset"), python=True,
+            # aksetup_helper.py's defines for the shipped Boost subset (boost_chrono=False)
+            defines=("BOOST_ALL_NO_LIB=1", "BOOST_THREAD_BUILD_DLL=1",
+                     "BOOST_MULTI_INDEX_DISABLE_SERIALIZATION=1", "BOOST_PYTHON_SOURCE=1",
+                     "BOOST_THREAD_DONT_USE_CHRONO=1"),
             what="C++ wrapper of the CUDA driver API, cuRAND, GL interop (Boost.Python)"),
     Package("llama-cpp-python", "0.3.16",
             "34ed0f9bd9431af045bb63d9324ae620ad0536653740e9bb163a2e1fcb973be6",
-            roots=("vendor/llama.cpp/ggml/src/ggml-cuda",),
+            roots=("vendor/llama.cpp/ggml/src/ggml-cuda", "vendor/llama.cpp/ggml/src/ggml-common.h",
+                   "vendor/llama.cpp/ggml/src/ggml-impl.h"),
+            defines=("GGML_USE_HIP",),      # ggml's HIP build (ggml-hip/CMakeLists.txt)
             includes=("vendor/llama.cpp/ggml/include", "vendor/llama.cpp/ggml/src"),
             exclude=("vendor/llama.cpp/ggml/src/ggml-cuda/template-instances",),
             what="ggml's CUDA backend (quantized matmul, flash attention); needs "
@@ -193,8 +204,11 @@ def select_files(pkg: Package, src: Path) -> list[Path]:
     out = []
     for root in pkg.roots:
         base = src / root
+        if base.is_file():
+            out.append(Path(root))
+            continue
         if not base.is_dir():
-            raise FetchError(f"{pkg.name}: no folder {root} in the sdist")
+            raise FetchError(f"{pkg.name}: no {root} in the sdist")
         for p in sorted(base.rglob("*")):
             rel = p.relative_to(src)
             if not p.is_file() or p.suffix.lower() not in EXTS:
@@ -296,8 +310,12 @@ def compile_units(tree: Path, tus: list[Path], pkg: Package, src: Path, tc: veri
     """{unit: {"ok", "error", "location", "seconds"}} for one tool's output tree."""
     incs: list[str] = []
     for inc in pkg.includes:
-        inside = any((inc + "/").startswith(r.rstrip("/") + "/") for r in pkg.roots)
-        incs.append(str((tree if inside else src) / inc))
+        # the tool's output of the folder first (where the roots put files in it), then the
+        # sdist's own (headers outside the roots, the same for both tools)
+        if (tree / inc).is_dir():
+            incs.append(str(tree / inc))
+        incs.append(str(src / inc))
+    flags = [f"-D{d}" for d in pkg.defines]
     if pkg.torch:
         incs += torch_inc
     if pkg.python or pkg.torch:
@@ -308,8 +326,8 @@ def compile_units(tree: Path, tus: list[Path], pkg: Package, src: Path, tc: veri
         if needs_torch(unit):
             return rel.as_posix(), {"ok": False, "skipped": "needs PyTorch (ROCm)", "error": "",
                                     "location": "", "seconds": 0.0}
-        r = verify.compile_file(unit, ["gfx942"], tc, include_dirs=[str(unit.parent), *incs],
-                                timeout=timeout)
+        r = verify.compile_file(unit, ["gfx942"], tc, flags,
+                                include_dirs=[str(unit.parent), *incs], timeout=timeout)
         err = r.first_error
         if "error:" in err:
             err = err.split("error:", 1)[1].strip()
