@@ -786,11 +786,13 @@ def check_report_paths(args) -> None:
 def _write_report(path: Path, report) -> None:
     from .engine import atomic_write
     from .report import render
+    from .source import escape_undecodable
     fmt = _EXT_FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise UsageError(f"--report {path}: unknown extension "
                          "(use .md, .json, .sarif, .html or .txt)")
-    atomic_write(path, render(fmt, report).encode())
+    # a file name that is not UTF-8 is written as \xNN escapes: the report stays valid UTF-8
+    atomic_write(path, escape_undecodable(render(fmt, report)).encode())
 
 
 class _Progress:

@@ -71,12 +71,19 @@ def display_path(path: str) -> str:
     lone surrogates (os.fsdecode's surrogateescape), which JSON, SARIF and terminals cannot
     carry; each undecodable byte becomes a readable `\\xNN` escape instead (Python's
     backslashreplace), so `k\\xff.cu` still names the file."""
+    return escape_undecodable(path)
+
+
+def escape_undecodable(text: str) -> str:
+    """`text` with each lone surrogate (an undecodable byte of a file name or source line,
+    decoded with surrogateescape) written as a `\\xNN` escape: valid Unicode, so it can be
+    encoded as UTF-8 (report files, JSON)."""
     try:
-        path.encode("utf-8")
-        return path
+        text.encode("utf-8")
+        return text
     except UnicodeEncodeError:
         pass
     try:
-        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:   # a surrogate no undecodable byte makes (not from a file name)
-        return path.encode("utf-8", "backslashreplace").decode("utf-8")
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -350,3 +350,19 @@ def test_local_dim3s_of_a_function_are_read_in_one_walk(monkeypatch):
     assert len(walks) <= 2, len(walks)
     lines = [f.line for f in res.findings if f.code == "PT406"]
     assert len(lines) == 2000 and min(lines) == 4          # g2 is assigned: not constant
+
+
+def test_report_files_name_non_utf8_files_readably(tmp_path):
+    name = os.fsdecode(b"k\xff.cu")
+    try:
+        (tmp_path / name).write_bytes(b"void f() { cudaNotARealApi(1); }\n")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("the file system refuses non-UTF-8 names")
+    reports = [tmp_path / f"r.{ext}" for ext in ("md", "html", "txt", "json", "sarif")]
+    r = _porter("check", str(tmp_path / name), "--exit-zero",
+                *(a for p in reports for a in ("--report", str(p))), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    for p in reports:
+        text = p.read_bytes().decode("utf-8")          # valid UTF-8
+        assert ("k\\\\xff.cu" if p.suffix in (".json", ".sarif") else "k\\xff.cu") in text \
+            or "k%FF.cu" in text, p
