@@ -197,7 +197,7 @@ def run_port_or_check(args) -> int:
     res = Resolved(args, args.command)
     plan = plan_run(args)
     discoveries = collect_jobs(args, res, plan)
-    add_context_headers(plan, discoveries)
+    add_context_headers(plan, discoveries, res.max_file_size)
     results = run_pipeline(args, res, plan.jobs)
     drop_empty_backups(plan)
     plan.jobs = [j for j in plan.jobs if not j.context]
@@ -394,7 +394,7 @@ def drop_empty_backups(plan: PortPlan) -> None:
             folder.parent.rmdir()
 
 
-def add_context_headers(plan: PortPlan, discoveries: list) -> None:
+def add_context_headers(plan: PortPlan, discoveries: list, max_size: int) -> None:
     """A file ported on its own still sees what its quoted project headers declare."""
     from .discover import Entry
     from .engine import Job, local_headers
@@ -403,7 +403,7 @@ def add_context_headers(plan: PortPlan, discoveries: list) -> None:
     given = {j.entry.path.resolve() for j in plan.jobs}
     for d in discoveries:
         if d.root is None and d.entries and d.entries[0].kind == "cuda":
-            for h in local_headers(d.entries[0].path):
+            for h in local_headers(d.entries[0].path, max_size=max_size):
                 if h not in given:
                     given.add(h)
                     plan.jobs.append(Job(Entry(h, str(h), "cuda"), context=True))
@@ -452,7 +452,9 @@ def _run_cached(jobs: list, options, workers: int, digests: dict[int, bytes],
         digest = digests.get(id(job))
         if digest is None:
             try:
-                digest = hashlib.sha256(job.entry.path.read_bytes()).digest()
+                with open(job.entry.path, "rb") as fh:   # in blocks: a huge file is not read whole
+                    digest = hashlib.file_digest(fh, "sha256").digest() \
+                        if hasattr(hashlib, "file_digest") else hashlib.sha256(fh.read()).digest()
             except OSError:
                 todo.append((i, None))      # the engine reports the error
                 continue

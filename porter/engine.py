@@ -583,9 +583,10 @@ def _indexed(item):
 _QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 
 
-def local_headers(path: Path, depth: int = 3) -> list[Path]:
+def local_headers(path: Path, depth: int = 3, max_size: int = MAX_FILE_SIZE) -> list[Path]:
     """Headers a file includes with quotes that exist beside it (and theirs, `depth` levels):
-    porting one file still knows the macros and types its own project headers declare."""
+    porting one file still knows the macros and types its own project headers declare. A file
+    over `max_size` bytes is not read (it is not ported either)."""
     found: list[Path] = []
     todo = [(path.resolve(), 0)]
     seen = {path.resolve()}
@@ -594,6 +595,8 @@ def local_headers(path: Path, depth: int = 3) -> list[Path]:
         if d >= depth:
             continue
         try:
+            if max_size and p.stat().st_size > max_size:
+                continue
             data = p.read_bytes()
         except OSError:
             continue

@@ -366,3 +366,12 @@ def test_report_files_name_non_utf8_files_readably(tmp_path):
         text = p.read_bytes().decode("utf-8")          # valid UTF-8
         assert ("k\\\\xff.cu" if p.suffix in (".json", ".sarif") else "k\\xff.cu") in text \
             or "k%FF.cu" in text, p
+
+
+def test_a_file_over_the_size_limit_is_not_read_for_its_headers(tmp_path):
+    from porter.engine import local_headers
+    (tmp_path / "h.cuh").write_bytes(b"#define N 4\n")
+    src = tmp_path / "k.cu"
+    src.write_bytes(b'#include "h.cuh"\n' + b"// padding\n" * 100)
+    assert local_headers(src) == [(tmp_path / "h.cuh").resolve()]
+    assert local_headers(src, max_size=100) == []
