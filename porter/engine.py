@@ -259,7 +259,8 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
     return res
 
 
-def _suppress(src: SourceFile, findings: list[Finding], rules, opts: EngineOptions) -> list[Finding]:
+def _suppress(src: SourceFile, findings: list[Finding], rules,
+              opts: EngineOptions) -> list[Finding]:
     """Drop findings suppressed by `porter: ignore[CODE]` (same line or the line above) and
     report suppressions that suppress nothing (PT005)."""
     if b"porter:" not in src.data:
@@ -454,9 +455,9 @@ def run_job(job: Job) -> FileResult:
                 res.new_data = res.old_data = None
             return res
         if e.kind == "python" and not is_binary(data):
+            from .rewrite.build import torch_extensions  # PyTorch extension builds (PT908)
             from .rewrite.python import process
             res = process(e.rel, data)
-            from .rewrite.build import torch_extensions   # PyTorch extension builds (PT908)
             opts = _STATE["options"]
             res.findings.extend(f for f in torch_extensions(e.rel, data)
                                 if opts.rule_codes is None or f.code in opts.rule_codes)

@@ -207,7 +207,7 @@ def test_ctrl_c_stops_workers_quietly_and_leaves_no_half_written_file(tmp_path):
     assert len(written) < 400               # it did stop early
 
 
-# -- --max-file-size on the command line and in the configuration ------------------------------------
+# -- --max-file-size on the command line and in the configuration -----------------------------
 def test_max_file_size_option_and_setting(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
@@ -234,7 +234,7 @@ def test_max_file_size_option_and_setting(tmp_path):
     assert b"--max-file-size" in r.stderr and b"Traceback" not in r.stderr
 
 
-# -- --in-place backups ------------------------------------------------------------------------------
+# -- --in-place backups -------------------------------------------------------------------------
 def test_two_in_place_runs_in_one_second_keep_both_originals(tmp_path, monkeypatch, capsys):
     """The backup folder is named by the second; a second run in that second used to write into
     the first run's folder and replace the only copy of the original with ported text."""
