@@ -276,9 +276,16 @@ def ballot_var(ctx: RuleContext, ident) -> Decl | None:
     scope = enclosing_function(d.node, lambdas=True)
     if scope is None:
         return None
-    for a in ctx.captures("(assignment_expression) @a", scope).get("a", []):
-        left = a.child_by_field_name("left")
-        if left is None or left.type != "identifier" or ctx.text(left) != d.name:
+    # the variable's own uses in the function, not every assignment of the function: a kernel
+    # with a thousand ballot variables was quadratic
+    for u in ctx.identifiers([d.name], kinds=frozenset({"identifier"})):
+        if not scope.start_byte <= u.start_byte < scope.end_byte or u.parent is None:
+            continue
+        a = u.parent
+        if a.type in ("update_expression", "pointer_expression") and \
+                _is_field(a, "argument", u):
+            return None
+        if a.type != "assignment_expression" or not _is_field(a, "left", u):
             continue
         op = a.child_by_field_name("operator")
         if op is not None and op.type in ("&=", "^=", ">>="):
@@ -288,11 +295,13 @@ def ballot_var(ctx: RuleContext, ident) -> Decl | None:
                 "call_expression" and call_name(ctx, right) in MASK_SOURCES:
             continue
         return None
-    for u in ctx.captures("[(update_expression) (pointer_expression)] @u", scope).get("u", []):
-        arg = u.child_by_field_name("argument")
-        if arg is not None and arg.type == "identifier" and ctx.text(arg) == d.name:
-            return None
     return d
+
+
+def _is_field(parent, field: str, node) -> bool:
+    child = parent.child_by_field_name(field)
+    return child is not None and (child.start_byte, child.end_byte, child.type) == \
+        (node.start_byte, node.end_byte, node.type)
 
 
 # =============================================================================================
