@@ -87,7 +87,10 @@ PACKAGES: tuple[Package, ...] = (
             what="PyTorch extension: spherical DISCO convolution and attention kernels"),
     Package("deepspeed", "0.19.8",
             "9e491abd0827ea5c389dd702e15e11e13d83d904bac4a20d6c2a4cb37207a9af",
-            roots=("csrc",), includes=("csrc/includes",), torch=True, python=True,
+            roots=("csrc",), torch=True, python=True,
+            # the include_paths of its op_builder/*.py
+            includes=("csrc/includes", "csrc/fp_quantizer/includes", "csrc/spatial/includes",
+                      "csrc/transformer/inference/includes"),
             exclude=("csrc/xpu", "csrc/mps", "csrc/cpu", "csrc/aio", "csrc/gds"),
             # op_builder/builder.py adds it to every ROCm build (64 on gfx9)
             defines=("ROCM_WAVEFRONT_SIZE=64",),
