@@ -29,6 +29,23 @@ from .shims import on_nvidia_side
 # in every message of the check's findings (reports and tests tell them from other PT001s)
 MARK = "porter's completeness check"
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(include|undef)\b[^\n]*", re.MULTILINE)
+_DIRECTIVE_TEXT = re.compile(rb"#[ \t]*(?:include|undef)\b")
+
+
+def _directive_spans(data: bytes) -> list[tuple[int, int]]:
+    """The spans ``_DIRECTIVE.finditer(data)`` finds, from each `#include`/`#undef` text: the
+    line-start pattern tried at every byte cost more than the rest of the check on big files."""
+    out = []
+    last = -1
+    for hit in _DIRECTIVE_TEXT.finditer(data):
+        line = data.rfind(b"\n", 0, hit.start()) + 1
+        if line <= last:
+            continue
+        m = _DIRECTIVE.match(data, line)
+        if m is not None and m.end() > hit.start():
+            out.append(m.span())
+            last = line
+    return out
 _MEMBER = re.compile(rb"(?:\.|->)\s*$")
 
 
@@ -143,10 +160,12 @@ class _BackMap:
 def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[Edit],
               findings: Iterable[Finding], declared: Iterable[str] = (),
               shims: Iterable[str] = (), pp=None,
-              version: tuple[int, ...] = (7, 2)) -> list[Leftover]:
+              version: tuple[int, ...] = (7, 2), idents: set[bytes] | None = None,
+              ) -> list[Leftover]:
     """CUDA names and CUDA #include paths in `new` (the port of `src`) that no finding, project
-    declaration, vendor switch, member access, comment or string accounts for."""
-    idents = set(IDENT.findall(new))
+    declaration, vendor switch, member access, comment or string accounts for. `idents`: the
+    identifier tokens of `new`, when the caller has them (an unchanged file's are the input's)."""
+    idents = set(IDENT.findall(new)) if idents is None else idents
     identity = _mapped_to_itself(index)
     by_name = index.by_name
     names = [n for n in idents
@@ -165,7 +184,7 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
         if f.end_line >= f.line:
             spans.setdefault(f.line, []).append((f.col, f.end_line, f.end_col))
     lexed = code_spans_to_skip(new)
-    quiet = lexed + [m.span() for m in _DIRECTIVE.finditer(new)]
+    quiet = lexed + _directive_spans(new)
     quiet.sort()
     back = _BackMap(edits)
     out: list[Leftover] = []
@@ -250,8 +269,9 @@ def unaccounted(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterabl
                 findings: Iterable[Finding], rw, opts) -> list[Finding]:
     """The engine's completeness check of one ported file: PT001 findings for whatever
     `leftovers` finds (counted as unconverted in the file's stats), filtered by --select."""
+    same = new is src.data or new == src.data
     items = leftovers(index, src, new, edits, findings, rw.declared, opts.port.shims, rw.pp,
-                      opts.port.rocm_version)
+                      opts.port.rocm_version, idents=rw.idents if same and rw.idents else None)
     found = leftover_findings(items, src)
     if opts.rule_codes is not None:
         found = [f for f in found if f.code in opts.rule_codes]
