@@ -198,8 +198,10 @@ def run_port_or_check(args) -> int:
     plan = plan_run(args)
     discoveries = collect_jobs(args, res, plan)
     add_context_headers(plan, discoveries, res.max_file_size)
-    results = run_pipeline(args, res, plan.jobs)
-    drop_empty_backups(plan)
+    try:
+        results = run_pipeline(args, res, plan.jobs)
+    finally:                        # Ctrl-C too: no empty backup folder is left behind
+        drop_empty_backups(plan)
     plan.jobs = [j for j in plan.jobs if not j.context]
     if plan.mode in ("check", "diff", "review"):   # .py files without GPU code: not checked
         from .rewrite.python import NOT_RELEVANT

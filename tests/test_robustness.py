@@ -428,3 +428,39 @@ def test_branch_lookup_does_not_scan_every_earlier_if_block():
     assert all(pp.branch_at(p) is None for p in outside)
     assert all(pp.branch_at(p).raw == "X" for p in inner)
     assert Counting.reads <= 2 * n, Counting.reads
+
+
+def test_ctrl_c_during_in_place_leaves_each_file_whole_with_its_backup(tmp_path):
+    body = _kernel_tree(tmp_path / "ref", 1)
+    r = _porter("port", str(tmp_path / "ref"), "--in-place", "-q", "--exit-zero")
+    assert r.returncode == 0, r.stderr
+    ported = (tmp_path / "ref" / "d0" / "k0.cu").read_bytes()
+    assert ported != body
+
+    src = tmp_path / "src"
+    _kernel_tree(src, 400)
+    proc = subprocess.Popen([sys.executable, "-m", "porter.cli", "port", str(src), "--in-place",
+                             "-j", "2", "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not any((src / ".porter-backup").rglob("k*.cu")):
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        assert time.monotonic() < deadline, "no backup written in 120 s"
+        time.sleep(0.01)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    [folder] = (src / ".porter-backup").iterdir()
+    changed = 0
+    for f in sorted(src.rglob("k*.cu")):
+        rel = f.relative_to(src)
+        if rel.parts[0] == ".porter-backup":
+            assert f.read_bytes() == body                  # a backup is the whole original
+            continue
+        data = f.read_bytes()
+        assert data in (body, ported), rel                 # never half-written
+        if data == ported:
+            changed += 1
+            assert (folder / rel).read_bytes() == body     # and its original is kept
+    assert 0 < changed < 400
+    assert not [p for p in src.rglob("*") if p.name.startswith(".porter-") and p.is_file()]
