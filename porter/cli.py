@@ -215,9 +215,19 @@ def _verify_toolchain(p: argparse.ArgumentParser) -> None:
                         "compiled with its include folders, macros and -std")
 
 
+def _unencodable_file_names(stream) -> None:
+    """Under a strict UTF-8 locale, a file name that is not UTF-8 (lone surrogates in Python)
+    made printing the report an internal error: print it as its own bytes instead, as
+    compilers and `ls` do (other encodings: a backslash escape)."""
+    if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+        utf8 = (getattr(stream, "encoding", "") or "").lower().replace("-", "") == "utf8"
+        stream.reconfigure(errors="surrogateescape" if utf8 else "backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    _unencodable_file_names(sys.stdout)
     if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_ERROR

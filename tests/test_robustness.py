@@ -464,3 +464,19 @@ def test_ctrl_c_during_in_place_leaves_each_file_whole_with_its_backup(tmp_path)
             assert (folder / rel).read_bytes() == body     # and its original is kept
     assert 0 < changed < 400
     assert not [p for p in src.rglob("*") if p.name.startswith(".porter-") and p.is_file()]
+
+
+def test_terminal_report_of_a_non_utf8_name_under_a_strict_utf8_locale(tmp_path):
+    """A strict UTF-8 standard output (a desktop's UTF-8 locale) made the report an internal
+    error; the name is printed as its own bytes, the way compilers print it."""
+    name = os.fsdecode(b"k\xff.cu")
+    try:
+        (tmp_path / name).write_bytes(b"__global__ void k(int* o) {\n"
+                                      b"  o[0] = __shfl_down_sync(0xffffffff, o[1], 16); }\n")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("the file system refuses non-UTF-8 names")
+    r = subprocess.run([sys.executable, "-m", "porter.cli", "check", "."], cwd=tmp_path,
+                       capture_output=True, check=False, timeout=300,
+                       env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"})
+    assert r.returncode == 1, r.stderr
+    assert r.stdout.startswith(b"k\xff.cu:2:"), r.stdout[:200]
