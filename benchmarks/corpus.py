@@ -385,6 +385,9 @@ def run_package(pkg: Package, cache: Path, work: Path, args: argparse.Namespace,
                               "files_changed": changed(inp, out_h, files),
                               "cuda_names_left": dict(cuda_names_left(out_h, files).most_common())}
     if tc is not None and not args.no_compile:
+        if args.original:
+            rec["original"] = {"compile": compile_units(inp, tus, pkg, src, tc, args.jobs,
+                                                        args.timeout, torch_inc)}
         rec["porter"]["compile"] = compile_units(out_p, tus, pkg, src, tc, args.jobs, args.timeout,
                                                  torch_inc)
         if tool is not None:
@@ -411,15 +414,14 @@ def print_tables(res: dict) -> None:
     print(f"porter {res['porter_version']}; hipify-perl {res['hipify_perl'] or '-'}; compiled for "
           f"gfx942 with {res['compiler'] or '-'}\n")
     head = ["package", "files", "TUs (PyTorch)", "changed porter/hipify-perl", "converted",
-            "unconverted",
-            "unsupported", "CUDA names left porter/hipify-perl", "TUs compile porter",
-            "TUs compile hipify-perl"]
+            "unconverted", "unsupported", "CUDA names left porter/hipify-perl",
+            "TUs compile porter", "TUs compile hipify-perl", "TUs compile unported"]
     rows = []
     tot = collections.Counter()
     for rec in res["packages"]:
         if "error" in rec:
             rows.append([f"{rec['package']} {rec['version']}", "-", "-", rec["error"][:60]]
-                        + ["-"] * 6)
+                        + ["-"] * 7)
             continue
         p, h = rec["porter"], rec.get("hipify_perl")
         left_p = sum(p["cuda_names_left"].values())
@@ -428,8 +430,9 @@ def print_tables(res: dict) -> None:
                      f"{rec['translation_units']} ({skipped_count(rec)})",
                      f"{p['files_changed']}/{h['files_changed'] if h else '-'}",
                      str(p["converted"]), str(p["unconverted"]), str(p["unsupported"]),
-                     f"{left_p}/{'-' if left_h is None else left_h}", ok_count(p), ok_count(h)])
-        for key, tool_rec in (("porter", p), ("hipify", h)):
+                     f"{left_p}/{'-' if left_h is None else left_h}", ok_count(p), ok_count(h),
+                     ok_count(rec.get("original"))])
+        for key, tool_rec in (("porter", p), ("hipify", h), ("original", rec.get("original"))):
             if tool_rec and "compile" in tool_rec:
                 units = [u for u in tool_rec["compile"].values() if not u.get("skipped")]
                 tot[key + "_ok"] += sum(1 for u in units if u["ok"])
@@ -441,8 +444,10 @@ def print_tables(res: dict) -> None:
         print("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |")
     if tot["porter_n"]:
         print(f"\ntranslation units that compile for gfx942: porter {tot['porter_ok']} of "
-              f"{tot['porter_n']}, hipify-perl {tot['hipify_ok']} of {tot['hipify_n']} (units that "
-              f"include PyTorch headers, in parentheses above, not compiled)")
+              f"{tot['porter_n']}, hipify-perl {tot['hipify_ok']} of {tot['hipify_n']}"
+              + (f", unported {tot['original_ok']} of {tot['original_n']}" if tot["original_n"]
+                 else "")
+              + " (units that include PyTorch headers, in parentheses above, not compiled)")
     if res.get("show_units"):
         print_units(res)
     print("\nporter findings by rule:")
@@ -495,6 +500,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                     help="seconds per translation unit compile (default %(default)s)")
     ap.add_argument("--json", metavar="FILE", help="also write every figure and error as JSON")
+    ap.add_argument("--original", action="store_true",
+                    help="also compile the unported sources the same way (what a project's own "
+                         "HIP support compiles before any tool touches it)")
     ap.add_argument("--units", action="store_true",
                     help="also list every translation unit: porter's and hipify-perl's result")
     ap.add_argument("--from-json", metavar="FILE",
