@@ -22,6 +22,7 @@ checking a ported tree finds the same hazards and fixing is idempotent.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -96,6 +97,8 @@ class RuleContext:
         self._types: dict[tuple[str, ...], list] = {}
         self._by_type: dict[str, list] = {}
         self._idents = idents     # the file's identifier tokens (bytes), from the rewriter
+        # identifier -> (start bytes, nodes) of its occurrences in the tree, found once
+        self._word_nodes: dict[bytes, tuple[list[int], list]] = {}
         self._pp = pp             # the rewriter's #if model of the same bytes, when it built one
         self.cache: dict = {}     # build rules' own per-file scratch (C++ facts are properties)
 
@@ -181,9 +184,12 @@ class RuleContext:
     def matches(self, pattern: str, node=None):
         return P.matches(pattern, node if node is not None else self.root)
 
-    def identifiers(self, names: Iterable[str] | re.Pattern, kinds=P.IDENT_TYPES) -> list:
+    def identifiers(self, names: Iterable[str] | re.Pattern, kinds=P.IDENT_TYPES,
+                    within: tuple[int, int] | None = None) -> list:
         """Identifier nodes (outside comments and strings) whose text is one of `names` or matches
-        the regular expression `names` (a str pattern matched in full)."""
+        the regular expression `names` (a str pattern matched in full); with `within`, only
+        those starting in that byte range (a function: found by binary search, so asking for
+        each of a thousand same-named locals stays linear)."""
         from ..analysis.lex import find_word, identifiers
         if self._idents is None:
             self._idents = identifiers(self.data)
@@ -193,14 +199,25 @@ class RuleContext:
             wanted = [n for n in self._idents if rx.fullmatch(n)]
         else:
             wanted = [n for n in (x.encode() for x in set(names)) if n in self._idents]
-        out = []
+        out: list = []
         for n in wanted:
-            for pos in find_word(self.data, n):
-                node = self.root.descendant_for_byte_range(pos, pos + len(n))
-                if node is not None and node.type in kinds and node.start_byte == pos \
-                        and node.end_byte == pos + len(n):
-                    out.append(node)
-        out.sort(key=lambda n: n.start_byte)
+            found = self._word_nodes.get(n)
+            if found is None:   # once per name: rules ask again for each variable of that name
+                nodes = []
+                for pos in find_word(self.data, n):
+                    node = self.root.descendant_for_byte_range(pos, pos + len(n))
+                    if node is not None and node.start_byte == pos and \
+                            node.end_byte == pos + len(n):
+                        nodes.append(node)
+                nodes.sort(key=lambda x: x.start_byte)
+                found = self._word_nodes[n] = ([x.start_byte for x in nodes], nodes)
+            starts, nodes = found
+            if within is not None:
+                nodes = nodes[bisect.bisect_left(starts, within[0]):
+                              bisect.bisect_left(starts, within[1])]
+            out.extend(node for node in nodes if node.type in kinds)
+        if len(wanted) > 1:
+            out.sort(key=lambda n: n.start_byte)
         return out
 
     def in_comment_or_string(self, start: int, end: int) -> bool:

@@ -278,8 +278,9 @@ def ballot_var(ctx: RuleContext, ident) -> Decl | None:
         return None
     # the variable's own uses in the function, not every assignment of the function: a kernel
     # with a thousand ballot variables was quadratic
-    for u in ctx.identifiers([d.name], kinds=frozenset({"identifier"})):
-        if not scope.start_byte <= u.start_byte < scope.end_byte or u.parent is None:
+    for u in ctx.identifiers([d.name], kinds=frozenset({"identifier"}),
+                             within=(scope.start_byte, scope.end_byte)):
+        if u.parent is None:
             continue
         a = u.parent
         if a.type in ("update_expression", "pointer_expression") and \
@@ -1000,9 +1001,8 @@ class WarpBallotWidth(Rule):
         fn = enclosing_function(ident, lambdas=True)
         if fn is None:
             return False
-        for u in ctx.identifiers([name], kinds=frozenset({"identifier"})):
-            if not (fn.start_byte <= u.start_byte < fn.end_byte) or u.start_byte <= ident.start_byte:
-                continue
+        for u in ctx.identifiers([name], kinds=frozenset({"identifier"}),
+                                 within=(ident.start_byte + 1, fn.end_byte)):
             p = u.parent
             while p is not None and p.type == "parenthesized_expression":
                 p = p.parent
