@@ -46,14 +46,67 @@ def query(pattern: str):
     return tree_sitter.Query(language(), pattern)
 
 
+# A query costs a fixed compile (tens of milliseconds for the union of node types the rules ask
+# for) the first time a process uses it; on a small file that is most of a one-file `porter check`
+# (the pre-commit case). Queries made only of `(type) @name` patterns are answered by a walk of
+# the subtree instead while the subtree is small and the query not yet compiled.
+_SIMPLE_PATTERN = re.compile(r"\s*\(([A-Za-z_]\w*)\)\s*@([\w.-]+)")
+_WALK_LIMIT = 32 * 1024        # bytes of source under the node
+_compiled: set[str] = set()
+
+
+def _simple(pattern: str) -> dict[str, str] | None:
+    """{node type: capture name} when `pattern` is only `(type) @name` items, else None."""
+    out: dict[str, str] = {}
+    pos = 0
+    while pos < len(pattern):
+        m = _SIMPLE_PATTERN.match(pattern, pos)
+        if m is None:
+            return None if pattern[pos:].strip() else out
+        if m.group(1) in out:
+            return None
+        out[m.group(1)] = m.group(2)
+        pos = m.end()
+    return out
+
+
+def _walk_captures(types: dict[str, str], node) -> dict[str, list]:
+    found: dict[str, list] = {}
+    cursor = node.walk()
+    while True:
+        n = cursor.node
+        if n is not None and n.is_named:
+            cap = types.get(n.type)
+            if cap is not None:
+                found.setdefault(cap, []).append(n)
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent() or cursor.node == node:
+                return found
+        if cursor.node == node:
+            return found
+
+
 def captures(pattern: str, node) -> dict[str, list]:
     """Run a (cached) query on a node: {capture name: [nodes]} in document order."""
+    if pattern not in _compiled and node.end_byte - node.start_byte <= _WALK_LIMIT:
+        simple = _simple(pattern)
+        if simple:
+            return _walk_captures(simple, node)
     import tree_sitter
+    _compiled.add(pattern)
     cur = tree_sitter.QueryCursor(query(pattern))
     found = cur.captures(node)
     for nodes in found.values():
-        nodes.sort(key=lambda n: n.start_byte)
+        nodes.sort(key=_document_order)
     return found
+
+
+def _document_order(n) -> tuple[int, int]:
+    """Start, outer node first: the order of a preorder walk (a query's own order among nodes
+    that start at the same byte is an implementation detail)."""
+    return (n.start_byte, -n.end_byte)
 
 
 def matches(pattern: str, node):
