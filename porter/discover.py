@@ -97,7 +97,8 @@ def discover(path: Path, *, extensions: frozenset[str] = CUDA_EXTS,
                     disc.skipped.append((rel, "symbolic link loop or dangling link (not followed)"))
                     continue
                 if root not in real.parents and real != root:
-                    disc.skipped.append((rel, "symbolic link pointing outside the tree (not followed)"))
+                    disc.skipped.append((rel, "symbolic link pointing outside the tree (not "
+                                              "followed)"))
                     continue
                 if real.is_dir():
                     disc.skipped.append((rel, "symbolic link to a folder (not followed)"))

@@ -37,11 +37,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any
 
 __all__ = [
     "DEFAULT_ARCHS",
@@ -180,7 +181,8 @@ class Toolchain:
 
 
 def _rocm_root(candidate: Path) -> Path | None:
-    """Accept a setup-rocm prefix (``X`` with ``X/usr/include/hip``) or a ROCm tree (``X/include/hip``)."""
+    """Accept a setup-rocm prefix (``X`` with ``X/usr/include/hip``) or a ROCm tree
+    (``X/include/hip``)."""
     for root in (candidate / "usr", candidate):
         if (root / "include" / "hip" / "hip_runtime.h").is_file():
             return root
@@ -188,8 +190,8 @@ def _rocm_root(candidate: Path) -> Path | None:
 
 
 def find_rocm(rocm: str | os.PathLike[str] | None = None) -> Path:
-    """The ROCm tree to compile against: *rocm*, else ``PORTER_ROCM_PREFIX``, ``/opt/porter-rocm/7.2``,
-    ``/opt/rocm``. Returns the folder that holds ``include/hip``."""
+    """The ROCm tree to compile against: *rocm*, else ``PORTER_ROCM_PREFIX``,
+    ``/opt/porter-rocm/7.2``, ``/opt/rocm``. Returns the folder that holds ``include/hip``."""
     if rocm is not None:
         candidates = [str(rocm)]
     elif os.environ.get("PORTER_ROCM_PREFIX"):
@@ -231,7 +233,8 @@ def _device_lib_path(rocm: Path, clang_major: int | None) -> Path | None:
     A clang reads bitcode of its own LLVM major or older, so newer ones are skipped."""
     found: list[Path] = []
     for pattern in ("lib/llvm-*/lib/clang/*/amdgcn/bitcode", "amdgcn/bitcode",
-                    "lib/llvm/lib/clang/*/lib/amdgcn/bitcode", "llvm/lib/clang/*/lib/amdgcn/bitcode"):
+                    "lib/llvm/lib/clang/*/lib/amdgcn/bitcode",
+                    "llvm/lib/clang/*/lib/amdgcn/bitcode"):
         found += [p for p in rocm.glob(pattern) if (p / "ocml.bc").is_file()]
     if clang_major is not None:
         usable = [p for p in found if _llvm_major(p) <= clang_major]
@@ -246,7 +249,8 @@ def _clang_major(compiler: str) -> int | None:
     if m:
         return int(m.group(1))
     try:
-        out = subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=30).stdout
+        out = subprocess.run([compiler, "--version"], capture_output=True, text=True,
+                             timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     m = re.search(r"clang version (\d+)", out)
@@ -267,23 +271,26 @@ def _find_compiler(rocm: Path, compiler: str | None = None) -> tuple[str, str]:
         if exe is None:
             raise ToolchainNotFound(f"compiler {explicit} is not an executable (--compiler)")
         name = Path(exe).name
-        return exe, ("hipcc" if name.startswith("hipcc") else "amdclang" if "amdclang" in name else "clang")
+        return exe, ("hipcc" if name.startswith("hipcc") else "amdclang" if "amdclang" in name
+                     else "clang")
     # A real ROCm install brings its own compiler.
     for rel, kind in (("llvm/bin/amdclang++", "amdclang"), ("bin/amdclang++", "amdclang"),
                       ("bin/hipcc", "hipcc")):
-        exe = rocm / rel
-        if exe.is_file() and os.access(exe, os.X_OK):
-            return str(exe), kind
-    for name, kind in ((f"clang++-{_CLANG_MAJOR}", "clang"), ("amdclang++", "amdclang"), ("hipcc", "hipcc")):
+        path = rocm / rel
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path), kind
+    for name, kind in ((f"clang++-{_CLANG_MAJOR}", "clang"), ("amdclang++", "amdclang"), ("hipcc",
+                                                                                          "hipcc")):
         exe = shutil.which(name)
         if exe:
             return exe, kind
     raise ToolchainNotFound(
         f"no HIP compiler found (clang++-{_CLANG_MAJOR}, amdclang++ or hipcc); "
-        "install clang-22 (`porter toolchain install` does it on Debian 12) or pass --compiler PATH")
+        "install clang-22 (`porter toolchain install` does it on Debian 12) or pass "
+        "--compiler PATH")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _discover_cached(rocm_arg: str | None, env_key: tuple[str, str],
                      compiler_arg: str | None = None) -> Toolchain:
     rocm = find_rocm(rocm_arg)
@@ -322,8 +329,9 @@ def _toolchain(rocm: Toolchain | str | os.PathLike[str] | None) -> Toolchain:
 
 
 def parse_archs(value: str | Sequence[str] | None) -> list[str]:
-    """``"gfx942,gfx90a"`` or ``["gfx942", "gfx90a"]`` -> ``["gfx942", "gfx90a"]`` (duplicates dropped)."""
-    from .analysis.targets import split_archs      # the one --offload-arch parser
+    """``"gfx942,gfx90a"`` or ``["gfx942", "gfx90a"]`` -> ``["gfx942", "gfx90a"]``
+    (duplicates dropped)."""
+    from .analysis.targets import split_archs  # the one --offload-arch parser
     if value is None:
         return list(DEFAULT_ARCHS)
     return split_archs(value) or list(DEFAULT_ARCHS)
@@ -355,7 +363,8 @@ def _relevant_output(stderr: str, failed: bool) -> str:
     return text[-_TAIL_CHARS:]
 
 
-_DIAG = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?P<col>\d+): (?:fatal error|error|note|warning):")
+_DIAG = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?P<col>\d+): (?:fatal "
+                   r"error|error|note|warning):")
 
 
 def _user_location(stderr: str, rocm: Path) -> str:
@@ -606,7 +615,7 @@ def main_verify(args) -> int:
     compiler output). Exit codes: 0 all compiled, 1 some unit failed or compiles only with a
     flag the build lacks, 2 no toolchain or bad arguments."""
     out, err = sys.stdout, sys.stderr
-    targets = [getattr(args, "path", None) or getattr(args, "dir", None)]
+    targets: list[Any] = [getattr(args, "path", None) or getattr(args, "dir", None)]
     if targets[0] is None:
         targets = list(getattr(args, "paths", None) or [])
     if not targets:
@@ -630,7 +639,8 @@ def main_verify(args) -> int:
         return 2
     units = translation_units(target)
     if not units:
-        print(f"porter verify: no translation units (.hip, .cu, .cpp, .cc, .cxx) under {target}", file=err)
+        print(f"porter verify: no translation units (.hip, .cu, .cpp, .cc, .cxx) under {target}",
+              file=err)
         return 2
     quiet = bool(getattr(args, "quiet", False))
     verbose = bool(getattr(args, "verbose", False))
@@ -709,7 +719,7 @@ def verify_port(args, plan, results) -> None:
     tc = discover(getattr(args, "rocm_path", None), getattr(args, "compiler", None))
     cc = getattr(args, "compile_commands", None)
     commands = load_compile_commands(cc) if cc else None
-    units: dict[Path, tuple[object, object]] = {}
+    units: dict[Path, tuple[Any, Any]] = {}      # ported file -> (plan job, port result)
     for job, res in zip(plan.jobs, results):
         if res.kind != "cuda" or res.status == "error" or not job.out:
             continue
@@ -744,7 +754,8 @@ def verify_port(args, plan, results) -> None:
     targets = ", ".join(archs)
     for r in compiled:
         job, res = units[r.path]
-        res.note = (f"verify: {r.summary} ({targets}; HIP {tc.version_str})" if r.status != "skipped"
+        res.note = (f"verify: {r.summary} ({targets}; HIP {tc.version_str})"
+                    if r.status != "skipped"
                     else f"verify: {r.summary}")
         if r.status in ("failed", "assisted"):
             line, col, where = 1, 1, ""

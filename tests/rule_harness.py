@@ -1,7 +1,8 @@
 """Semgrep-style rule fixtures.
 
 A fixture is fixtures/rules/<CODE>_<kebab-case description>.<ext> (CUDA/HIP C++, Python;
-CMakeLists/Makefile/*.cmake for build rules; naming in CONTRIBUTING.md). Markers, in a comment at the end of a line (or alone on the line above it):
+CMakeLists/Makefile/*.cmake for build rules; naming in CONTRIBUTING.md). Markers, in a comment
+at the end of a line (or alone on the line above it):
 
     // expect: PT101, PT102     the line must be reported with exactly these codes
     // ok: PT101                 the line must not be reported with this code (documentation)
@@ -43,7 +44,7 @@ def parse_fixture(text: str):
     codes: set[str] = set()
     opts = {"offload-arch": "gfx942", "rocm-version": "7.2", "unsafe-fixes": False}
     lines = text.splitlines()
-    for i, line in enumerate(lines[:5], start=1):
+    for _i, line in enumerate(lines[:5], start=1):
         h = HEADER.search(line)
         if h:
             for item in h.group(1).split():
@@ -89,7 +90,8 @@ def run_fixture(path: Path):
 
 def fixed_twin(path: Path) -> Path:
     return path.with_name(path.name.replace(path.suffix, ".fixed" + path.suffix)) \
-        if not path.name.lower().startswith(("cmakelists", "makefile")) else path.with_name(path.name + ".fixed")
+        if not path.name.lower().startswith(("cmakelists",
+                                             "makefile")) else path.with_name(path.name + ".fixed")
 
 
 def apply_fixes(path: Path, data: bytes, codes, opts) -> bytes:

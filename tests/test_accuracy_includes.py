@@ -41,7 +41,8 @@ def test_no_include_for_files_that_use_no_runtime_name():
 
 @pytest.mark.parametrize("src, want", [
     # last line without a final newline: the include gets a line of its own
-    (b"#pragma once\n__global__ void k() {}", b"#pragma once\n" + INC + b"\n__global__ void k() {}"),
+    (b"#pragma once\n__global__ void k() {}",
+     b"#pragma once\n" + INC + b"\n__global__ void k() {}"),
     (b"#pragma once", None),
     # lone-CR and CRLF files keep their line ending
     (b"__global__ void k() {}\rint x;\r", INC + b"\r__global__ void k() {}\rint x;\r"),
@@ -50,15 +51,20 @@ def test_no_include_for_files_that_use_no_runtime_name():
     (b"// l\r\n#pragma once\r\n__global__ void k() {}\r\n",
      b"// l\r\n#pragma once\r\n" + INC + b"\r\n__global__ void k() {}\r\n"),
     # malformed or shared leading comments: at the top, never inside or after a comment
-    (b"/* unterminated\n__global__ void k() {}\n", INC + b"\n/* unterminated\n__global__ void k() {}\n"),
-    (b"/* a */ junk /*\n__global__ void k() {}\n", INC + b"\n/* a */ junk /*\n__global__ void k() {}\n"),
-    (b"/* a */ /* b\n */ __global__ void k() {}\n", INC + b"\n/* a */ /* b\n */ __global__ void k() {}\n"),
-    (b"// c\n/* x */ */\n__global__ void k() {}\n", b"// c\n" + INC + b"\n/* x */ */\n__global__ void k() {}\n"),
+    (b"/* unterminated\n__global__ void k() {}\n", INC + b"\n/* unterminated\n__global__ void k() "
+                                                         b"{}\n"),
+    (b"/* a */ junk /*\n__global__ void k() {}\n", INC + b"\n/* a */ junk /*\n__global__ void k() "
+                                                         b"{}\n"),
+    (b"/* a */ /* b\n */ __global__ void k() {}\n", INC + b"\n/* a */ /* b\n */ __global__ void "
+                                                          b"k() {}\n"),
+    (b"// c\n/* x */ */\n__global__ void k() {}\n", b"// c\n" + INC + b"\n/* x */ */\n__global__ "
+                                                                      b"void k() {}\n"),
     # inside a header guard with nothing else: right after its #define
     (b"#ifndef G\n#define G\n__global__ void k() {}\n#endif",
      b"#ifndef G\n#define G\n" + INC + b"\n__global__ void k() {}\n#endif"),
     # a UTF-8 byte-order mark stays first
-    (b"\xef\xbb\xbf__global__ void k() {}\n", b"\xef\xbb\xbf" + INC + b"\n__global__ void k() {}\n"),
+    (b"\xef\xbb\xbf__global__ void k() {}\n",
+     b"\xef\xbb\xbf" + INC + b"\n__global__ void k() {}\n"),
 ])
 def test_where_the_runtime_include_goes(src, want):
     out = port_twice("k.cuh", src)
@@ -68,8 +74,10 @@ def test_where_the_runtime_include_goes(src, want):
 @pytest.mark.parametrize("src, want", [
     (b"void g() { struct cudaDeviceProp p; cudaGetDeviceProperties(&p, 0); }\n",
      b"void g() { hipDeviceProp_t p; hipGetDeviceProperties(&p, 0); }\n"),
-    (b"int f(const struct cudaPointerAttributes* a);\n", b"int f(const hipPointerAttribute_t* a);\n"),
-    (b"enum cudaMemcpyKind k = cudaMemcpyHostToDevice;\n", b"hipMemcpyKind k = hipMemcpyHostToDevice;\n"),
+    (b"int f(const struct cudaPointerAttributes* a);\n",
+     b"int f(const hipPointerAttribute_t* a);\n"),
+    (b"enum cudaMemcpyKind k = cudaMemcpyHostToDevice;\n", b"hipMemcpyKind k = "
+                                                           b"hipMemcpyHostToDevice;\n"),
     # a forward declaration keeps its keyword (HIP's tag has the same name here)
     (b"struct cudaDeviceProp;\n", b"struct hipDeviceProp_t;\n"),
 ])

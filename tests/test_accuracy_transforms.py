@@ -69,6 +69,7 @@ def test_a_call_form_no_transform_covers_is_reported_not_rewritten(call):
 def test_the_real_table_no_longer_turns_the_cuda11_form_into_a_three_argument_call():
     """Whatever the tables say about the 5-argument form, it never becomes WithFlags."""
     from porter.engine import EngineOptions, process_one
-    src = b"void f(cudaGraphExec_t* x, cudaGraph_t g) { cudaGraphInstantiate(x, g, NULL, NULL, 0); }\n"
+    src = (b"void f(cudaGraphExec_t* x, cudaGraph_t g) "
+           b"{ cudaGraphInstantiate(x, g, NULL, NULL, 0); }\n")
     out = process_one("t.cpp", src, EngineOptions(run_rules=False)).new_data
     assert b"hipGraphInstantiateWithFlags(x, g, NULL, NULL, 0)" not in out

@@ -24,7 +24,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, need
 
 PROJECT = FIXTURES / "buildfiles" / "blas-project"

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, need
+
 from porter.findings import Severity
 from porter.parse import cmake as C
 from porter.parse import make as M
@@ -69,7 +69,8 @@ def test_fixture_project_cmake():
     out, findings = port("CMakeLists.txt", text)
     assert "project(blasdemo LANGUAGES CXX HIP)" in out
     assert "set(CMAKE_HIP_STANDARD 17)" in out and "CMAKE_HIP_STANDARD_REQUIRED ON" in out
-    assert "if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)\n  set(CMAKE_HIP_ARCHITECTURES gfx90a gfx942)" in out
+    assert ("if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)\n"
+            "  set(CMAKE_HIP_ARCHITECTURES gfx90a gfx942)") in out
     # the version of CUDA is meaningless for hip; the library package follows the target
     assert "find_package(hip REQUIRED)\nfind_package(hipblas REQUIRED)\n" in out
     assert "set_source_files_properties(src/scale.cu src/gemm.cu PROPERTIES LANGUAGE HIP)" in out
@@ -228,7 +229,8 @@ def test_cuda_target_names_exist_in_findcudatoolkit():
 
 
 def test_rocm_targets_and_libraries_exist_in_the_prefix(rocm72):
-    configs = list(rocm72.glob("lib/*/cmake/*/*.cmake")) + list(rocm72.glob("share/cmake/*/*.cmake"))
+    configs = (list(rocm72.glob("lib/*/cmake/*/*.cmake"))
+               + list(rocm72.glob("share/cmake/*/*.cmake")))
     defined = set()
     for cfg in configs:
         defined.update(re.findall(r"add_library\(\s*([\w:]+)", cfg.read_text(errors="replace")))
@@ -240,10 +242,10 @@ def test_rocm_targets_and_libraries_exist_in_the_prefix(rocm72):
             if row.cmake_target:
                 assert row.cmake_target in defined, f"{name} -> {row.cmake_target}: not in {rocm72}"
                 assert "package:" + row.package in defined, f"{name}: no {row.package}-config"
-    for name, row in tab["package"].items():
+    for _name, row in tab["package"].items():
         assert "package:" + row.hip in defined, f"find_package({row.hip}): no config in {rocm72}"
     libdirs = list(rocm72.glob("lib/*-linux-gnu"))
-    for name, row in tab["library"].items():
+    for _name, row in tab["library"].items():
         if row.hip:
             # the -dev package's link name (its target is in the runtime package)
             assert any(os.path.lexists(d / f"lib{row.hip}.so") for d in libdirs), f"-l{row.hip}"

@@ -22,7 +22,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, rocm_prefix
 
 from porter.engine import EngineOptions, process_one
@@ -175,7 +174,8 @@ def _check(area: str, rows, text: str, options: EngineOptions, roc: bool) -> Non
         elif r.target(use_roc) != r.cuda and r.kind not in ("header", "header_dir") \
                 and _word_in(r.cuda, line):
             missing.append(f"{r.cuda}: still in the output {line.strip()!r}")
-    assert not missing, f"{len(missing)} of {len(rows)} {area} rows not applied:\n" + "\n".join(missing[:40])
+    assert not missing, (f"{len(missing)} of {len(rows)} {area} rows not applied:\n"
+                         + "\n".join(missing[:40]))
     again = _port(f"{area}_coverage.cu", out, options)
     assert again == out, f"{area}: porting the ported output again changed it"
 
@@ -183,7 +183,8 @@ def _check(area: str, rows, text: str, options: EngineOptions, roc: bool) -> Non
 AREAS = sorted(INDEX.areas)
 IDENT_AREAS = [a for a in AREAS if _rows_for(a, IDENT_KINDS)]
 HEADER_AREAS = [a for a in AREAS if _rows_for(a, ("header", "header_dir"))]
-ROC_AREAS = sorted({roc_area(r) for a in AREAS for r in _rows_for(a, IDENT_KINDS + ("header", "header_dir"))
+ROC_AREAS = sorted({roc_area(r) for a in AREAS for r in _rows_for(a, IDENT_KINDS + ("header",
+                                                                                    "header_dir"))
                     if r.roc})
 
 
@@ -273,13 +274,15 @@ def _check_64(area: str, pairs) -> None:
             if old is None or not old.hip:
                 # nothing usable in 6.4: left as written and reported
                 if r.hip != r.cuda and _word_in(r.hip, line) and not _word_in(r.cuda, line):
-                    problems.append(f"{r.cuda}: rewritten to {r.hip} for ROCm 6.4: {line.strip()!r}")
+                    problems.append(f"{r.cuda}: rewritten to {r.hip} for ROCm 6.4: "
+                                    f"{line.strip()!r}")
                 if r.cuda not in reported:
                     problems.append(f"{r.cuda}: no PT002 for ROCm 6.4")
             else:
                 want = _expected(old, False)
                 if not _word_in(want, line):
-                    problems.append(f"{r.cuda}: expected the 6.4 row {want!r}: got {line.strip()!r}")
+                    problems.append(f"{r.cuda}: expected the 6.4 row {want!r}: "
+                                    f"got {line.strip()!r}")
         again = process_one(f"{area}_v64.cu", res.new_data, opts).new_data
         if again != res.new_data:
             problems.append(f"{area}: porting the 6.4 output again changed it")

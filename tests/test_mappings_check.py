@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, need, rocm_prefix
 
 CHECKER = ROOT / "scripts" / "check_mappings.py"

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, need
+
 from porter.mappings.index import read_table, tables_dir
 from porter.mappings.model import parse_version
 
@@ -143,12 +143,14 @@ def test_driver_values_follow_their_runtime_twins(core_rows):
         "CU_MEMHOSTREGISTER_PORTABLE": "hipHostRegisterPortable",
         "CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK": "hipDevP2PAttrPerformanceRank",
         "CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC": "hipMemPoolReuseAllowOpportunistic",
-        "CU_JIT_MAX_REGISTERS": "hipJitOptionMaxRegisters", "cudaJitMaxRegisters": "hipJitOptionMaxRegisters",
+        "CU_JIT_MAX_REGISTERS": "hipJitOptionMaxRegisters",
+            "cudaJitMaxRegisters": "hipJitOptionMaxRegisters",
         "CUDA_ERROR_LAUNCH_FAILED": "hipErrorLaunchFailure",
         "cuMemAlloc_v2": "hipMalloc", "CUdeviceptr_v2": "hipDeviceptr_t",
         "CUDA_MEMCPY2D_st": "hip_Memcpy2D", "CUfunc_st": "ihipModuleSymbol_t",
     }
-    wrong = {k: (by[k].hip if k in by else None) for k, v in want.items() if k not in by or by[k].hip != v}
+    wrong = {k: (by[k].hip if k in by else None) for k,
+             v in want.items() if k not in by or by[k].hip != v}
     assert not wrong, wrong
     # a driver value matched through a runtime twin keeps that twin's HIP name
     for r in core_rows["driver"]:
@@ -160,8 +162,10 @@ def test_driver_values_follow_their_runtime_twins(core_rows):
 def test_per_dimension_limits_stay_unsupported(core_rows):
     """HIP has one attribute per texture shape for several dimensions: no one-to-one rename."""
     by = {r.cuda: r for a in ("runtime", "driver") for r in core_rows[a]}
-    for name in ("cudaDevAttrMaxTexture2DLayeredWidth", "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT",
-                 "cudaDevAttrMaxSurface3DDepth", "CUDA_ERROR_EXTERNAL_DEVICE", "cudaGraphNodeTypeConditional"):
+    for name in ("cudaDevAttrMaxTexture2DLayeredWidth",
+                 "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT",
+                 "cudaDevAttrMaxSurface3DDepth", "CUDA_ERROR_EXTERNAL_DEVICE",
+                 "cudaGraphNodeTypeConditional"):
         assert not by[name].hip, name
 
 
@@ -188,7 +192,8 @@ def _required_params(text: str, name: str) -> list[int]:
                 cur += ch
         if cur.strip() and cur.strip() != "void":
             parts.append(cur)
-        out.append(sum(1 for p in parts if "__dv(" not in p and "__dparm(" not in p and "=" not in p))
+        out.append(sum(1 for p in parts if "__dv(" not in p and "__dparm(" not in p
+                       and "=" not in p))
     return out
 
 

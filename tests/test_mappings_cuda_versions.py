@@ -9,8 +9,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, need
+
 from porter.engine import EngineOptions, process_one
 from porter.mappings.index import load_index
 from porter.rewrite.cuda import PortOptions

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -39,7 +39,7 @@ NAMES = ROOT / "scripts" / "data" / "cuda_library_names"
 OLDER = ROOT / "scripts" / "data" / "api" / "cuda_older.tsv"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _decls(usr: Path, dirs: tuple[str, ...]) -> frozenset[str]:
     inc = usr / "include"
     files: list[Path] = []
@@ -67,7 +67,7 @@ def _in_force(area, version):
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cuda_list(name: str) -> frozenset[str]:
     return frozenset(ln.split("\t")[0] for ln in (NAMES / f"{name}.txt").read_text().splitlines()
                      if ln.strip() and not ln.startswith("#"))
@@ -104,7 +104,8 @@ def test_cuda_names_are_declared_by_nvidia_headers(area):
 def test_hip_names_exist_in_rocm72(area, rocm72):
     """The row in force for ROCm 7.2 names a declared HIP name."""
     decls = _decls(rocm72, HIP_DIRS[area])
-    missing = [f"{r.cuda}->{r.hip}" for r in _in_force(area, (7, 2)) if r.hip and r.hip not in decls]
+    missing = [f"{r.cuda}->{r.hip}" for r in _in_force(area,
+                                                       (7, 2)) if r.hip and r.hip not in decls]
     assert missing == []
 
 

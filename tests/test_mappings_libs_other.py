@@ -17,12 +17,11 @@ against 7.2 only.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
-import pytest
-
 from conftest import ROOT, need
+
 from porter.mappings.index import read_table, validate_rows
 from porter.mappings.model import parse_version
 
@@ -55,7 +54,7 @@ def rows_of(table: str):
     return read_table(ROOT / "mappings" / f"{table}.csv")
 
 
-@lru_cache(maxsize=None)
+@cache
 def words(paths: tuple[Path, ...]) -> frozenset[str]:
     out: set[str] = set()
     for base in paths:
@@ -65,7 +64,7 @@ def words(paths: tuple[Path, ...]) -> frozenset[str]:
     return frozenset(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def listed_names() -> frozenset[str]:
     out = set()
     for f in NAMES.glob("*.txt"):
@@ -208,7 +207,8 @@ def test_key_rows():
     assert hip("rtc", "nvrtcCompileProgram") == "hiprtcCompileProgram"
     assert hip("rtc", "NVRTC_SUCCESS") == "HIPRTC_SUCCESS"
     assert hip("coop", "cooperative_groups::this_cluster") == ""
-    assert hip("coop", "cooperative_groups::this_thread_block") == "cooperative_groups::this_thread_block"
+    assert hip("coop",
+               "cooperative_groups::this_thread_block") == "cooperative_groups::this_thread_block"
     assert hip("wmma", "nvcuda::wmma") == "rocwmma"
     heads = {r.cuda: r for r in rows_of("libheaders_other")}
     assert heads["cub/cub.cuh"].hip == "hipcub/hipcub.hpp"

@@ -7,8 +7,8 @@ import shlex
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES, rocm_prefix
+
 from porter.cli import main
 
 VARIANTS = sorted(p for p in (FIXTURES / "port").iterdir() if (p / "input").is_dir())

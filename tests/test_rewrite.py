@@ -29,7 +29,8 @@ def test_qualified_rows_and_namespace_aliases():
 
 def test_thrust_cuda_policy_and_cub_namespace():
     out, _ = port("#include <thrust/system/cuda/execution_policy.h>\n"
-                  "void f(cudaStream_t s) { auto p = thrust::cuda::par.on(s); cub::DeviceReduce::Sum(0); }\n")
+                  "void f(cudaStream_t s) { auto p = thrust::cuda::par.on(s); "
+                  "cub::DeviceReduce::Sum(0); }\n")
     assert "#include <thrust/system/hip/execution_policy.h>" in out
     assert "thrust::hip::par.on(s)" in out and "hipcub::DeviceReduce::Sum" in out
     assert "hipStream_t" in out
@@ -60,7 +61,7 @@ def test_field_names_and_project_declarations_are_not_api_references():
     out, findings = port(src)
     assert out == src
     # declared in the file: filtered project-wide by the engine's declared-name pass
-    from porter.engine import FileResult, filter_declared
+    from porter.engine import filter_declared
     r = process_one("t.cu", src.encode(), EngineOptions(port=PortOptions(), rules=RuleOptions(),
                                                        run_rules=False))
     filter_declared([r])
@@ -91,8 +92,8 @@ def test_include_only_files_are_ported_without_a_parse():
     assert "#include <cuda_runtime.h>\n*/" in out            # inside the block comment: kept
     assert "#include <hip/hip_fp16.h>" in out and '#include "hipcub/hipcub.hpp"' in out
     assert "#include <vector>" in out
-    from porter.rewrite.cuda import include_directives
     from porter.parse.cuda import parse
+    from porter.rewrite.cuda import include_directives
     data = src.encode()
     lexical = include_directives(data)
     tree = include_directives(data, parse(data).root_node)
@@ -146,7 +147,8 @@ def test_macro_bodies_that_are_a_single_name():
 
 def test_two_cuda_headers_becoming_one_hip_header_are_included_once():
     out, _ = port("#include <cuda.h>\n#include <cuda_runtime.h>\n#include <vector>\n"
-                  "#ifdef USE_DRIVER\n#include <cuda.h>\n#else\n#include <cuda_runtime.h>\n#endif\n")
+                  "#ifdef USE_DRIVER\n#include <cuda.h>\n#else\n"
+                  "#include <cuda_runtime.h>\n#endif\n")
     assert out == ("#include <hip/hip_runtime.h>\n#include <vector>\n"
                    "#ifdef USE_DRIVER\n#include <hip/hip_runtime.h>\n#else\n"
                    "#include <hip/hip_runtime.h>\n#endif\n")
@@ -155,19 +157,23 @@ def test_two_cuda_headers_becoming_one_hip_header_are_included_once():
 
 
 def test_max_args_transform():
-    out, findings = port("void f(cudaStream_t s, cudaStreamCaptureStatus* st, unsigned long long* id,\n"
-                         "       const cudaGraphEdgeData** e, size_t* n, cudaGraph_t* g, const cudaGraphNode_t** d) {\n"
+    out, findings = port("void f(cudaStream_t s, cudaStreamCaptureStatus* st, unsigned long long* "
+                         "id,\n"
+                         "       const cudaGraphEdgeData** e, size_t* n, cudaGraph_t* g, const "
+                         "cudaGraphNode_t** d) {\n"
                          "  cudaStreamGetCaptureInfo(s, st, id);\n"
                          "  cudaStreamGetCaptureInfo(s, st, id, g, d, e, n);\n}\n")
     assert "hipStreamGetCaptureInfo_v2(s, st, id);" in out
     assert "cudaStreamGetCaptureInfo(s, st, id, g, d, e, n);" in out
-    assert [f.line for f in findings if f.code == "PT002" and f.name == "cudaStreamGetCaptureInfo"] == [4]
+    assert [f.line for f in findings if f.code == "PT002"
+            and f.name == "cudaStreamGetCaptureInfo"] == [4]
 
 
 def test_vendor_switch_keeps_the_nvidia_side_and_reports_nothing_there():
     src = ("#if defined(USE_ROCM)\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\n"
            "inline void reset() { cudaCtxResetPersistingL2Cache(); }\n#endif\n"
-           "#ifndef __HIP_PLATFORM_AMD__\n__device__ unsigned s(void* p) { return __cvta_generic_to_shared(p); }\n#endif\n"
+           "#ifndef __HIP_PLATFORM_AMD__\n__device__ unsigned s(void* p) { return "
+           "__cvta_generic_to_shared(p); }\n#endif\n"
            "void f(float* d) { cudaFree(d); }\n")
     out, findings = port(src)
     assert "#include <cuda_runtime.h>" in out and "cudaCtxResetPersistingL2Cache();" in out
@@ -191,14 +197,17 @@ def test_a_project_shim_layer_is_left_to_do_its_job(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "vendors.h").write_text(
         "#pragma once\n#if defined(GGML_USE_HIP)\n#include <hip/hip_runtime.h>\n"
-        "#define cudaError_t hipError_t\n#define cudaSuccess hipSuccess\n#define cudaMalloc hipMalloc\n"
+        "#define cudaError_t hipError_t\n#define cudaSuccess hipSuccess\n#define cudaMalloc "
+        "hipMalloc\n"
         "#else\n#include <cuda_runtime.h>\n#endif\n")
     use = ('#include "vendors.h"\n__global__ void k(float* p) { p[threadIdx.x] = 0.f; }\n'
-           "cudaError_t alloc(float** p) { cudaError_t e = cudaMalloc(p, 4); return e == cudaSuccess ? e : e; }\n"
+           "cudaError_t alloc(float** p) { cudaError_t e = cudaMalloc(p, 4); return e == "
+           "cudaSuccess ? e : e; }\n"
            "void sync() { cudaDeviceSynchronize(); }\n")
     (tmp_path / "src" / "use.cu").write_text(use)
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(tmp_path / "src"), "-o", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(tmp_path / "src"), "-o",
+                           str(out)],
                           capture_output=True, text=True)
     assert proc.returncode in (0, 1), proc.stderr
     assert (out / "vendors.h").read_text() == (tmp_path / "src" / "vendors.h").read_text()

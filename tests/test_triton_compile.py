@@ -161,7 +161,8 @@ def test_original_cuda_libdevice_fails_and_port_fixes_it(triton_env):
 
 
 MM_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16",
-          **{n: "i32" for n in ["M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm", "stride_cn"]},
+          **{n: "i32" for n in ["M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn",
+                                "stride_cm", "stride_cn"]},
           "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
 
 

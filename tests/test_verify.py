@@ -155,7 +155,8 @@ def test_rocm64_wave_size_per_target(tmp_path, tc64):
     assert tc64.warp_sync_opt_in and tc64.needs_wave_define
     flags = tc64.arch_flags(["gfx942", "gfx1100"])
     assert flags[flags.index("-Xarch_gfx1100") + 1] == "-D__AMDGCN_WAVEFRONT_SIZE=32"
-    plain = write(tmp_path, "plain.hip", KERNEL_OK.replace("__shfl_down_sync(0xffffffffffffffffull, ",
+    plain = write(tmp_path, "plain.hip",
+                  KERNEL_OK.replace("__shfl_down_sync(0xffffffffffffffffull, ",
                                                           "__shfl_down("))
     res = verify.compile_file(plain, ["gfx942", "gfx1100"], tc64)
     assert res.ok and res.status == "compiled", res.stderr_tail
@@ -273,14 +274,16 @@ def test_empty_file_is_skipped_not_ok(tmp_path, tc72, capsys):
     write(tmp_path, "empty.cu", "// nothing here\n/* at all */\n")
     res = verify.compile_file(tmp_path / "empty.cu", ["gfx942"], tc72)
     assert not res.ok and res.status == "skipped" and "empty" in res.skipped
-    args = types.SimpleNamespace(path=str(tmp_path), offload_arch="gfx942", rocm_path=str(tc72.rocm))
+    args = types.SimpleNamespace(path=str(tmp_path), offload_arch="gfx942",
+                                 rocm_path=str(tc72.rocm))
     assert verify.main_verify(args) == 0
     assert "SKIP  empty.cu" in capsys.readouterr().out
 
 
 def test_compile_commands_give_the_build_flags(tmp_path, tc72):
     import json
-    write(tmp_path, "inc/cfg.h", "#pragma once\n#ifndef FROM_BUILD\n#error needs the build's macro\n#endif\n")
+    write(tmp_path, "inc/cfg.h", "#pragma once\n#ifndef FROM_BUILD\n#error needs the build's "
+                                 "macro\n#endif\n")
     write(tmp_path, "src/k.hip", '#include <hip/hip_runtime.h>\n#include "cfg.h"\n'
                                  "__global__ void k(float* p) { p[0] = 1.f; }\n")
     cc = [{"directory": str(tmp_path), "file": "src/k.hip",

@@ -7,9 +7,13 @@ cp.async, mma, special register, other PTX). `ctx.asm` is the per-file `AsmSites
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .lazyre import re
 from .lex import lex_code_spans
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 # -- PTX recognition ---------------------------------------------------------------------------
 _PTX_OPS = (
@@ -49,7 +53,8 @@ FAMILIES = [
     ("pdl", re.compile(r"griddepcontrol")),
     ("mbarrier", re.compile(r"mbarrier\.")),
     ("cp_async", re.compile(r"cp\.async\.")),
-    ("mma", re.compile(r"(?<![\w.])mma\.(?:sync|sp)|ldmatrix\.|stmatrix\.|movmatrix\.|(?<![\w.])wmma\.")),
+    ("mma",
+     re.compile(r"(?<![\w.])mma\.(?:sync|sp)|ldmatrix\.|stmatrix\.|movmatrix\.|(?<![\w.])wmma\.")),
 ]
 FAMILY_CODE = {"tma": "PT207", "hopper": "PT206", "cluster": "PT209", "pdl": "PT210",
                "mbarrier": "PT208", "cp_async": "PT203", "mma": "PT204", "special": "PT202",
@@ -72,7 +77,7 @@ class AsmSite:
     start: int
     end: int
     template: str                      # concatenated template strings (escapes kept as text)
-    node: object = None                # gnu_asm_expression, when the tree has one
+    node: Node | None = None           # gnu_asm_expression, when the tree has one
     in_macro: bool = False
     ptx: bool = False
     family: str | None = None

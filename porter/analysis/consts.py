@@ -85,9 +85,11 @@ class Consts:
                 continue
             for decl in d.children_by_field_name("declarator"):
                 if decl.type == "init_declarator":
-                    name, val = decl.child_by_field_name("declarator"), decl.child_by_field_name("value")
+                    name = decl.child_by_field_name("declarator")
+                    val = decl.child_by_field_name("value")
                     if name is not None and name.type == "identifier" and val is not None:
-                        if val.type in ("initializer_list", "argument_list") and val.named_child_count == 1:
+                        if val.type in ("initializer_list",
+                                        "argument_list") and val.named_child_count == 1:
                             val = val.named_children[0]
                         self.defs.setdefault(ctx.text(name), []).append(("node", val))
             dv = d.child_by_field_name("default_value")

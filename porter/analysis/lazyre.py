@@ -1,7 +1,7 @@
 """`re` with lazy compilation, for rule and analysis modules.
 
-Rule and analysis modules define many module-level patterns; compiling them all at import costs about a
-tenth of a second, which `porter port one.cu` pays for rules that never run on that file.
+Rule and analysis modules define many module-level patterns; compiling them all at import costs
+about a tenth of a second, which `porter port one.cu` pays for rules that never run on that file.
 `re.compile` here returns a proxy that compiles on first use; everything else is the real `re`.
 """
 from __future__ import annotations
@@ -47,7 +47,8 @@ class _LazyRe(types.ModuleType):
     Match = _re.Match
 
     def compile(self, pattern, flags=0):
-        return LazyPattern(_unwrap(pattern), flags) if not isinstance(pattern, LazyPattern) else pattern
+        return LazyPattern(_unwrap(pattern), flags) if not isinstance(pattern,
+                                                                      LazyPattern) else pattern
 
     def __getattr__(self, name):
         attr = getattr(_re, name)

@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 # __GFX9__, __gfx942__; it defines none of __CUDA_ARCH__, __CUDACC__, __NVCC__, __CUDA__.
 # hip/hip_common.h defines __HIP_PLATFORM_AMD__ under clang+HIP.
 NV_ONLY_MACROS = frozenset({
-    "__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__CUDA_ARCH_SPECIFIC__", "__CUDA_ARCH_FAMILY_SPECIFIC__",
+    "__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__CUDA_ARCH_SPECIFIC__",
+                            "__CUDA_ARCH_FAMILY_SPECIFIC__",
     "__NVCC__", "__CUDACC__", "__CUDACC_RTC__", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
-    "__CUDACC_VER_BUILD__", "__CUDACC_VER__", "__CUDACC_DEBUG__", "__CUDACC_RDC__", "__CUDACC_EWP__",
+    "__CUDACC_VER_BUILD__", "__CUDACC_VER__", "__CUDACC_DEBUG__", "__CUDACC_RDC__",
+                            "__CUDACC_EWP__",
     "__CUDACC_RELAXED_CONSTEXPR__", "__CUDACC_EXTENDED_LAMBDA__", "__CUDA__", "__NVCOMPILER",
     "__NVCOMPILER_CUDA__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__", "CUDART_VERSION",
     "CUDA_VERSION", "__CUDA_API_VERSION",
@@ -36,7 +38,8 @@ _AMD_TOKENS = frozenset({"HIP", "ROCM", "AMD", "HCC", "AMDGCN", "AMDGPU", "HIPCC
                          "HIPBLASLT", "HIPRTC", "ROCBLAS", "MIOPEN", "CDNA", "RDNA"})
 _AMD_OFFICIAL = {"__HIP_PLATFORM_AMD__": 1, "__HIP_PLATFORM_HCC__": 1, "__HIP__": 1,
                  "__HIPCC__": 1}
-_AMD_UNKNOWN = re.compile(r"^(?:__HIP_DEVICE_COMPILE__|__AMDGCN__|__AMDGCN_\w+|__gfx\w+__|__GFX\d+\w*__"
+_AMD_UNKNOWN = re.compile(r"^(?:__HIP_DEVICE_COMPILE__|__AMDGCN__|__AMDGCN_\w+|__gfx\w+__"
+                          r"|__GFX\d+\w*__"
                           r"|__HIP_NO_\w+|__HIP_ARCH_\w+|__HIPCC_RTC__|\w*VERSION\w*)$")
 
 
@@ -78,7 +81,8 @@ def macro(name: str, world: str) -> tuple[bool | None, int | None]:
     # nvcc
     if name in _NV_DEFINED:
         return True, _NV_DEFINED[name]
-    if name in ("__HIPCC__", "__HIP_DEVICE_COMPILE__", "__HIP_PLATFORM_NVIDIA__") or "VERSION" in name:
+    if name in ("__HIPCC__", "__HIP_DEVICE_COMPILE__",
+                "__HIP_PLATFORM_NVIDIA__") or "VERSION" in name:
         return None, None                       # HIP-on-NVIDIA defines some of these
     if is_amd_macro(name):
         return False, 0
@@ -207,7 +211,8 @@ def parse_cond(text: str) -> Cond:
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL)
     text = re.sub(r"//.*", "", text)
     toks = _tokens(text)
-    if any(k == "bad" for k, _ in toks) or any(k == "id" and v in ("__has_include", "__has_include_next")
+    if any(k == "bad" for k, _ in toks) or any(k == "id" and v in ("__has_include",
+                                                                   "__has_include_next")
                                                for k, v in toks):
         p = _Parser([t for t in toks if t[0] == "id"])
         names = [v for k, v in toks if k == "id" and v != "defined"]
@@ -248,8 +253,8 @@ def _eval(node, world, override):
         if c is None:
             return a if a == b else None
         return a if c else b
-    op, l, r = node[1], node[2], node[3]
-    a = _eval(l, world, override)
+    op, lhs, r = node[1], node[2], node[3]
+    a = _eval(lhs, world, override)
     if op in ("&&", "||"):
         b = _eval(r, world, override)
         if op == "&&":
@@ -353,7 +358,8 @@ class PPState:
                 continue
             kind = m.group(1).decode()
             eol = _logical_line_end(data, m.end())
-            text = data[m.end():eol].decode("utf-8", "replace").replace("\\\n", " ").replace("\\\r\n", " ")
+            text = data[m.end():eol].decode("utf-8", "replace").replace("\\\n",
+                                                                        " ").replace("\\\r\n", " ")
             if kind in ("if", "ifdef", "ifndef"):
                 g = Group(parent=self._innermost(stack, m.start()))
                 stack.append(g)
@@ -449,7 +455,9 @@ class PPState:
         may also be a tuple of strings: a macro whose name contains one of them."""
         if isinstance(pred, tuple):
             words = pred
-            pred = lambda n: any(w in n for w in words)
+
+            def pred(n: str) -> bool:
+                return any(w in n for w in words)
         return any(b.group is not None and b.group.mentions(pred) for b in self.enclosing(pos))
 
     def dead_on_amd(self, pos: int) -> bool:

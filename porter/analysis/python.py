@@ -125,7 +125,8 @@ class PyFacts:
 
     # -- vendor tests ------------------------------------------------------------------------
     def test_vendor(self, expr: ast.AST) -> tuple[str | None, str | None]:
-        """(vendor when `expr` is true, vendor when false) for a vendor switch, else (None, None)."""
+        """(vendor when `expr` is true, vendor when false) for a vendor switch, else
+        (None, None)."""
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
             return _negate(self.test_vendor(expr.operand))
         if isinstance(expr, ast.BoolOp):
@@ -172,13 +173,13 @@ class PyFacts:
             if isinstance(op, (ast.Eq, ast.NotEq)):
                 for a, b in ((left, right), (right, left)):
                     if isinstance(b, ast.Constant) and isinstance(b.value, str):
-                        d = dotted(a) if not isinstance(a, ast.Call) else None
-                        attr = a.attr if isinstance(a, ast.Attribute) else (d or "")
-                        val = b.value.lower()
+                        dn = dotted(a) if not isinstance(a, ast.Call) else None
+                        attr = a.attr if isinstance(a, ast.Attribute) else (dn or "")
+                        sval = b.value.lower()
                         if attr in ("backend", "device_type", "platform", "vendor") or \
                                 attr.endswith("backend"):
-                            v = (AMD, NVIDIA) if val in ("hip", "rocm", "amd") else \
-                                (NVIDIA, AMD) if val in ("cuda", "nvidia") else (None, None)
+                            v = (AMD, NVIDIA) if sval in ("hip", "rocm", "amd") else \
+                                (NVIDIA, AMD) if sval in ("cuda", "nvidia") else (None, None)
                             return v if isinstance(op, ast.Eq) else _negate(v)
             if isinstance(op, (ast.In, ast.NotIn)) and isinstance(left, ast.Constant) \
                     and isinstance(left.value, str) and left.value.lower().startswith("gfx"):
@@ -327,8 +328,9 @@ def _propagate(facts: PyFacts) -> None:
             if not outside:
                 continue
             vendors = {facts.vendor_at(u) for u in outside}
-            if len(vendors) == 1 and None not in vendors:
-                facts.regions.append((ds, de, vendors.pop()))
+            only = vendors.pop() if len(vendors) == 1 else None
+            if only is not None:
+                facts.regions.append((ds, de, only))
                 added = True
         if not added:
             break

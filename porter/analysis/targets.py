@@ -47,7 +47,8 @@ _ARCH_SYNTAX = re.compile(r"gfx[0-9a-f]+(?::[a-z0-9_]+[+-])*")
 def split_archs(value: str | Iterable[str]) -> list[str]:
     """`"gfx942,gfx90a:xnack+"` or `["gfx942", "gfx90a,gfx1100"]` -> the arch strings, in order,
     duplicates dropped, feature suffixes kept. Raises ValueError for a non-AMD target."""
-    items = value.split(",") if isinstance(value, str) else [p for v in value for p in str(v).split(",")]
+    items = value.split(",") if isinstance(value,
+                                           str) else [p for v in value for p in str(v).split(",")]
     out: list[str] = []
     for item in (i.strip() for i in items):
         if not item or item in out:

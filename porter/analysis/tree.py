@@ -23,7 +23,8 @@ def walk(node) -> Iterator:
 
 
 def strip_parens(node):
-    while node is not None and node.type == "parenthesized_expression" and node.named_child_count == 1:
+    while (node is not None and node.type == "parenthesized_expression"
+           and node.named_child_count == 1):
         node = node.named_children[0]
     return node
 

@@ -126,7 +126,7 @@ class MappingIndex:
     relevant: frozenset = frozenset()
 
     @classmethod
-    def build(cls, rows_by_area: dict[str, list[Row]]) -> "MappingIndex":
+    def build(cls, rows_by_area: dict[str, list[Row]]) -> MappingIndex:
         idx = cls()
         for area, rows in sorted(rows_by_area.items()):
             idx.areas[area] = rows
@@ -178,7 +178,8 @@ class MappingIndex:
     def lookup(self, name: str, version: tuple[int, ...] | None = None) -> Row | None:
         return self.pick(self.by_name.get(name), version)
 
-    def lookup_header(self, path: str, version: tuple[int, ...] | None = None) -> tuple[Row, str] | None:
+    def lookup_header(self, path: str, version: tuple[int, ...] | None = None) -> tuple[Row,
+                                                                                        str] | None:
         """(row, new path) for an include path, exact rows first, then directory prefixes."""
         row = self.pick(self.headers.get(path), version)
         if row is not None:

@@ -11,7 +11,8 @@ COLUMNS = ("cuda", "hip", "roc", "kind", "status", "hip_since", "hip_removed", "
 # inputs pinned in scripts/inputs.lock): headers of 6.4 and 7.2 (the prefixes of
 # scripts/setup-rocm.sh), the HIP and library binding lists (.pxd) of the others. `hip_since` and
 # `hip_removed` name releases of this list (or a release a cited source documents).
-CHECKED_ROCM: tuple[tuple[int, int], ...] = ((6, 2), (6, 3), (6, 4), (7, 0), (7, 1), (7, 2), (10, 0))
+CHECKED_ROCM: tuple[tuple[int, int], ...] = ((6, 2), (6, 3), (6, 4), (7, 0), (7, 1), (7, 2), (10,
+                                                                                              0))
 # The releases whose headers are unpacked here (the compile proof uses the newest of them).
 HEADER_ROCM: tuple[tuple[int, int], ...] = ((6, 4), (7, 2))
 # CUDA releases whose headers the tables are checked against (11.8 and 12.9 from NVIDIA's

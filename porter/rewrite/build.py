@@ -186,7 +186,8 @@ def translate_flags(words: list[Word], data: bytes, out: _Out, archs: tuple[str,
                 val, span_end, used = nxt.text, nxt.end, 2
         what = data[w.start:span_end].decode("utf-8", "replace")
 
-        def remove(message: str | None, severity: Severity = Severity.WARNING) -> None:
+        def remove(message: str | None, severity: Severity = Severity.WARNING, *,
+                   i: int = i, used: int = used, w: Word = w, span_end: int = span_end) -> None:
             _remove(out, words, i, used, data)
             if message:
                 out.report(CHANGED, severity, w.start, span_end, message)
@@ -333,7 +334,6 @@ def port_cmake(src: SourceFile, opts: BuildOptions) -> BuildPort:
                                    else [])
         if cmd.lname == "find_package" and cmd.args:
             found.add(cmd.values(data)[0])
-    arch_text = " ".join(opts.archs)
     find_sites: list[tuple[C.Command, str]] = []
 
     for cmd in cf.commands:
@@ -576,10 +576,10 @@ def port_make(src: SourceFile, opts: BuildOptions) -> BuildPort:
                 continue
             words.append(Word(w.start, w.end, text))
         translate_flags(words, data, out, opts.archs, make=True)
-        for w in words:
-            if "/usr/local/cuda" in w.text:
-                out.report(UNPORTED, Severity.INFO, w.start, w.end,
-                           f"`{w.text}` is a CUDA toolkit path: point it at ROCm (/opt/rocm) "
+        for word in words:
+            if "/usr/local/cuda" in word.text:
+                out.report(UNPORTED, Severity.INFO, word.start, word.end,
+                           f"`{word.text}` is a CUDA toolkit path: point it at ROCm (/opt/rocm) "
                            "or drop it (hipcc finds ROCm itself)")
     return out.done()
 

@@ -73,7 +73,8 @@ __all__ = [
     "roc_area", "roc_plan", "scanner_for", "shim_names",
 ]
 
-_NS_ALIAS = re.compile(rb"namespace\s+([A-Za-z_]\w*)\s*=\s*((?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*;")
+_NS_ALIAS = re.compile(rb"namespace\s+([A-Za-z_]\w*)\s*=\s*"
+                       rb"((?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*;")
 _DEVICE_WORDS = (b"__global__", b"__device__", b"__shared__", b"__constant__", b"__managed__",
                  b"threadIdx", b"blockIdx", b"__syncthreads")
 _MAX_REGIONS_SHOWN = 5
@@ -103,7 +104,8 @@ class Stats:
     includes_added: int = 0
 
     def add(self, other: Stats) -> None:
-        for mine, theirs in ((self.converted, other.converted), (self.unsupported, other.unsupported)):
+        for mine, theirs in ((self.converted, other.converted), (self.unsupported,
+                                                                 other.unsupported)):
             for k, v in theirs.items():
                 mine[k] = mine.get(k, 0) + v
         self.unconverted += other.unconverted
@@ -238,7 +240,8 @@ class CudaRewriter:
         what = "region" if len(regions) == 1 else "regions"
         self.res.findings.append(Finding(
             "PT003", Severity.WARNING,
-            f"tree-sitter could not parse {len(regions)} {what} (lines {shown}{more}); porter rewrote "
+            f"tree-sitter could not parse {len(regions)} {what} (lines {shown}{more}); porter "
+            "rewrote "
             f"only whole identifiers outside strings and comments there and ran no tree rules on "
             f"them: review those lines by hand", src.path, line, col))
 
@@ -265,6 +268,7 @@ class CudaRewriter:
     def _pick(self, rows: list[Row]) -> tuple[Row, bool]:
         """(row, available in the target ROCm)."""
         row = MappingIndex.pick(rows, self.opts.rocm_version)
+        assert row is not None          # callers pass the non-empty rows of a known name
         return row, row.since <= self.opts.rocm_version
 
     def _count(self, bucket: dict[str, int], area: str) -> None:
@@ -481,7 +485,7 @@ class CudaRewriter:
             if self._vendor_nv(m.start(1)):
                 continue
             if root is None:
-                if in_spans(comments, m.start(1)):
+                if comments is not None and in_spans(comments, m.start(1)):
                     continue
                 path_node = Span(m.start(1), m.end(1))
             else:
@@ -508,7 +512,8 @@ class CudaRewriter:
                     self.res.stats.unconverted += 1
                     self._finding("PT001", Severity.WARNING,
                                   f"include <{path}> looks like a CUDA header but porter has no "
-                                  f"mapping for it; left unchanged", path_node.start_byte, name=path)
+                                  f"mapping for it; left unchanged", path_node.start_byte,
+                                  name=path)
                 continue
             cuda_includes += 1
             row_rows = self.index.headers.get(path)

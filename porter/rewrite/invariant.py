@@ -236,8 +236,8 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
         if path.startswith("hip/") or not (CUDA_HEADER.match(path)
                                            or index.lookup_header(path, None) is not None):
             continue
-        hit = index.lookup_header(path, None)
-        if hit is not None and hit[1] == path:
+        header = index.lookup_header(path, None)
+        if header is not None and header[1] == path:
             continue                    # a header of the same name on both sides
         if in_spans(lexed, m.start(1)):
             continue

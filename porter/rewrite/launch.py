@@ -1,5 +1,6 @@
 """Kernel launches: `kernel<<<grid, block, shmem, stream>>>(args)`, counted, and with
-`--launch-syntax hip` rewritten to `hipLaunchKernelGGL(kernel, grid, block, shmem, stream, args)`."""
+`--launch-syntax hip` rewritten to
+`hipLaunchKernelGGL(kernel, grid, block, shmem, stream, args)`."""
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -44,7 +44,8 @@ def is_declaration_name(node) -> bool:
     if fld is None:
         return parent.type in _NAMELESS_DECL
     child = parent.child_by_field_name(fld)
-    return child is not None and child.start_byte == node.start_byte and child.end_byte == node.end_byte
+    return (child is not None and child.start_byte == node.start_byte
+            and child.end_byte == node.end_byte)
 
 
 def elaborated_keyword(data: bytes, node) -> tuple[int, int] | None:

@@ -24,7 +24,8 @@ def roc_plan(index: MappingIndex, files: Iterable[bytes],
     roc* equivalent; otherwise it stays on the hip* wrapper (mixing rocblas_handle with hipBLAS
     calls would not compile). Returns (areas, {area: names without a roc* equivalent})."""
     capable = {a for a, rows in index.areas.items()
-               if any(r.roc for r in rows) and not all(r.kind in ("header", "header_dir") for r in rows)}
+               if any(r.roc for r in rows) and not all(r.kind in ("header",
+                                                                  "header_dir") for r in rows)}
     used: set[bytes] = set()
     for data in files:
         used |= identifiers(data)
@@ -34,6 +35,8 @@ def roc_plan(index: MappingIndex, files: Iterable[bytes],
         if not rows:
             continue
         row = MappingIndex.pick(rows, version)
+        if row is None:                 # pick() returns a row for a non-empty list
+            continue
         if row.area in capable and row.hip and not row.roc:
             blockers.setdefault(row.area, []).append(name)
     return frozenset(capable - set(blockers)), blockers

@@ -8,7 +8,8 @@ from ..parse import cuda as P
 from ..source import SourceFile
 
 _SHIM = re.compile(
-    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:\([^)\n]*\))?[ \t]+[^\n]*?\b(?:hip|HIP|roc)[A-Za-z_]"
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:\([^)\n]*\))?[ "
+    rb"\t]+[^\n]*?\b(?:hip|HIP|roc)[A-Za-z_]"
     rb"|\busing[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*(?:::)?(?:hip|HIP|roc)[A-Za-z_]"
     rb"|\bnamespace[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*(?:::)?(?:hip|roc)[A-Za-z_]", re.MULTILINE)
 # A file whose identifiers match this may test AMD/HIP macros (a dual-vendor file).

@@ -47,6 +47,7 @@ _NV_ONLY_MACROS = re.compile(r"__CUDA_ARCH\w*|__NVCC__|__CUDACC\w*|__CUDA__")
 def _alt_desc(pp: PPState, b: Branch) -> str:
     """The branch HIP-Clang compiles instead: the first later branch of the chain that is not
     itself always false there (an `#elif __CUDA_ARCH__ >= 700` is as dead as the `#if`)."""
+    assert b.group is not None          # every branch of PPState.branches is in a group
     for r in b.group.branches[b.index + 1:]:
         if r.cond is not None:
             override = {n: (False, 0) for n in r.cond.names if _NV_ONLY_MACROS.fullmatch(n)}
@@ -66,6 +67,7 @@ def _guard_branches(ctx: RuleContext, names_pred):
         hits = [n for n in b.cond.names if names_pred(n)]
         if not hits:
             continue
+        assert b.group is not None
         if b.group.mentions_amd():
             continue
         if pp.skip(b.start):
@@ -86,7 +88,10 @@ def _cond_range(b: Branch) -> tuple[int, int]:
 def _nv_content(ctx: RuleContext, a: int, b: int) -> str:
     """What NVIDIA-only content a lost branch holds (for messages)."""
     n = sum(1 for s in ctx.asm.all if s.ptx and a <= s.start < b)
-    return f" (they hold {n} inline PTX statement{'s' if n != 1 else ''} that need an AMD version too)" if n else ""
+    if not n:
+        return ""
+    return (f" (they hold {n} inline PTX statement{'s' if n != 1 else ''} that need an AMD "
+            "version too)")
 
 
 # -- PT301 -------------------------------------------------------------------------------------
@@ -145,7 +150,8 @@ class CudaArchGuard(Rule):
         for node in ctx.identifiers(re.compile(r"__CUDA_ARCH__|__CUDA_ARCH_LIST__")):
             p, in_pp = node.parent, False
             while p is not None:
-                if p.type in ("preproc_call", "preproc_def", "preproc_function_def", "preproc_include"):
+                if p.type in ("preproc_call", "preproc_def", "preproc_function_def",
+                              "preproc_include"):
                     in_pp = True
                     break
                 p = p.parent
@@ -155,14 +161,17 @@ class CudaArchGuard(Rule):
                 continue
             if pp.skip(node.start_byte):
                 continue
-            yield self.finding(ctx, node, f"`{ctx.text(node)}` is used as a value, but HIP-Clang does not "
-                               f"define it, so this does not compile on AMD; use `__HIP_DEVICE_COMPILE__` "
+            yield self.finding(ctx, node, f"`{ctx.text(node)}` is used as a value, but HIP-Clang "
+                                          "does not "
+                               "define it, so this does not compile on AMD; use "
+                               "`__HIP_DEVICE_COMPILE__` "
                                f"or an arch macro (`__gfx942__`, `__GFX9__`) under "
                                f"`#if defined(__HIP_PLATFORM_AMD__)`")
 
     def _directive(self, ctx, pp: PPState, b: Branch, hits):
         name = hits[0]
         override = {n: (False, 0) for n in hits}
+        assert b.cond is not None and b.group is not None   # hits come from b.cond
         v = b.cond.eval("amd", override)
         head = _head(b)
         alt = _alt_desc(pp, b)
@@ -171,16 +180,16 @@ class CudaArchGuard(Rule):
         sev = Severity.WARNING
         if v == 0:
             lost_content = _nv_content(ctx, b.line_end, b.end)
-            what = f"is always false with HIP-Clang (`{name}` is undefined, also in device code): {body} " \
-                   f"{_is(body)} never compiled on AMD{lost_content}"
+            what = (f"is always false with HIP-Clang (`{name}` is undefined, also in device code): "
+                    f"{body} {_is(body)} never compiled on AMD{lost_content}")
             what += f" and {alt} is used instead" if alt else f" and nothing replaces {_them(body)}"
             # an error when code is simply dropped, or a device path is replaced by the host one;
             # a fallback chosen instead of an sm_XX/PTX fast path is a warning
             if not alt or (device_test and not lost_content):
                 sev = Severity.ERROR
         elif v == 1:
-            what = f"is always true with HIP-Clang (`{name}` is undefined, also in device code): {body} " \
-                   f"{_is(body)} compiled on AMD in host and device code"
+            what = (f"is always true with HIP-Clang (`{name}` is undefined, also in device code): "
+                    f"{body} {_is(body)} compiled on AMD in host and device code")
             if alt:
                 nxt = b.group.branches[b.index + 1]
                 lost_content = _nv_content(ctx, nxt.line_end, b.group.end)
@@ -188,16 +197,19 @@ class CudaArchGuard(Rule):
                 if device_test and not lost_content:
                     sev = Severity.ERROR
         else:
-            what = f"cannot select device code or an architecture on AMD: HIP-Clang leaves `{name}` undefined"
+            what = ("cannot select device code or an architecture on AMD: HIP-Clang leaves "
+                    f"`{name}` undefined")
         msg = (f"{head} {what}; test `__HIP_DEVICE_COMPILE__` for device code, or "
                f"`__gfx942__`/`__GFX9__`/`__HIP_ARCH_HAS_*` for features")
         return self.finding(ctx, _cond_range(b), msg, severity=sev)
 
     @staticmethod
     def _device_test(b: Branch) -> bool:
-        """The condition tests whether __CUDA_ARCH__ is defined (host/device split), not a number."""
+        """The condition tests whether __CUDA_ARCH__ is defined (host/device split), not a
+        number."""
         if b.kind in ("ifdef", "ifndef", "elifdef", "elifndef"):
             return True
+        assert b.cond is not None
         return not re.search(r"__CUDA_ARCH\w*\s*(?:[<>]=?|[!=]=)|(?:[<>]=?|[!=]=)\s*__CUDA_ARCH",
                              b.cond.text)
 
@@ -268,8 +280,8 @@ class CudaccNvccGuard(Rule):
             body = _body_desc(pp, b)
             hip = self.HIP_NAME.get(name, "__HIPCC__")
             if v == 0:
-                what = f"is false under hipcc (HIP-Clang defines `__HIPCC__`/`__HIP__`, not `{name}`): " \
-                       f"{body} {_is(body)} dropped on AMD"
+                what = ("is false under hipcc (HIP-Clang defines `__HIPCC__`/`__HIP__`, "
+                        f"not `{name}`): {body} {_is(body)} dropped on AMD")
                 what += f" and {alt} is used instead" if alt else ""
             elif v == 1:
                 what = f"is true under hipcc (HIP-Clang does not define `{name}`): {body} " \
@@ -297,7 +309,8 @@ class CudaccNvccGuard(Rule):
         if b.kind in ("ifdef", "ifndef"):
             name = hits[0]
             hip = self.HIP_NAME[name]
-            m = re.compile(rb"#[ \t]*(ifn?def)[ \t]+" + re.escape(name.encode()) + rb"\b").match(data, b.start)
+            m = re.compile(rb"#[ \t]*(ifn?def)[ \t]+" + re.escape(name.encode())
+                           + rb"\b").match(data, b.start)
             if not m:
                 return None
             if b.kind == "ifdef":
@@ -310,14 +323,17 @@ class CudaccNvccGuard(Rule):
             return None
         seg = data[b.cond_start:b.cond_end]
         edits = []
-        pat = re.compile(rb"defined\s*\(\s*(" + b"|".join(re.escape(n.encode()) for n in self.HIP_NAME)
-                         + rb")\s*\)|defined\s+(" + b"|".join(re.escape(n.encode()) for n in self.HIP_NAME)
+        pat = re.compile(rb"defined\s*\(\s*(" + b"|".join(re.escape(n.encode())
+                                                          for n in self.HIP_NAME)
+                         + rb")\s*\)|defined\s+(" + b"|".join(re.escape(n.encode())
+                                                              for n in self.HIP_NAME)
                          + rb")\b")
         for m in pat.finditer(seg):
             name = (m.group(1) or m.group(2)).decode()
             new = f"(defined({name}) || defined({self.HIP_NAME[name]}))"
             edits.append(Edit(b.cond_start + m.start(), b.cond_start + m.end(), new.encode()))
-        if not edits or len(edits) != sum(1 for n in b.cond.names if n in self.HIP_NAME):
+        if not edits or b.cond is None or len(edits) != sum(
+                1 for n in b.cond.names if n in self.HIP_NAME):
             return None
         return self.make_fix(edits, applicability, "also accept the HIP compiler macro")
 
@@ -424,10 +440,13 @@ class CudaVersionMacro(Rule):
                 rv = ctx.options.rocm_version + (0, 0)
                 hv = rv[0] * 10000000 + rv[1] * 100000
                 res = _compare(cmp, ctx, var, hv)
-                outcome = "" if res is None else f", so this test is {'true' if res else 'false'} there"
-                yield self.finding(ctx, cmp, f"`{ctx.text(cmp)}` compares a CUDA version number, but on "
+                outcome = ("" if res is None
+                           else f", so this test is {'true' if res else 'false'} there")
+                yield self.finding(ctx, cmp, f"`{ctx.text(cmp)}` compares a CUDA version number, "
+                                             "but on "
                                    f"AMD `{hip}` returns the HIP version ({hv} and up for ROCm "
-                                   f"{rv[0]}.{rv[1]}){outcome}; check the platform first or compare "
+                                   f"{rv[0]}.{rv[1]}){outcome}; check the platform first or "
+                                   "compare "
                                    f"against HIP_VERSION")
 
 
@@ -458,8 +477,9 @@ def _comparisons(ctx, scope, var: str, after: int = 0):
         op = cmp.child_by_field_name("operator")
         if op is None or ctx.text(op) not in _CMP_OPS:
             continue
-        l, r = _strip(cmp.child_by_field_name("left")), _strip(cmp.child_by_field_name("right"))
-        sides = [(l, r), (r, l)]
+        lhs = _strip(cmp.child_by_field_name("left"))
+        r = _strip(cmp.child_by_field_name("right"))
+        sides = [(lhs, r), (r, lhs)]
         for a, bb in sides:
             if a is not None and a.type == "identifier" and ctx.text(a) == var and _is_number(bb):
                 if _in_condition(cmp):
@@ -470,12 +490,13 @@ def _comparisons(ctx, scope, var: str, after: int = 0):
 def _compare(cmp, ctx, var: str, value: int) -> bool | None:
     """Evaluate `var OP number` (either order) with var = value."""
     op = ctx.text(cmp.child_by_field_name("operator"))
-    l, r = _strip(cmp.child_by_field_name("left")), _strip(cmp.child_by_field_name("right"))
+    lhs = _strip(cmp.child_by_field_name("left"))
+    r = _strip(cmp.child_by_field_name("right"))
     try:
-        if l.type == "identifier" and ctx.text(l) == var:
+        if lhs.type == "identifier" and ctx.text(lhs) == var:
             a, b = value, int(ctx.text(r).rstrip("uUlL"), 0)
         else:
-            a, b = int(ctx.text(l).rstrip("uUlL"), 0), value
+            a, b = int(ctx.text(lhs).rstrip("uUlL"), 0), value
     except (ValueError, AttributeError):
         return None
     return {">=": a >= b, ">": a > b, "<=": a <= b, "<": a < b, "==": a == b, "!=": a != b}.get(op)
@@ -524,7 +545,8 @@ _NV_ONLY_WORDS = re.compile(
     r"Blackwell|Fp8|FP8|Cluster[A-Z]|cuTensorMap|cudaLaunchKernelEx|__cluster_dims__")
 _CC_ATTRS = {"cudaDevAttrComputeCapabilityMajor", "cudaDevAttrComputeCapabilityMinor",
              "hipDeviceAttributeComputeCapabilityMajor", "hipDeviceAttributeComputeCapabilityMinor",
-             "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR", "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR"}
+             "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR",
+             "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR"}
 _PROP_TYPES = re.compile(r"(?:cuda|hip)DeviceProp(?:_t)?\b")
 
 
@@ -577,13 +599,13 @@ class CapabilityGate(Rule):
             op = cmp.child_by_field_name("operator")
             if op is None or ctx.text(op) not in _CMP_OPS:
                 continue
-            l, r = cmp.child_by_field_name("left"), cmp.child_by_field_name("right")
-            if l is None or r is None:
+            lhs, r = cmp.child_by_field_name("left"), cmp.child_by_field_name("right")
+            if lhs is None or r is None:
                 continue
-            if _is_number(r) and not _is_number(l):
-                expr, num, flip = l, _strip(r), False
-            elif _is_number(l) and not _is_number(r):
-                expr, num, flip = r, _strip(l), True
+            if _is_number(r) and not _is_number(lhs):
+                expr, num, flip = lhs, _strip(r), False
+            elif _is_number(lhs) and not _is_number(r):
+                expr, num, flip = r, _strip(lhs), True
             else:
                 continue
             func = enclosing_function(cmp, lambdas=True)
@@ -609,18 +631,22 @@ class CapabilityGate(Rule):
                     break
                 res = {">=": val >= n, ">": val > n, "<=": val <= n, "<": val < n, "==": val == n,
                        "!=": val != n}[opx]
-                (true_on if res else false_on).append(f"{t.arch} ({t.capability[0]}.{t.capability[1]})")
+                (true_on if res else false_on).append(f"{t.arch} "
+                                                      f"({t.capability[0]}.{t.capability[1]})")
             else:
                 if not true_on:
                     continue        # branch not taken on any selected target
                 guarded = self._guarded_text(ctx, cmp)
                 nv = _NV_ONLY_WORDS.search(guarded) if guarded else None
                 sev = Severity.ERROR if nv else Severity.WARNING
-                why = f" and the branch uses NVIDIA-only `{nv.group(0).strip('_')}` code" if nv else ""
+                why = (f" and the branch uses NVIDIA-only `{nv.group(0).strip('_')}` code"
+                       if nv else "")
                 yield self.finding(
                     ctx, cmp,
-                    f"`{ctx.text(cmp)}` is true on {', '.join(true_on)} because HIP reports the gfx "
-                    f"version as compute capability{why}; check the vendor (`__HIP_PLATFORM_AMD__`) "
+                    f"`{ctx.text(cmp)}` is true on {', '.join(true_on)} because HIP reports the "
+                    "gfx "
+                    f"version as compute capability{why}; check the vendor "
+                    "(`__HIP_PLATFORM_AMD__`) "
                     f"and `gcnArchName` or a feature attribute instead",
                     severity=sev, targets=tuple(s.split()[0] for s in true_on))
 
@@ -651,8 +677,10 @@ class CapabilityGate(Rule):
             pairs = []
             if name in ("cudaDeviceGetAttribute", "hipDeviceGetAttribute", "cuDeviceGetAttribute") \
                     and len(a) >= 2 and ctx.text(a[1]) in _CC_ATTRS:
-                pairs.append((a[0], "major" if ctx.text(a[1]).lower().endswith("major") else "minor"))
-            elif name in ("cuDeviceComputeCapability", "hipDeviceComputeCapability") and len(a) >= 2:
+                pairs.append((a[0],
+                              "major" if ctx.text(a[1]).lower().endswith("major") else "minor"))
+            elif name in ("cuDeviceComputeCapability",
+                          "hipDeviceComputeCapability") and len(a) >= 2:
                 pairs += [(a[0], "major"), (a[1], "minor")]
             func = enclosing_function(call, lambdas=True)
             key = func.start_byte if func else -1

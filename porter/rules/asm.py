@@ -3,8 +3,9 @@ mma/ldmatrix, WMMA).
 
 Every `asm`/`asm volatile`/`__asm__ __volatile__` statement of a file — in code (tree-sitter
 `gnu_asm_expression`), in `#define` bodies and in regions the grammar could not parse — is found
-once by `porter.analysis.asm` (`ctx.asm`): its template strings are lexed, it is classified as PTX or not (AMD GCN,
-x86 and ARM asm have no PTX opcodes such as `mov.u32` or PTX special registers), and it is given one
+once by `porter.analysis.asm` (`ctx.asm`): its template strings are lexed, it is classified as
+PTX or not (AMD GCN, x86 and ARM asm have no PTX opcodes such as `mov.u32` or PTX special
+registers), and it is given one
 family (TMA, wgmma, cluster, PDL, mbarrier, cp.async, mma, special register, other PTX). Each family
 is reported by exactly one rule (PT2xx here and in hopper.py), so one asm statement gives one
 finding. asm in branches only HIP-Clang compiles (`#if defined(__HIP_PLATFORM_AMD__)`) or only nvcc
@@ -30,29 +31,37 @@ _SUGGEST = [
      "a plain load/store or `__builtin_nontemporal_load`/`__builtin_nontemporal_store`"),
     (r"prmt", "`__byte_perm(x, y, s)` (default mode only; the .f4e/.b4e/.rc8/.ecl/.ecr/.rc16 modes "
               "have no HIP intrinsic)"),
-    (r"bfe\.", "`__bitextract_u32`/`__bitextract_u64` (unsigned only: `bfe.s32` sign extension needs "
+    (r"bfe\.", "`__bitextract_u32`/`__bitextract_u64` (unsigned only: `bfe.s32` sign extension "
+               "needs "
                "a shift pair)"),
     (r"bfi\.", "`__bitinsert_u32`/`__bitinsert_u64`"),
     (r"shf\.", "`__funnelshift_l`/`__funnelshift_r` (or the clamped `_lc`/`_rc` variants)"),
-    (r"lop3\.", "plain `&`/`|`/`^`/`~` expressions (the AMD compiler picks bit-select instructions)"),
+    (r"lop3\.",
+     "plain `&`/`|`/`^`/`~` expressions (the AMD compiler picks bit-select instructions)"),
     (r"shfl\.", "`__shfl_sync`/`__shfl_xor_sync`/`__shfl_down_sync` with 64-bit masks"),
     (r"vote\.|activemask", "`__ballot`/`__any`/`__all`/`__activemask` (64-bit results on wave64)"),
     (r"match\.", "`__match_any_sync`/`__match_all_sync`"),
     (r"redux\.", "`__reduce_add_sync`-style warp reductions or a shuffle reduction"),
-    (r"bar\.|barrier\.", "`__syncthreads()` (named barriers with a thread count have no HIP equivalent)"),
+    (r"bar\.|barrier\.", "`__syncthreads()` (named barriers with a thread count have no HIP "
+                         "equivalent)"),
     (r"membar\.sys|fence\.(?:sc|acq_rel)\.sys", "`__threadfence_system()`"),
     (r"membar\.cta|fence\.(?:sc|acq_rel)\.cta", "`__threadfence_block()`"),
     (r"membar\.|fence\.", "`__threadfence()`"),
-    (r"red\.|atom\.", "`atomicAdd`/`atomicMax`/... or `__hip_atomic_fetch_add` with an explicit scope"),
-    (r"cvta\.", "nothing: generic pointers work directly on AMD (drop the address-space conversion)"),
-    (r"cvt\.", "HIP conversion intrinsics (`__float2half_rn`, `__float22bfloat162_rn`, `__float2int_rn`)"),
-    (r"mul\.hi|mul\.wide|mad\.(?:hi|wide)", "`__umulhi`/`__mulhi`/`__mul64hi` or a 64-bit multiply"),
+    (r"red\.|atom\.", "`atomicAdd`/`atomicMax`/... or `__hip_atomic_fetch_add` with an explicit "
+                      "scope"),
+    (r"cvta\.",
+     "nothing: generic pointers work directly on AMD (drop the address-space conversion)"),
+    (r"cvt\.", "HIP conversion intrinsics (`__float2half_rn`, `__float22bfloat162_rn`, "
+               "`__float2int_rn`)"),
+    (r"mul\.hi|mul\.wide|mad\.(?:hi|wide)",
+     "`__umulhi`/`__mulhi`/`__mul64hi` or a 64-bit multiply"),
     (r"popc\.|clz\.|brev\.|bfind\.", "`__popc`/`__clz`/`__brev`/`__ffs`"),
     (r"ex2\.|lg2\.|rcp\.|rsqrt\.|sqrt\.|sin\.|cos\.|tanh\.",
      "fast math functions (`exp2f`, `__log2f`, `__frsqrt_rn`, `__fdividef`, `tanhf`)"),
     (r"nanosleep", "`__builtin_amdgcn_s_sleep(n)`"),
     (r"exit$", "`return` from the kernel (the thread ends there)"),
-    (r"prefetch|discard|applypriority|createpolicy", "nothing (cache-policy hints): remove it on AMD"),
+    (r"prefetch|discard|applypriority|createpolicy", "nothing (cache-policy hints): remove it "
+                                                     "on AMD"),
 ]
 
 
@@ -112,24 +121,28 @@ class InlinePtx(Rule):
         for s in ctx.asm.family(self.family):
             where = "in this macro " if s.in_macro else ""
             yield self.finding(ctx, s.span,
-                               f"{s.what()} {where}does not compile for AMD GPUs; use {suggestion(s)}, "
+                               f"{s.what()} {where}does not compile for AMD GPUs; use "
+                               f"{suggestion(s)}, "
                                f"and keep the PTX only under `#if !defined(__HIP_PLATFORM_AMD__)`")
 
 
 # -- PT202 -------------------------------------------------------------------------------------
 _SREG_MAP = {
     "laneid": ("`__lane_id()`", "0-63 on wave64 targets"),
-    "smid": ("`__smid()`", "it encodes SE/CU (and on MI300 the XCC) ids, unique only within one XCC "
+    "smid": ("`__smid()`", "it encodes SE/CU (and on MI300 the XCC) ids, unique only within one "
+                           "XCC "
                            "and not a dense 0..SMs-1 index"),
     "nsmid": ("`hipDeviceProp_t::multiProcessorCount` passed from the host", ""),
-    "warpid": ("`threadIdx` arithmetic with `warpSize` (`__builtin_amdgcn_s_getreg` for hardware ids)",
+    "warpid": ("`threadIdx` arithmetic with `warpSize` (`__builtin_amdgcn_s_getreg` for hardware "
+               "ids)",
                "there is no direct equivalent"),
     "clock64": ("`clock64()`", "a shader-clock counter whose frequency varies"),
     "clock": ("`clock()`/`clock64()`", "a shader-clock counter whose frequency varies"),
     "clock_hi": ("`clock64() >> 32`", ""),
     "globaltimer": ("`wall_clock64()`", "it counts at `hipDeviceAttributeWallClockRate` kHz, not "
                                         "nanoseconds"),
-    "globaltimer_lo": ("`wall_clock64()`", "it counts at `hipDeviceAttributeWallClockRate` kHz, not "
+    "globaltimer_lo": ("`wall_clock64()`", "it counts at `hipDeviceAttributeWallClockRate` kHz, "
+                                           "not "
                                            "nanoseconds"),
     "globaltimer_hi": ("`wall_clock64()`", "it counts at `hipDeviceAttributeWallClockRate` kHz"),
     "lanemask_lt": ("`__lanemask_lt()`", "a 64-bit mask"),
@@ -197,7 +210,8 @@ class PtxSpecialRegister(Rule):
             note = f" ({note})" if note else ""
             fix = self._fix(ctx, s, reg)
             yield self.finding(ctx, s.span,
-                               f"{s.what()} reads `%{reg}`, which does not exist on AMD; use {rep}{note}",
+                               f"{s.what()} reads `%{reg}`, which does not exist on AMD; use "
+                               f"{rep}{note}",
                                fix=fix)
 
     def _fix(self, ctx, s: AsmSite, reg: str):
@@ -229,7 +243,8 @@ class PtxSpecialRegister(Rule):
         if val.type not in ("identifier", "field_expression", "subscript_expression"):
             return None
         new = f"{ctx.text(val)} = {call};"
-        return self.make_fix([Edit(stmt.start_byte, stmt.end_byte, new.encode())], Applicability.UNSAFE,
+        return self.make_fix([Edit(stmt.start_byte, stmt.end_byte, new.encode())],
+                             Applicability.UNSAFE,
                              f"replace the asm with {call}")
 
 
@@ -283,8 +298,9 @@ class PtxCpAsync(Rule):
     triggers = (b"cp.async", b"pipeline", b"memcpy_async", b"ptx::cp_async")
     family = "cp_async"
 
-    ADVICE = ("load through registers into `__shared__` memory and `__syncthreads()` (double-buffer "
-              "by hand); on gfx950 `__builtin_amdgcn_global_load_lds` is the direct global→LDS copy")
+    ADVICE = ("load through registers into `__shared__` memory and `__syncthreads()` "
+              "(double-buffer by hand); on gfx950 `__builtin_amdgcn_global_load_lds` is the "
+              "direct global→LDS copy")
 
     def check(self, ctx):
         pp = ctx.pp
@@ -294,18 +310,21 @@ class PtxCpAsync(Rule):
         for node in ctx.identifiers(_CP_ASYNC_IDS):
             if pp.skip(node.start_byte):
                 continue
-            yield self.finding(ctx, node, f"`{ctx.text(node)}` (CUDA pipeline primitive) has no HIP "
+            yield self.finding(ctx, node, f"`{ctx.text(node)}` (CUDA pipeline primitive) has no "
+                                          "HIP "
                                f"equivalent; {self.ADVICE}")
         for m in code_matches(ctx, _CP_ASYNC_QUAL):
             if pp.skip(m.start()):
                 continue
             what = ctx.data[m.start():m.end()].decode()
             what = re.sub(r"\s+", "", what)
-            yield self.finding(ctx, (m.start(), m.end()), f"`{what}` (asynchronous copy pipeline) has no "
+            yield self.finding(ctx, (m.start(), m.end()), f"`{what}` (asynchronous copy pipeline) "
+                                                          "has no "
                                f"HIP equivalent; {self.ADVICE}")
         for node, path in ((i.path_span, i.path) for i in ctx.includes):
             if path in _CP_ASYNC_HEADERS and not pp.skip(node[0]):
-                yield self.finding(ctx, node, f"<{path}> (asynchronous copies) has no HIP counterpart; "
+                yield self.finding(ctx, node, f"<{path}> (asynchronous copies) has no HIP "
+                                              "counterpart; "
                                    f"{self.ADVICE}")
 
 
@@ -351,7 +370,8 @@ class PtxMmaLdmatrix(Rule):
 
     def advice(self, ctx) -> str:
         cdna = [t.arch for t in ctx.options.targets if t.wave == 64 and t.arch != "gfx906"]
-        rdna = [t.arch for t in ctx.options.targets if t.family.startswith("rdna3") or t.family == "rdna4"]
+        rdna = [t.arch for t in ctx.options.targets if t.family.startswith("rdna3")
+                or t.family == "rdna4"]
         parts = ["rocWMMA"]
         if cdna:
             parts.append("MFMA builtins (`__builtin_amdgcn_mfma_*`)")
@@ -371,7 +391,8 @@ class PtxMmaLdmatrix(Rule):
             if line in seen_lines or pp.skip(node.start_byte):
                 continue
             seen_lines.add(line)
-            yield self.finding(ctx, node, f"CUTLASS atom `{ctx.text(node)}` emits NVIDIA mma/ldmatrix PTX; "
+            yield self.finding(ctx, node, f"CUTLASS atom `{ctx.text(node)}` emits NVIDIA "
+                                          "mma/ldmatrix PTX; "
                                f"use {self.advice(ctx)}")
 
 
@@ -429,13 +450,17 @@ class WmmaApi(Rule):
                 continue
             if path in ("mma.h", "crt/mma.h"):
                 if unsupported:
-                    yield self.finding(ctx, node, f"<{path}> (CUDA WMMA) maps to rocWMMA, which does not "
-                                       f"support {', '.join(unsupported)}; use a library or MFMA/scalar "
+                    yield self.finding(ctx, node, f"<{path}> (CUDA WMMA) maps to rocWMMA, which "
+                                                  "does not "
+                                       f"support {', '.join(unsupported)}; use a library or "
+                                       "MFMA/scalar "
                                        f"code there", targets=tuple(unsupported))
                 else:
                     yield self.finding(ctx, node, f"<{path}> (CUDA WMMA) maps to rocWMMA "
-                                       f"(<rocwmma/rocwmma.hpp>, a separate library to link): fragment "
-                                       f"shapes must be 16 or 32 in M and N and the lane layout differs",
+                                       "(<rocwmma/rocwmma.hpp>, a separate library to link): "
+                                       "fragment "
+                                       "shapes must be 16 or 32 in M and N and the lane layout "
+                                       "differs",
                                        severity=Severity.WARNING)
             elif path.startswith("rocwmma/") and unsupported:
                 yield self.finding(ctx, node, f"rocWMMA does not support {', '.join(unsupported)}",
@@ -447,8 +472,10 @@ class WmmaApi(Rule):
             if name is None or ctx.text(name) != "fragment":
                 continue
             qual = tt.parent
-            qtext = ctx.text(qual) if qual is not None and qual.type == "qualified_identifier" else ""
-            if not re.search(r"\b(?:wmma|rocwmma)\s*::\s*fragment", qtext) and b"nvcuda" not in ctx.data \
+            qtext = (ctx.text(qual) if qual is not None and qual.type == "qualified_identifier"
+                     else "")
+            if not re.search(r"\b(?:wmma|rocwmma)\s*::\s*fragment",
+                             qtext) and b"nvcuda" not in ctx.data \
                     and b"rocwmma" not in ctx.data:
                 continue
             if pp.skip(tt.start_byte):
@@ -474,32 +501,40 @@ class WmmaApi(Rule):
                 continue
             m, n, k = dims
             if m not in (16, 32) or n not in (16, 32):
-                yield self.finding(ctx, tt, f"WMMA fragment shape m{m}n{n}k{k if k is not None else '?'} "
-                                   f"has no rocWMMA equivalent (BlockM and BlockN must be 16 or 32); "
+                yield self.finding(ctx, tt, "WMMA fragment shape "
+                                            f"m{m}n{n}k{k if k is not None else '?'} "
+                                   "has no rocWMMA equivalent (BlockM and BlockN must be 16 or "
+                                   "32); "
                                    f"re-tile to 16x16 or 32x32 blocks")
         for call in ctx.nodes("call_expression"):
             fn = call.child_by_field_name("function")
             if fn is None or not re.fullmatch(r"(?:\w+\s*::\s*)*mma_sync", ctx.text(fn)):
                 continue
-            if "wmma" not in ctx.text(fn) and b"nvcuda" not in ctx.data and b"rocwmma" not in ctx.data:
+            if ("wmma" not in ctx.text(fn) and b"nvcuda" not in ctx.data
+                    and b"rocwmma" not in ctx.data):
                 continue
             args = call.child_by_field_name("arguments")
-            if args is not None and len([c for c in args.named_children if c.type != "comment"]) == 5 \
+            if args is not None and len([c for c in args.named_children
+                                         if c.type != "comment"]) == 5 \
                     and not pp.skip(call.start_byte):
-                yield self.finding(ctx, call, "`mma_sync` with a saturate (satf) argument does not exist in "
-                                   "rocWMMA; drop the argument and clamp the accumulator explicitly")
+                yield self.finding(ctx, call, "`mma_sync` with a saturate (satf) argument does "
+                                   "not exist in rocWMMA; drop the argument and clamp the "
+                                   "accumulator explicitly")
         if frag_vars:
             for fe in ctx.nodes("field_expression"):
                 f = fe.child_by_field_name("field")
                 obj = fe.child_by_field_name("argument")
                 if f is None or obj is None or ctx.text(f) != "x" or ctx.text(obj) not in frag_vars:
                     continue
-                if fe.parent is None or fe.parent.type != "subscript_expression" or pp.skip(fe.start_byte):
+                if (fe.parent is None or fe.parent.type != "subscript_expression"
+                        or pp.skip(fe.start_byte)):
                     continue
                 if self._elementwise(ctx, fe.parent):
                     continue
-                yield self.finding(ctx, fe.parent, f"`{ctx.text(fe.parent)}` indexes a WMMA fragment "
-                                   f"element: rocWMMA assigns elements to lanes differently (and wave64 "
+                yield self.finding(ctx, fe.parent, f"`{ctx.text(fe.parent)}` indexes a WMMA "
+                                                   "fragment "
+                                   "element: rocWMMA assigns elements to lanes differently (and "
+                                   "wave64 "
                                    f"lanes hold fewer), so only element-wise operations over all "
                                    f"`num_elements` are portable", severity=Severity.WARNING)
 

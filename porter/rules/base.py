@@ -72,7 +72,8 @@ _WANTED_TYPES: set[str] = {
     "number_literal", "parameter_declaration", "preproc_def", "preproc_function_def",
     "preproc_include", "sized_type_specifier", "storage_class_specifier", "string_literal",
     "subscript_expression", "switch_statement", "template_type", "type_qualifier",
-    "while_statement", "enumerator_list", "raw_string_literal", "concatenated_string", "preproc_arg"}
+    "while_statement", "enumerator_list", "raw_string_literal", "concatenated_string",
+                           "preproc_arg"}
 
 class RuleContext:
     """What a rule sees of one file.
@@ -204,6 +205,7 @@ class RuleContext:
             found = self._word_nodes.get(n)
             if found is None:   # once per name: rules ask again for each variable of that name
                 nodes = []
+                assert self.root is not None    # identifiers() is for rules that need the tree
                 for pos in find_word(self.data, n):
                     node = self.root.descendant_for_byte_range(pos, pos + len(n))
                     if node is not None and node.start_byte == pos and \

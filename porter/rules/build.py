@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from ..analysis.lazyre import re
-
 from ..findings import Severity
 from .base import Rule
 from .registry import register
@@ -420,8 +419,9 @@ class BuildChanged(Rule):
     ## Why it breaks on AMD
     These are not one-to-one. `-ffast-math` in HIP-Clang also assumes no NaN or infinity and
     applies to host code; nvcc's `--use_fast_math` only relaxes device math. A register cap
-    has no HIP-Clang flag: the intent moves to `__launch_bounds__`. A CMake `CMAKE_HIP_ARCHITECTURES`
-    set from a variable still holds whatever the variable held (SM numbers).
+    has no HIP-Clang flag: the intent moves to `__launch_bounds__`. A CMake
+    `CMAKE_HIP_ARCHITECTURES` set from a variable still holds whatever the variable held (SM
+    numbers).
 
     ## Example
     ```make

@@ -36,7 +36,8 @@ _MANAGED_HINTS = ("cudaMemAdvise", "hipMemAdvise", "cudaMemAdvise_v2", "hipMemAd
 _XNACK_CHECKS = ("cudaDevAttrConcurrentManagedAccess", "hipDeviceAttributeConcurrentManagedAccess",
                  "cudaDevAttrPageableMemoryAccess", "hipDeviceAttributePageableMemoryAccess",
                  "cudaDevAttrManagedMemory", "hipDeviceAttributeManagedMemory",
-                 "CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS", "CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY",
+                 "CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS",
+                 "CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY",
                  "CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS", "concurrentManagedAccess",
                  "managedMemory", "pageableMemoryAccess")
 
@@ -79,7 +80,8 @@ class ManagedMemoryXnack(Rule):
     code = "PT501"
     name = "managed-memory-xnack"
     severity = Severity.WARNING
-    triggers = (b"MallocManaged", b"__managed__", b"MemAllocManaged", b"MemAdvise", b"MemPrefetchAsync")
+    triggers = (b"MallocManaged", b"__managed__", b"MemAllocManaged", b"MemAdvise",
+                b"MemPrefetchAsync")
 
     def check(self, ctx: RuleContext) -> Iterator:
         if _guarded_by_name(ctx, _XNACK_CHECKS) or b'"HSA_XNACK"' in ctx.data:
@@ -91,7 +93,7 @@ class ManagedMemoryXnack(Rule):
                 "ConcurrentManagedAccess and document HSA_XNACK=1")
         seen = False
         for cl in ctx.calls.named(_MANAGED_ALLOC, forwarding=False):
-            name, call, args = cl.name, cl.node, cl.args
+            name, call, _args = cl.name, cl.node, cl.args
             if ctx.vendor.at(call).not_for_amd:
                 continue
             seen = True
@@ -101,10 +103,12 @@ class ManagedMemoryXnack(Rule):
             if ctx.text(q) != "__managed__" or ctx.vendor.at(q).not_for_amd:
                 continue
             decl = q.parent
-            names = [ctx.text(n) for d in (decl.children_by_field_name("declarator") if decl else [])
+            names = [ctx.text(n) for d in (decl.children_by_field_name("declarator") if decl
+                                           else [])
                      for n in walk(d) if n.type == "identifier"][:1]
             seen = True
-            yield self.finding(ctx, q, f"`__managed__` variable `{names[0] if names else '?'}`: {tail}",
+            yield self.finding(ctx, q, f"`__managed__` variable `{names[0] if names else '?'}`: "
+                                       f"{tail}",
                                targets=targets)
         if seen:
             return
@@ -165,7 +169,8 @@ class HostCoherence(Rule):
         sys_uses = []
         for ident in ctx.identifiers(_SYSTEM_ATOMIC):
             call = ident.parent
-            if call is not None and call.type == "call_expression" and call_name(ctx, call) == ctx.text(ident):
+            if (call is not None and call.type == "call_expression"
+                    and call_name(ctx, call) == ctx.text(ident)):
                 sys_uses.append((ident, f"`{ctx.text(ident)}` is a system-scope atomic"))
         for ident in ctx.identifiers(("thread_scope_system",)):
             # uses in function bodies only: library definitions (enumerators, default template
@@ -245,7 +250,7 @@ class ThreadfenceSystem(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator:
         for cl in ctx.calls.named(("__threadfence_system",), forwarding=False):
-            name, call, args = cl.name, cl.node, cl.args
+            _name, call, _args = cl.name, cl.node, cl.args
             if ctx.vendor.at(call).not_for_amd:
                 continue
             yield self.finding(
@@ -257,9 +262,8 @@ class ThreadfenceSystem(Rule):
 
 # -- PT504 ------------------------------------------------------------------------------------
 def _pointee_decl(ctx: RuleContext, expr, fn):
-    """(declaration node, is_indirect) of the variable an atomic's address argument points into."""
+    """The declaration node of the variable an atomic's address argument points into."""
     n = expr
-    indirect = False
     while n is not None:
         if n.type == "parenthesized_expression" and n.named_child_count == 1:
             n = n.named_children[0]
@@ -270,10 +274,8 @@ def _pointee_decl(ctx: RuleContext, expr, fn):
                 break           # &scalar
         elif n.type == "subscript_expression":
             n = n.child_by_field_name("argument")
-            indirect = True
         elif n.type == "binary_expression" and ctx.text(n.child_by_field_name("operator")) == "+":
             n = n.child_by_field_name("left")
-            indirect = True
         else:
             break
     if n is None or n.type != "identifier":
@@ -341,7 +343,8 @@ class FpAtomicUnsafe(Rule):
     triggers = (b"atomicAdd", b"unsafeAtomic")
 
     def check(self, ctx: RuleContext) -> Iterator:
-        for cl in ctx.calls.named(("unsafeAtomicAdd", "unsafeAtomicMax", "unsafeAtomicMin"), forwarding=False):
+        for cl in ctx.calls.named(("unsafeAtomicAdd", "unsafeAtomicMax", "unsafeAtomicMin"),
+                                  forwarding=False):
             name, call, args = cl.name, cl.node, cl.args
             yield self.finding(
                 ctx, call.child_by_field_name("function"),
@@ -439,9 +442,11 @@ class L2AccessPolicy(Rule):
                     f"`{name}` sets an L2 access policy window, a performance hint only on AMD "
                     f"(available from ROCm 7.2); consider guarding it with "
                     f"#ifndef __HIP_PLATFORM_AMD__", severity=Severity.INFO)
-        for cl in ctx.calls.named(("cudaDeviceSetLimit", "hipDeviceSetLimit", "cuCtxSetLimit"), forwarding=False):
+        for cl in ctx.calls.named(("cudaDeviceSetLimit", "hipDeviceSetLimit", "cuCtxSetLimit"),
+                                  forwarding=False):
             name, call, args = cl.name, cl.node, cl.args
-            if args and ctx.text(args[0]).split("::")[-1] in _PERSIST_LIMIT and not ctx.vendor.at(call).not_for_amd:
+            if (args and ctx.text(args[0]).split("::")[-1] in _PERSIST_LIMIT
+                    and not ctx.vendor.at(call).not_for_amd):
                 yield self.finding(
                     ctx, args[0],
                     f"`{ctx.text(args[0])}` (persisting L2 cache size) has no HIP equivalent and "
@@ -519,11 +524,10 @@ class PointerAttrMemtype(Rule):
                         break
         value_vars: set[str] = set()
         for cl in ctx.calls.named(_PTR_GET, forwarding=False):
-            name, call, args = cl.name, cl.node, cl.args
+            _name, _call, args = cl.name, cl.node, cl.args
             if len(args) >= 2 and ctx.text(args[1]).split("::")[-1] in _MEMTYPE_ATTR:
-                v = args[0]
-                if v.type == "pointer_expression":
-                    v = v.child_by_field_name("argument")
+                v = (args[0].child_by_field_name("argument")
+                     if args[0].type == "pointer_expression" else args[0])
                 if v is not None and v.type == "identifier":
                     value_vars.add(ctx.text(v))
         if not attr_vars and not value_vars:
@@ -554,8 +558,9 @@ class PointerAttrMemtype(Rule):
             if num and (old or (driver and int(num.group(1)) in (3, 4))):
                 meaning = (f"CUDA's CUmemorytype {num.group(1)} is "
                            f"{'ARRAY' if num.group(1) == '3' else 'UNIFIED'} but HIP reports "
-                           f"Array as 10, Unified as 11 (3 is Managed)") if driver and not old else \
-                    "hipMemoryType before ROCm 6.0 is numbered Host=0, Device=1, Array=2, Unified=3, Managed=4"
+                           "Array as 10, Unified as 11 (3 is Managed)") if driver and not old else \
+                    ("hipMemoryType before ROCm 6.0 is numbered Host=0, Device=1, Array=2, "
+                     "Unified=3, Managed=4")
                 return self.finding(
                     ctx, node,
                     f"`{subj}` compared with the number {other_text}: {meaning}; compare with the "
@@ -582,7 +587,8 @@ class PointerAttrMemtype(Rule):
                     break
         for sw in ctx.nodes("switch_statement"):
             cond = sw.child_by_field_name("condition")
-            inner = cond.named_children[0] if cond is not None and cond.named_child_count == 1 else None
+            inner = (cond.named_children[0]
+                     if cond is not None and cond.named_child_count == 1 else None)
             subj = subject(inner)
             if subj is None:
                 continue
@@ -646,9 +652,11 @@ class DeviceMallocHeap(Rule):
     triggers = (b"MallocHeapSize", b"MALLOC_HEAP_SIZE")
 
     def check(self, ctx: RuleContext) -> Iterator:
-        for cl in ctx.calls.named(("cudaDeviceSetLimit", "hipDeviceSetLimit", "cuCtxSetLimit"), forwarding=False):
-            name, call, args = cl.name, cl.node, cl.args
-            if args and ctx.text(args[0]).split("::")[-1] in _HEAP_LIMIT and not ctx.vendor.at(call).not_for_amd:
+        for cl in ctx.calls.named(("cudaDeviceSetLimit", "hipDeviceSetLimit", "cuCtxSetLimit"),
+                                  forwarding=False):
+            _name, call, args = cl.name, cl.node, cl.args
+            if (args and ctx.text(args[0]).split("::")[-1] in _HEAP_LIMIT
+                    and not ctx.vendor.at(call).not_for_amd):
                 yield self.finding(
                     ctx, args[0],
                     f"`{ctx.text(args[0])}` sizes the device malloc heap; HIP documents its device "
@@ -707,7 +715,7 @@ class LowPrecisionAtomicAdd(Rule):
         if not _LOWP_TYPES.search(ctx.data.decode("utf-8", "replace")):
             return
         for cl in ctx.calls.named(("atomicAdd",), forwarding=False):
-            name, call, args = cl.name, cl.node, cl.args
+            _name, call, args = cl.name, cl.node, cl.args
             if len(args) != 2 or ctx.vendor.at(call).not_for_amd:
                 continue
             ty = None
@@ -722,8 +730,11 @@ class LowPrecisionAtomicAdd(Rule):
             if ty is None:
                 continue
             fn = call.child_by_field_name("function")
+            assert fn is not None               # a call_expression always has a function
             fx = self.make_fix([Edit(fn.start_byte, fn.end_byte, b"unsafeAtomicAdd")],
-                               Applicability.UNSAFE, "use unsafeAtomicAdd (coarse-grained memory only)")
+                               Applicability.UNSAFE, "use unsafeAtomicAdd (coarse-grained memory "
+                                                     "only)")
             yield self.finding(ctx, fn, f"`atomicAdd` on `{ty}`: HIP has no 16-bit float "
-                               f"atomicAdd overloads, so this does not compile; use unsafeAtomicAdd "
+                               "atomicAdd overloads, so this does not compile; use "
+                               "unsafeAtomicAdd "
                                f"on a coarse-grained buffer, or accumulate in float", fix=fx)

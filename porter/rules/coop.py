@@ -193,7 +193,8 @@ class CubLogicalWarp(Rule):
     severity = Severity.WARNING
     fix = Applicability.NONE
     triggers = (b"WarpReduce", b"WarpScan")
-    RX = re.compile(rb"(?<![\w$])(?:(?:hip)?cub\s*::\s*)(WarpReduce|WarpScan)\s*<([^<>;{}]*(?:<[^<>]*>[^<>;{}]*)*)>")
+    RX = re.compile(rb"(?<![\w$])(?:(?:hip)?cub\s*::\s*)(WarpReduce|WarpScan)\s*"
+                    rb"<([^<>;{}]*(?:<[^<>]*>[^<>;{}]*)*)>")
 
     def check(self, ctx):
         w64 = ctx.options.wave64()
@@ -302,4 +303,5 @@ class GridGroupMembers(Rule):
         fn = enclosing_function(at, lambdas=True)
         text = ctx.btext(fn) if fn is not None else ctx.data
         return re.search(rb"grid_group\s*&?\s*" + name.encode() + rb"\b", text) is not None or \
-            re.search(rb"\b" + name.encode() + rb"\s*=\s*(?:\w+\s*::\s*)*this_grid\s*\(", text) is not None
+            re.search(rb"\b" + name.encode() + rb"\s*=\s*(?:\w+\s*::\s*)*this_grid\s*\(",
+                      text) is not None

@@ -8,6 +8,8 @@ skipped (`ctx.pp.skip`).
 """
 from __future__ import annotations
 
+from re import Pattern
+
 from ..analysis.lazyre import re
 from ..analysis.lex import code_matches, lex_code_spans
 from ..findings import Applicability, Severity
@@ -30,7 +32,7 @@ def _ident_findings(rule, ctx, rx, message, *, per_line=True, kinds=None):
         yield rule.finding(ctx, node, message(ctx.text(node)))
 
 
-def _macro_body_hits(ctx, rx_bytes: re.Pattern):
+def _macro_body_hits(ctx, rx_bytes: Pattern):
     """Matches inside #define bodies (opaque text), outside comments/strings of the body."""
     pp = ctx.pp
     for arg in ctx.macro_bodies():
@@ -86,13 +88,16 @@ class HopperBlackwellMma(Rule):
     triggers = (b"wgmma", b"tcgen05", b"setmaxnreg", b"elect.sync", b"fence.proxy.async", b"SM90_",
                 b"SM100_", b"SM120_", b"Sm90", b"Sm100", b"Sm120", b"ptx::")
     family = "hopper"
-    ADVICE = "redesign around MFMA/rocWMMA with LDS double buffering, or use hipBLASLt/Composable Kernel"
+    ADVICE = ("redesign around MFMA/rocWMMA with LDS double buffering, or use "
+              "hipBLASLt/Composable Kernel")
 
     def check(self, ctx):
         for s in ctx.asm.family(self.family):
-            yield self.finding(ctx, s.span, f"{s.what()} (Hopper/Blackwell warpgroup MMA or register "
+            yield self.finding(ctx, s.span, f"{s.what()} (Hopper/Blackwell warpgroup MMA or "
+                                            "register "
                                f"reallocation) has no AMD equivalent; {self.ADVICE}")
-        yield from _ident_findings(self, ctx, _SM90_ATOM, lambda t: f"CuTe/CUTLASS atom `{t}` targets "
+        yield from _ident_findings(self, ctx, _SM90_ATOM, lambda t: f"CuTe/CUTLASS atom `{t}` "
+                                                                    "targets "
                                    f"Hopper/Blackwell tensor cores; {self.ADVICE}")
         pp = ctx.pp
         seen = set()
@@ -101,7 +106,8 @@ class HopperBlackwellMma(Rule):
             if line in seen or pp.skip(m.start()):
                 continue
             seen.add(line)
-            yield self.finding(ctx, (m.start(1), m.end(1)), f"`arch::{m.group(1).decode()}` selects a CUTLASS "
+            yield self.finding(ctx, (m.start(1), m.end(1)), f"`arch::{m.group(1).decode()}` "
+                                                            "selects a CUTLASS "
                                f"Hopper/Blackwell kernel (wgmma, TMA, clusters); {self.ADVICE}")
 
 
@@ -149,22 +155,26 @@ class TmaTensorMap(Rule):
     triggers = (b"TensorMap", b"tensormap", b"cp.async.bulk", b"cp_async_bulk", b"TMA", b"tma_",
                 b"cp.reduce.async.bulk", b"ptx::")
     family = "tma"
-    ADVICE = "load tiles with pointer arithmetic into LDS (16-byte vector loads) and `__syncthreads()`"
+    ADVICE = ("load tiles with pointer arithmetic into LDS (16-byte vector loads) and "
+              "`__syncthreads()`")
 
     def check(self, ctx):
         for s in ctx.asm.family(self.family):
             yield self.finding(ctx, s.span, f"{s.what()} (TMA bulk tensor copy) has no AMD "
                                f"equivalent; {self.ADVICE}")
-        yield from _ident_findings(self, ctx, _TMA_IDS, lambda t: f"`{t}` is part of the Hopper TMA "
+        yield from _ident_findings(self, ctx, _TMA_IDS, lambda t: f"`{t}` is part of the Hopper "
+                                                                  "TMA "
                                    f"(tensor-map) API, which AMD GPUs lack; {self.ADVICE}")
 
 
 # -- PT208 -------------------------------------------------------------------------------------
-_BARRIER_QUAL = re.compile(rb"(?<![\w$])cuda\s*::\s*(?:std\s*::\s*)?(barrier|latch|counting_semaphore"
+_BARRIER_QUAL = re.compile(rb"(?<![\w$])cuda\s*::\s*(?:std\s*::\s*)?"
+                           rb"(barrier|latch|counting_semaphore"
                            rb"|binary_semaphore)(?![\w$])|(?<![\w$])cuda\s*::\s*device\s*::\s*"
                            rb"(barrier_arrive_tx|barrier_expect_tx|barrier_native_handle)(?![\w$])")
 _BARRIER_IDS = re.compile(r"__mbarrier_\w+|__awbarrier_\w+")
-_BARRIER_HEADERS = {"cuda/barrier", "cuda/std/barrier", "cuda/latch", "cuda/std/latch", "cuda/semaphore",
+_BARRIER_HEADERS = {"cuda/barrier", "cuda/std/barrier", "cuda/latch", "cuda/std/latch",
+                    "cuda/semaphore",
                     "cuda/std/semaphore", "cuda_awbarrier.h", "cuda_awbarrier_primitives.h",
                     "cuda_awbarrier_helpers.h"}
 
@@ -217,13 +227,16 @@ class AsyncBarrier(Rule):
             if pp.skip(m.start()):
                 continue
             what = re.sub(r"\s+", "", ctx.data[m.start():m.end()].decode())
-            yield self.finding(ctx, (m.start(), m.end()), f"`{what}` is not supported by HIP/libhipcxx; "
+            yield self.finding(ctx, (m.start(), m.end()), f"`{what}` is not supported by "
+                                                          "HIP/libhipcxx; "
                                f"{self.ADVICE}")
-        yield from _ident_findings(self, ctx, _BARRIER_IDS, lambda t: f"`{t}` (mbarrier intrinsic) has "
+        yield from _ident_findings(self, ctx, _BARRIER_IDS, lambda t: f"`{t}` (mbarrier "
+                                                                      "intrinsic) has "
                                    f"no HIP equivalent; {self.ADVICE}")
         for node, path in ((i.path_span, i.path) for i in ctx.includes):
             if path in _BARRIER_HEADERS and not pp.skip(node[0]):
-                yield self.finding(ctx, node, f"<{path}> is not supported by HIP/libhipcxx; {self.ADVICE}")
+                yield self.finding(ctx, node, f"<{path}> is not supported by HIP/libhipcxx; "
+                                              f"{self.ADVICE}")
 
 
 # -- PT209 -------------------------------------------------------------------------------------
@@ -237,7 +250,8 @@ _CLUSTER_IDS = re.compile(
     r"|__clusterDim\w*|__clusterIdx|__clusterRelative\w+|__clusterGridDimInClusters|__clusterSizeInBlocks"
     r"|this_cluster|cluster_group")
 _CLUSTER_DIMS = re.compile(rb"(?<![\w$])__cluster_dims__(?![\w$])")
-_CLUSTER_METHODS = {"sync", "map_shared_rank", "block_rank", "block_index", "dim_blocks", "num_blocks",
+_CLUSTER_METHODS = {"sync", "map_shared_rank", "block_rank", "block_index", "dim_blocks",
+                    "num_blocks",
                     "barrier_arrive", "barrier_wait", "query_shared_rank"}
 
 
@@ -295,15 +309,19 @@ class ThreadBlockCluster(Rule):
             if pp.skip(m.start()):
                 continue
             if no_cluster:
-                yield self.finding(ctx, (m.start(), m.end()), f"`__cluster_dims__` is rejected by HIP-Clang "
+                yield self.finding(ctx, (m.start(), m.end()), "`__cluster_dims__` is rejected by "
+                                                              "HIP-Clang "
                                    f"for {', '.join(no_cluster)} (clusters exist only on gfx1250); "
                                    f"{self.ADVICE}", targets=no_cluster)
             else:
-                yield self.finding(ctx, (m.start(), m.end()), "`__cluster_dims__` compiles only for gfx1250; "
+                yield self.finding(ctx, (m.start(), m.end()), "`__cluster_dims__` compiles only "
+                                                              "for gfx1250; "
                                    "keep other targets out of this kernel", severity=Severity.INFO)
-        yield from _ident_findings(self, ctx, _CLUSTER_IDS, lambda t: f"`{t}` (thread-block clusters) "
+        yield from _ident_findings(self, ctx, _CLUSTER_IDS, lambda t: f"`{t}` (thread-block "
+                                                                      "clusters) "
                                    f"has no HIP equivalent; {self.ADVICE}")
-        # methods on cluster objects: variables initialised from this_cluster() or typed cluster_group
+        # methods on cluster objects: variables initialised from this_cluster() or typed
+        # cluster_group
         cluster_vars = set()
         for d in ctx.nodes("init_declarator"):
             val, name = d.child_by_field_name("value"), d.child_by_field_name("declarator")
@@ -326,10 +344,12 @@ class ThreadBlockCluster(Rule):
             if obj is None or fld is None:
                 continue
             meth = ctx.text(fld)
-            if meth == "map_shared_rank" or (meth in _CLUSTER_METHODS and ctx.text(obj) in cluster_vars):
+            if meth == "map_shared_rank" or (meth in _CLUSTER_METHODS
+                                             and ctx.text(obj) in cluster_vars):
                 if pp.skip(call.start_byte):
                     continue
-                yield self.finding(ctx, call, f"`{ctx.text(obj)}.{meth}()` is a thread-block-cluster "
+                yield self.finding(ctx, call, f"`{ctx.text(obj)}.{meth}()` is a "
+                                              "thread-block-cluster "
                                    f"operation with no AMD equivalent; {self.ADVICE}")
 
 
@@ -378,7 +398,8 @@ class ProgrammaticDependentLaunch(Rule):
     name = "programmatic-dependent-launch"
     severity = Severity.ERROR
     fix = Applicability.DISPLAY
-    triggers = (b"Programmatic", b"programmatic", b"GridDependency", b"griddepcontrol", b"PROGRAMMATIC")
+    triggers = (b"Programmatic", b"programmatic", b"GridDependency", b"griddepcontrol",
+                b"PROGRAMMATIC")
     family = "pdl"
 
     def check(self, ctx):
@@ -389,9 +410,11 @@ class ProgrammaticDependentLaunch(Rule):
 
         def msg(t):
             if t in ("cudaGridDependencySynchronize", "cudaTriggerProgrammaticLaunchCompletion"):
-                return (f"`{t}()` (programmatic dependent launch) does not exist in HIP; remove the call: "
+                return (f"`{t}()` (programmatic dependent launch) does not exist in HIP; remove "
+                        "the call: "
                         f"without PDL the kernel starts only after the previous one finished")
-            return (f"`{t}` (programmatic dependent launch) has no HIP equivalent; drop the attribute and "
+            return (f"`{t}` (programmatic dependent launch) has no HIP equivalent; drop the "
+                    "attribute and "
                     f"launch normally")
         yield from _ident_findings(self, ctx, _PDL_IDS, msg)
 
@@ -464,14 +487,19 @@ class DynamicParallelism(Rule):
                 fn = call.child_by_field_name("function")
                 callee = ctx.text(fn) if fn is not None else "a kernel"
                 yield self.finding(ctx, call if call.type == "call_expression" else kcs,
-                                   f"`{callee}<<<...>>>` launched from {kind} function `{fname}` needs "
-                                   f"dynamic parallelism, which HIP does not support; launch it from "
+                                   f"`{callee}<<<...>>>` launched from {kind} function `{fname}` "
+                                   "needs "
+                                   "dynamic parallelism, which HIP does not support; launch it "
+                                   "from "
                                    f"the host or make the kernel persistent")
-            for call in ctx.captures("(call_expression function: (identifier) @f) @c", body).get("c", []):
+            for call in ctx.captures("(call_expression function: (identifier) @f) @c",
+                                     body).get("c", []):
                 fn = call.child_by_field_name("function")
                 name = ctx.text(fn) if fn is not None else ""
                 if name not in _DP_CALLS or pp.skip(call.start_byte):
                     continue
-                yield self.finding(ctx, call, f"`{name}()` in {kind} function `{fname}` is device-side "
-                                   f"runtime API (dynamic parallelism), which HIP does not support; move "
+                yield self.finding(ctx, call, f"`{name}()` in {kind} function `{fname}` is "
+                                              "device-side "
+                                   "runtime API (dynamic parallelism), which HIP does not "
+                                   "support; move "
                                    f"it to the host")

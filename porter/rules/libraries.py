@@ -1,13 +1,15 @@
 """PT85x: NVIDIA libraries without a drop-in AMD counterpart (hazards.md section J)."""
 from __future__ import annotations
 
+from re import Pattern
+
 from ..analysis.lazyre import re
 from ..findings import Severity
 from .base import Rule
 from .registry import register
 
 
-def _includes(ctx, rx: re.Pattern):
+def _includes(ctx, rx: Pattern):
     """(span of the directive, path) of the matching #include lines; works without a tree."""
     for inc in ctx.includes:
         if rx.match(inc.path):

@@ -46,7 +46,8 @@ def _is_shared_decl(ctx: RuleContext, d) -> bool:
     quals = [ctx.text(c) for c in d.children if c.type == "type_qualifier"]
     if "__shared__" not in quals:
         return False
-    return not any(c.type == "storage_class_specifier" and ctx.text(c) == "extern" for c in d.children)
+    return not any(c.type == "storage_class_specifier" and ctx.text(c) == "extern"
+                   for c in d.children)
 
 
 def _shared_decl_sizes(ctx: RuleContext, d, shadow) -> list[tuple[str, int | None]]:
@@ -85,7 +86,7 @@ def _shared_decl_sizes(ctx: RuleContext, d, shadow) -> list[tuple[str, int | Non
         if dd is None or dd.type != "identifier":
             ok = False
         name = ctx.text(dd) if dd is not None else "?"
-        out.append((name, elem * count if ok else None))
+        out.append((name, elem * count if ok and elem is not None else None))
     return out
 
 
@@ -178,7 +179,8 @@ class LdsStaticLimit(Rule):
             if not over:
                 continue
             kname = function_name(ctx, fn) or "kernel"
-            detail = ", ".join(f"{n}: {s}" for n, s in parts[:6]) + (", ..." if len(parts) > 6 else "")
+            detail = ", ".join(f"{n}: {s}" for n,
+                               s in parts[:6]) + (", ..." if len(parts) > 6 else "")
             least = "at least " if unknown else ""
             where = fn.child_by_field_name("declarator") or fn
             yield self.finding(
@@ -191,7 +193,8 @@ class LdsStaticLimit(Rule):
 
 # -- PT402 ------------------------------------------------------------------------------------
 _SETATTR = ("cudaFuncSetAttribute", "hipFuncSetAttribute", "cuFuncSetAttribute")
-_DYN_ATTR = ("cudaFuncAttributeMaxDynamicSharedMemorySize", "hipFuncAttributeMaxDynamicSharedMemorySize",
+_DYN_ATTR = ("cudaFuncAttributeMaxDynamicSharedMemorySize",
+             "hipFuncAttributeMaxDynamicSharedMemorySize",
              "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
              "HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES")
 
@@ -289,7 +292,8 @@ class LdsDynamicOptin(Rule):
 
 # -- PT403 ------------------------------------------------------------------------------------
 _CACHECFG = ("cudaFuncSetCacheConfig", "hipFuncSetCacheConfig", "cudaDeviceSetCacheConfig",
-             "hipDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig", "hipDeviceSetSharedMemConfig",
+             "hipDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig",
+             "hipDeviceSetSharedMemConfig",
              "cudaFuncSetSharedMemConfig", "hipFuncSetSharedMemConfig", "cuFuncSetCacheConfig",
              "cuCtxSetCacheConfig", "cuCtxSetSharedMemConfig", "hipCtxSetCacheConfig",
              "hipCtxSetSharedMemConfig")
@@ -328,7 +332,8 @@ class SmemCarveoutCacheConfig(Rule):
     code = "PT403"
     name = "smem-carveout-cache-config"
     severity = Severity.INFO
-    triggers = (b"CacheConfig", b"SharedMemConfig", b"SharedMemoryCarveout", b"SHARED_MEMORY_CARVEOUT")
+    triggers = (b"CacheConfig", b"SharedMemConfig", b"SharedMemoryCarveout",
+                b"SHARED_MEMORY_CARVEOUT")
 
     def check(self, ctx: RuleContext) -> Iterator:
         for cl in ctx.calls.named(_CACHECFG, forwarding=False):
@@ -403,6 +408,7 @@ def launch_bounds(ctx: RuleContext):
 
 
 def _arg_value(ctx: RuleContext, span, shadow) -> int | None:
+    assert ctx.root is not None         # launch-bounds rules need the tree
     node = ctx.root.descendant_for_byte_range(*span) if span else None
     text = ctx.data[span[0]:span[1]].decode("utf-8", "replace").strip()
     # prefer the tree node when it covers exactly the argument (keeps template shadowing)
@@ -431,6 +437,7 @@ def _short(raw: bytes, limit: int = 40) -> str:
 
 
 def _lb_shadow(ctx: RuleContext, pos: int) -> frozenset[str]:
+    assert ctx.root is not None
     node = ctx.root.descendant_for_byte_range(pos, pos + 1)
     fn = enclosing_function(node, lambdas=False) if node is not None else None
     if node is not None and node.type == "function_definition":
@@ -477,6 +484,7 @@ class LaunchBoundsMinBlocks(Rule):
         for start, end, args in launch_bounds(ctx):
             if len(args) != 2:
                 continue
+            assert ctx.root is not None
             node = ctx.root.descendant_for_byte_range(start, end)
             if node is not None and ctx.pp.skip(node.start_byte):
                 continue
@@ -538,6 +546,7 @@ class LaunchBoundsUnsupportedForm(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator:
         for start, end, args in launch_bounds(ctx):
+            assert ctx.root is not None
             node = ctx.root.descendant_for_byte_range(start, end)
             if node is not None and ctx.vendor.at(node).not_for_amd:
                 continue
@@ -671,7 +680,7 @@ class GridSize2p32(Rule):
             if len(exprs) >= 2:
                 launches.append((ks, exprs[0], exprs[1]))
         for cl in ctx.calls.named(("hipLaunchKernelGGL",), forwarding=False):
-            name, call, args = cl.name, cl.node, cl.args
+            _name, call, args = cl.name, cl.node, cl.args
             if len(args) >= 3:
                 launches.append((call, args[1], args[2]))
         per_function: dict[tuple[int, int], tuple] = {}
@@ -753,6 +762,7 @@ class MaxRRegCount(Rule):
         for m in _MAXNREG.finditer(ctx.data):
             if not in_code(ctx, m.start(), m.start() + 11):
                 continue
+            assert ctx.root is not None
             node = ctx.root.descendant_for_byte_range(m.start(), m.start() + 11)
             if node is not None and ctx.vendor.at(node).not_for_amd:
                 continue

@@ -52,7 +52,7 @@ class DirectedRounding(Rule):
         if _OCML in ctx.data:
             return
         for cl in ctx.calls.named(_DIRECTED):
-            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
+            name, ident, _call, _args = cl.name, cl.callee, cl.node, cl.args
             yield self.finding(ctx, ident, f"`{name}` is declared by HIP only when compiling with "
                                f"`-DOCML_BASIC_ROUNDED_OPERATIONS`: add that define, or use the "
                                f"round-to-nearest `{name[:-3]}_rn` with an error analysis")
@@ -84,7 +84,9 @@ class Fp8TypesPerTarget(Rule):
 
     ## Example
     ```cpp
-    __global__ void quant(const float* x, __nv_fp8_e4m3* y) { y[threadIdx.x] = __nv_fp8_e4m3(x[threadIdx.x]); }
+    __global__ void quant(const float* x, __nv_fp8_e4m3* y) {
+        y[threadIdx.x] = __nv_fp8_e4m3(x[threadIdx.x]);
+    }
     ```
 
     ## Use instead
@@ -130,7 +132,8 @@ class Fp8TypesPerTarget(Rule):
                                    targets=archs)
 
 
-_E4M3_MAX = re.compile(rb"^448(?:\.0*)?(?:[eE]\+?0+)?[fFlL]?$|^448\.0*[fF]?$|^4\.48[eE]\+?0*2[fF]?$")
+_E4M3_MAX = re.compile(rb"^448(?:\.0*)?(?:[eE]\+?0+)?[fFlL]?$|^448\.0*[fF]?$"
+                       rb"|^4\.48[eE]\+?0*2[fF]?$")
 _FP8_CONTEXT = re.compile(rb"fp8|e4m3|E4M3|FP8|float8")
 
 
@@ -251,7 +254,8 @@ class LongDouble(Rule):
     ## What it finds
     `long double` variables, parameters and casts inside `__device__`/`__global__` functions
     (in `__host__ __device__` functions only variables: `long double` overloads of math
-    functions are fine), and `long double` members of structs that are passed to kernels in the same file.
+    functions are fine), and `long double` members of structs that are passed to kernels in the
+    same file.
 
     ## Why it breaks on AMD
     AMDGPU treats `long double` as the 64-bit `double`, while x86-64 host code uses the 80-bit
@@ -349,7 +353,7 @@ class FpContraction(Rule):
                                           rb"ffp-contract=off", ctx.data):
             return
         for cl in ctx.calls.named(_RN):
-            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
+            name, ident, _call, _args = cl.name, cl.callee, cl.node, cl.args
             yield self.finding(ctx, ident, f"`{name}` is a plain operation in HIP and may be fused "
                                f"into an FMA (clang's default -ffp-contract=fast-honor-pragmas): "
                                f"add `#pragma clang fp contract(off)` if the code relies on it "
@@ -417,7 +421,8 @@ class HalfBf16OneTypeOnly(Rule):
                 if (kind == "half") == want_bf16:
                     have = "__half" if kind == "half" else "bf16"
                     only = "bfloat16" if want_bf16 else "half"
-                    yield self.finding(ctx, ident, f"`{name}` on {have} values: ROCm 7.2 declares it "
+                    yield self.finding(ctx, ident, f"`{name}` on {have} values: ROCm 7.2 "
+                                                   "declares it "
                                        f"for {only} only, so this call does not compile; compute "
                                        f"through float or compare and select by hand")
                 break

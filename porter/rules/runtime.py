@@ -117,7 +117,7 @@ class ModuleBinaryFormat(Rule):
 
     def check(self, ctx):
         for cl in ctx.calls.named(_LOAD_FILE):
-            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
+            name, ident, _call, args = cl.name, cl.callee, cl.node, cl.args
             if len(args) >= 2 and args[1].type == "string_literal":
                 s = _string_content(ctx, args[1])
                 m = _NV_BIN.search(s)
@@ -126,7 +126,7 @@ class ModuleBinaryFormat(Rule):
                                        f"cannot load on AMD: build a `.co` code object with "
                                        f"`hipcc --genco --offload-arch=...` and load that")
         for cl in ctx.calls.named(_LOAD_EX):
-            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
+            name, ident, _call, args = cl.name, cl.callee, cl.node, cl.args
             if len(args) >= 3 and ctx.text(args[2]).strip() not in ("0", "0u", "0U"):
                 yield self.finding(ctx, ident, f"`{name}` with JIT options: AMD has no PTX JIT "
                                    f"and HIP does not implement these options; load a code "
@@ -196,7 +196,7 @@ class MemcpySymbolByName(Rule):
 
     def check(self, ctx):
         for cl in ctx.calls.named(tuple(_SYMBOL_ARG)):
-            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
+            name, _ident, _call, args = cl.name, cl.callee, cl.node, cl.args
             i = _SYMBOL_ARG[name]
             if len(args) <= i:
                 continue
@@ -272,7 +272,7 @@ class FuncPtrCasts(Rule):
             return
         funcs = _declared_functions(ctx)
         for cl in found:
-            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
+            name, _ident, _call, args = cl.name, cl.callee, cl.node, cl.args
             i = _FUNC_ARG[name]
             if len(args) <= i:
                 continue
@@ -425,7 +425,8 @@ class PerThreadDefaultStream(Rule):
             n = d.child_by_field_name("name")
             if n is None or ctx.text(n) != "CUDA_API_PER_THREAD_DEFAULT_STREAM":
                 continue
-            fx = self.make_fix([Edit(n.start_byte, n.end_byte, b"HIP_API_PER_THREAD_DEFAULT_STREAM")],
+            fx = self.make_fix([Edit(n.start_byte, n.end_byte,
+                                     b"HIP_API_PER_THREAD_DEFAULT_STREAM")],
                                Applicability.SAFE, "use HIP's per-thread default stream macro")
             yield self.finding(ctx, n, "HIP ignores `CUDA_API_PER_THREAD_DEFAULT_STREAM`: define "
                                "`HIP_API_PER_THREAD_DEFAULT_STREAM` (or compile with "
@@ -556,7 +557,8 @@ class HostStringFunctions(Rule):
             yield self.finding(ctx, ident, f"host `{name}` with no `<cstring>`: ROCm 7.2's "
                                f"hip/hip_runtime.h does not provide it (cuda_runtime.h did), so "
                                f"only HIP's device overload is visible; include <cstring>"
-                               + (" (unless one of the project's headers already does)" if local else ""),
+                               + (" (unless one of the project's headers already does)" if local
+                                  else ""),
                                fix=fx, severity=Severity.WARNING if local else None)
             return                # one finding (and one include) per file
 
@@ -656,7 +658,8 @@ class GridConstant(Rule):
                 end += 1
             fx = self.make_fix([Edit(pos, end, b"")], Applicability.SAFE, "drop __grid_constant__")
             yield self.finding(ctx, (pos, pos + len(word)),
-                               "`__grid_constant__` does not exist in HIP; AMD kernel arguments are "
+                               "`__grid_constant__` does not exist in HIP; AMD kernel arguments "
+                               "are "
                                "already read-only kernarg memory: drop it", fix=fx)
 
 
@@ -698,7 +701,8 @@ class DevicePointerArithmetic(Rule):
     fix = Applicability.NONE
     triggers = (b"CUdeviceptr", b"hipDeviceptr_t")
 
-    _ARITH = frozenset({"+", "-", "%", "&", "|", "/", "*", "+=", "-=", "%=", "&=", "|=", ">>", "<<"})
+    _ARITH = frozenset({"+", "-", "%", "&", "|", "/", "*", "+=", "-=", "%=", "&=", "|=", ">>",
+                        "<<"})
 
     def check(self, ctx):
         names = set()
@@ -720,7 +724,8 @@ class DevicePointerArithmetic(Rule):
                 continue
             for side in ("left", "right"):
                 n = b.child_by_field_name(side)
-                while n is not None and n.type == "parenthesized_expression" and n.named_child_count:
+                while (n is not None and n.type == "parenthesized_expression"
+                       and n.named_child_count):
                     n = n.named_children[0]
                 if n is None:
                     continue
@@ -733,6 +738,7 @@ class DevicePointerArithmetic(Rule):
                 if name in names:
                     yield self.finding(
                         ctx, b, f"`{ctx.text(b)}` does integer arithmetic on the device pointer "
-                        f"`{name}`: `CUdeviceptr` is an integer, HIP's `hipDeviceptr_t` is `void*`; "
+                        f"`{name}`: `CUdeviceptr` is an integer, HIP's `hipDeviceptr_t` is "
+                        "`void*`; "
                         f"compute on `(char*){name}` (or a `uintptr_t` copy) instead")
                     break

@@ -162,7 +162,7 @@ class TextureImageUnsupported(Rule):
         where = "/".join(archs)
         guard = ("__HIP_NO_IMAGE_SUPPORT",)
         for cl in ctx.calls.named(_OBJ_FETCH + _SURF):
-            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
+            name, ident, call, _args = cl.name, cl.callee, cl.node, cl.args
             if ctx.pp.guarded_by(call.start_byte, guard) or ctx.vendor.at(call).not_for_amd:
                 continue
             yield self.finding(ctx, ident, f"`{name}` needs image instructions, which {where} "
@@ -170,7 +170,7 @@ class TextureImageUnsupported(Rule):
                                f"with manual addressing, or guard it with "
                                f"`#if !defined(__HIP_NO_IMAGE_SUPPORT)`", targets=archs)
         for cl in ctx.calls.named(_OBJ_HOST):
-            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
+            name, ident, call, _args = cl.name, cl.callee, cl.node, cl.args
             if ctx.pp.guarded_by(call.start_byte, guard) or ctx.vendor.at(call).not_for_amd:
                 continue
             yield self.finding(ctx, ident, f"`{name}` creates an image object, which {where} do "
@@ -301,7 +301,7 @@ class LdgNoop(Rule):
     def check(self, ctx):
         seen = 0
         for cl in ctx.calls.named(("__ldg",)):
-            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
+            _name, ident, _call, _args = cl.name, cl.callee, cl.node, cl.args
             seen += 1
             if seen == 1:
                 first = ident

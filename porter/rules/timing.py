@@ -43,7 +43,7 @@ class Nanosleep(Rule):
 
     def check(self, ctx):
         for cl in ctx.calls.named(("__nanosleep",)):
-            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
+            _name, _ident, call, args = cl.name, cl.callee, cl.node, cl.args
             arg = ctx.text(args[0]) if args else ""
             yield self.finding(ctx, call, f"`__nanosleep({arg})` does not exist in HIP: use "
                                f"`__builtin_amdgcn_s_sleep(N)` with a constant N (about 64 clocks "
@@ -145,7 +145,7 @@ class DebugIntrinsics(Rule):
 
     def check(self, ctx):
         for cl in ctx.calls.named(("__trap", "__brkpt", "__prof_trigger")):
-            name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
+            name, ident, _call, args = cl.name, cl.callee, cl.node, cl.args
             if name == "__trap" and not args:
                 fx = self.make_fix([Edit(ident.start_byte, ident.end_byte, b"__builtin_trap")],
                                    Applicability.UNSAFE,

@@ -29,7 +29,7 @@ def _refs(facts) -> list[tuple[ast.AST, str]]:
     """Maximal Name/Attribute chains that resolve to an imported name, with that name."""
     if "refs" in facts._cache:
         return facts._cache["refs"]
-    out = []
+    out: list[tuple[ast.AST, str]] = []
     for node in ast.walk(facts.src.tree):
         if isinstance(node, (ast.Name, ast.Attribute)):
             par = facts.parent(node)
@@ -61,7 +61,7 @@ def _kw(call: ast.Call, name: str) -> ast.AST | None:
 class PyRule(Rule):
     languages = ("python",)
     needs_tree = False
-    triggers = (b"triton",)
+    triggers: tuple[bytes, ...] = (b"triton",)
 
     def at(self, ctx: RuleContext, node: ast.AST, message: str, **kw) -> Finding:
         return self.finding(ctx, _facts(ctx).span(node), message, **kw)
@@ -270,7 +270,7 @@ class TritonLibdeviceCuda(PyRule):
     code = "PT663"
     name = "triton-libdevice-cuda-path"
     severity = Severity.ERROR
-    fix = "safe"
+    fix = Applicability.SAFE
     triggers = (b"libdevice",)
 
     def check(self, ctx):
@@ -850,7 +850,7 @@ class TritonLdsBudget(PyRule):
             arch = max(over, key=lambda a: over[a][0])
             est, v, st = over[arch]
             lds = next(t.lds for t in ctx.options.targets if t.arch == arch)
-            tiles = ", ".join(f"{k}={v.meta[k]}" for k in v.meta if k in names)  # type: ignore
+            tiles = ", ".join(f"{k}={v.meta[k]}" for k in v.meta if k in names)
             yield self.at(ctx, call, f"{tiles}, num_stages={st} needs about {est // 1024} KiB of "
                           f"LDS for the tl.dot tiles on {arch} ({elem}-byte elements), above its "
                           f"{lds // 1024} KiB", targets=tuple(sorted(over)))
@@ -927,8 +927,9 @@ def _configs_for(facts, arg: ast.AST, configs):
     spans = [facts.span(arg)]
     names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
     for stmt in facts.src.tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in names or isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names
-                                                  for t in stmt.targets):
+        if (isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in names
+                or isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names
+                                                        for t in stmt.targets)):
             spans.append(facts.span(stmt))
     # one level of indirection: functions those functions call
     more = set()
@@ -945,9 +946,12 @@ def _configs_for(facts, arg: ast.AST, configs):
 
 # -- PT674 / PT675 / PT676 -------------------------------------------------------------------
 _OCP = {"triton.language.float8e4nv": "tl.float8e4b8", "triton.language.float8e5": "tl.float8e5b16",
-        "torch.float8_e4m3fn": "torch.float8_e4m3fnuz", "torch.float8_e5m2": "torch.float8_e5m2fnuz"}
-_FNUZ = {"triton.language.float8e4b8": "tl.float8e4nv", "triton.language.float8e5b16": "tl.float8e5",
-         "torch.float8_e4m3fnuz": "torch.float8_e4m3fn", "torch.float8_e5m2fnuz": "torch.float8_e5m2"}
+        "torch.float8_e4m3fn": "torch.float8_e4m3fnuz",
+        "torch.float8_e5m2": "torch.float8_e5m2fnuz"}
+_FNUZ = {"triton.language.float8e4b8": "tl.float8e4nv",
+         "triton.language.float8e5b16": "tl.float8e5",
+         "torch.float8_e4m3fnuz": "torch.float8_e4m3fn",
+         "torch.float8_e5m2fnuz": "torch.float8_e5m2"}
 
 
 @register
@@ -1249,7 +1253,7 @@ class TritonDeviceCheck(PyRule):
 
 
 def _version_cuda_tests(facts) -> list[ast.AST]:
-    out = []
+    out: list[ast.AST] = []
     for node in ast.walk(facts.src.tree):
         if isinstance(node, (ast.If, ast.Assert, ast.IfExp)):
             test = node.test

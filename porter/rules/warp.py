@@ -95,7 +95,8 @@ def expr_width(ctx: RuleContext, node, depth: int = 0):
         if name in MASK_SOURCES:
             return 64
         fn = node.child_by_field_name("function")
-        if fn is not None and fn.type in ("primitive_type", "sized_type_specifier", "type_identifier"):
+        if fn is not None and fn.type in ("primitive_type", "sized_type_specifier",
+                                          "type_identifier"):
             return type_width(type_text(ctx, fn))
         if fn is not None and fn.type == "template_function" and name in (
                 "static_cast", "reinterpret_cast"):
@@ -186,9 +187,11 @@ def contains_thread_idx(ctx: RuleContext, node, fields=("threadIdx",)) -> bool:
             arg = n.child_by_field_name("argument")
             if arg is not None and arg.type == "identifier" and ctx.text(arg) in fields:
                 return True
-        elif n.type == "identifier" and ctx.text(n) in ("hipThreadIdx_x", "hipThreadIdx_y",
-                                                         "hipThreadIdx_z") and "threadIdx" in fields or n.type == "call_expression" and call_name(ctx, n) == "thread_rank" \
-                and "threadIdx" in fields:
+        elif (n.type == "identifier"
+              and ctx.text(n) in ("hipThreadIdx_x", "hipThreadIdx_y", "hipThreadIdx_z")
+              and "threadIdx" in fields
+              or n.type == "call_expression" and call_name(ctx, n) == "thread_rank"
+              and "threadIdx" in fields):
             return True
         stack.extend(n.named_children)
     return False
@@ -448,11 +451,9 @@ class WarpSizeLiteral(Rule):
     @staticmethod
     def _stored_in(ctx, node) -> str:
         """Name of the variable an expression is assigned to / initialises, if any."""
-        n = node
         for a in ancestors(node):
             if a.type in ("parenthesized_expression", "binary_expression", "cast_expression",
                           "conditional_expression"):
-                n = a
                 continue
             if a.type == "init_declarator":
                 d = a.child_by_field_name("declarator")
@@ -477,7 +478,8 @@ class WarpSizeLiteral(Rule):
                 continue
             yield self.finding(
                 ctx, d, f"`#define {ctx.text(name)} 32` hard-codes the warp size, but "
-                f"{fmt_targets(w64)} {_verb(w64, 'run')} 64-lane wavefronts: use `warpSize`, or define it per "
+                f"{fmt_targets(w64)} {_verb(w64, 'run')} 64-lane wavefronts: use `warpSize`, or "
+                "define it per "
                 f"architecture (64 under `__GFX9__`)", severity=sev, targets=w64)
         for node in ctx.nodes("init_declarator", "enumerator"):
             if node.type == "init_declarator":
@@ -493,7 +495,8 @@ class WarpSizeLiteral(Rule):
                 continue
             yield self.finding(
                 ctx, node, f"`{ctx.text(ident)} = 32` hard-codes the warp size, but "
-                f"{fmt_targets(w64)} {_verb(w64, 'run')} 64-lane wavefronts: use `warpSize`, or a constant "
+                f"{fmt_targets(w64)} {_verb(w64, 'run')} 64-lane wavefronts: use `warpSize`, or a "
+                "constant "
                 f"selected per architecture (64 under `__GFX9__`)", severity=sev, targets=w64)
 
 
@@ -555,7 +558,8 @@ class WarpSizeConstexpr(Rule):
             return
         if any(is_declaration_name(i) or (i.parent is not None and i.parent.type in (
                 "type_parameter_declaration", "parameter_declaration",
-                "optional_parameter_declaration") and i.parent.child_by_field_name("declarator") == i)
+                "optional_parameter_declaration")
+                                          and i.parent.child_by_field_name("declarator") == i)
                for i in idents):
             return
         v = ctx.options.rocm_version
@@ -577,7 +581,6 @@ class WarpSizeConstexpr(Rule):
             yield self.finding(ctx, ident, f"`warpSize` used as {what}: {tail}", severity=sev)
 
     def _context(self, ctx, ident):
-        child = ident
         if ident.type == "type_identifier" and not (
                 ident.parent is not None and ident.parent.type == "type_descriptor"
                 and ident.parent.parent is not None
@@ -591,7 +594,8 @@ class WarpSizeConstexpr(Rule):
                     return self.CONTEXTS[t]
                 return None
             if t == "declaration" or t == "field_declaration":
-                if any(c.type == "type_qualifier" and ctx.text(c) == "constexpr" for c in a.children):
+                if any(c.type == "type_qualifier" and ctx.text(c) == "constexpr"
+                       for c in a.children):
                     return "a constexpr initialiser"
                 return None
             if t == "optional_parameter_declaration":
@@ -613,7 +617,6 @@ class WarpSizeConstexpr(Rule):
                 return self.CONTEXTS[t]
             if t in self.STOP:
                 return None
-            child = a
         return None
 
 
@@ -721,7 +724,8 @@ class WarpMask32Bit(Rule):
     `uint64_t`/`unsigned long long`.
 
     ## References
-    - HIP `amd_warp_sync_functions.h` (ROCm 6.4 and 7.2): `static_assert(... sizeof(MaskT) == 8 ...)`
+    - HIP `amd_warp_sync_functions.h` (ROCm 6.4 and 7.2):
+      `static_assert(... sizeof(MaskT) == 8 ...)`
       and `__hip_check_mask`
     - ROCm/hip issue 3667; cupy PR 9977; AMD-Ecosystem/llama.cpp PR 2
     """
@@ -793,7 +797,8 @@ class WarpMask32Bit(Rule):
         if d is None or decl_width(ctx, d) != 32:
             return
         val = strip_parens(d.value) if d.value is not None else None
-        if val is not None and val.type == "call_expression" and call_name(ctx, val) in MASK_SOURCES:
+        if val is not None and val.type == "call_expression" and call_name(ctx,
+                                                                           val) in MASK_SOURCES:
             return  # PT105 widens the declaration itself
         yield self.finding(
             ctx, ident, f"mask `{name}` of `{fname}` is declared `{type_text(ctx, d.type)}` "
@@ -977,8 +982,10 @@ class WarpBallotWidth(Rule):
         # every declarator of the declaration must be a mask source, else changing the shared
         # type would change the other variables
         for d in decl.children_by_field_name("declarator"):
-            val = strip_parens(d.child_by_field_name("value")) if d.type == "init_declarator" else None
-            if val is None or val.type != "call_expression" or call_name(ctx, val) not in MASK_SOURCES:
+            val = (strip_parens(d.child_by_field_name("value"))
+                   if d.type == "init_declarator" else None)
+            if val is None or val.type != "call_expression" or call_name(ctx,
+                                                                         val) not in MASK_SOURCES:
                 yield self.finding(ctx, init, f"`{src}` result stored in 32-bit `{ctx.text(ident)}`"
                                    f": lanes 32-63 are lost on {fmt_targets(w64)}; declare it "
                                    f"`unsigned long long`", targets=w64)
@@ -1195,7 +1202,8 @@ class WarpReduceOffset16(Rule):
                                 Applicability.UNSAFE, f"use {new}")
             yield self.finding(
                 ctx, bound_node, f"shuffle reduction over `{var}` bounded by "
-                f"`{ctx.text(bound_node)}` covers only 32 lanes; wavefronts on {fmt_targets(w64)} have 64: "
+                f"`{ctx.text(bound_node)}` covers only 32 lanes; wavefronts on {fmt_targets(w64)} "
+                "have 64: "
                 f"use `{new}`", fix=fix, targets=w64)
         # unrolled: __shfl_xor(v, 16) ... (v, 1)
         fn_deltas: dict[tuple[int, int], set] = {}   # per function: once, not once per call
@@ -1439,7 +1447,8 @@ class WarpSyncBuiltinsVersion(Rule):
             state = ("on by default" if v >= (7, 0) else
                      "available with HIP_ENABLE_WARP_SYNC_BUILTINS")
             yield self.finding(
-                ctx, name, f"home-made `{shim}` collides with HIP's own (ROCm {vt}: {state}): guard "
+                ctx, name, f"home-made `{shim}` collides with HIP's own (ROCm {vt}: {state}): "
+                           "guard "
                 f"it with `#if HIP_VERSION < 70000000` or drop it in favour of the native builtin")
 
 
@@ -1542,10 +1551,11 @@ class WarpActivemaskCompare(Rule):
             op = b.child_by_field_name("operator")
             if op is None or op.type not in ("==", "!="):
                 continue
-            l, r = strip_parens(b.child_by_field_name("left")), strip_parens(b.child_by_field_name("right"))
-            if l is None or r is None:
+            lhs = strip_parens(b.child_by_field_name("left"))
+            r = strip_parens(b.child_by_field_name("right"))
+            if lhs is None or r is None:
                 continue
-            for a, other in ((l, r), (r, l)):
+            for a, other in ((lhs, r), (r, lhs)):
                 src = self._source(ctx, a)
                 if src is None:
                     continue
@@ -1688,7 +1698,8 @@ class WarpSynchronousImplicit(Rule):
             if idx.type != "binary_expression":
                 continue
             op = idx.child_by_field_name("operator")
-            if op is None or op.type != "+" or literal_value(ctx, idx.child_by_field_name("right")) != 16:
+            if (op is None or op.type != "+"
+                    or literal_value(ctx, idx.child_by_field_name("right")) != 16):
                 continue
             if not is_thread_index(ctx, idx.child_by_field_name("left")):
                 continue
@@ -1700,7 +1711,8 @@ class WarpSynchronousImplicit(Rule):
             if scope is None or scope.start_byte in done:
                 continue
             text = ctx.btext(scope)
-            if not re.search(rb"\+\s*8\s*\]", text) or b"__syncwarp" in text or ctx.vendor.at(s).hands_off:
+            if not re.search(rb"\+\s*8\s*\]",
+                             text) or b"__syncwarp" in text or ctx.vendor.at(s).hands_off:
                 continue
             done.add(scope.start_byte)
             stmt = s
@@ -1742,7 +1754,8 @@ class WarpIndependentScheduling(Rule):
     ## Use instead
     Elect one lane per wavefront to take the lock (ballot plus leader), or restructure so that
     the critical section runs inside the loop:
-    `bool done = false; while (!done) { if (atomicCAS(&mutex, 0, 1) == 0) { ...; atomicExch(&mutex, 0); done = true; } }`.
+    `bool done = false; while (!done) { if (atomicCAS(&mutex, 0, 1) == 0) {
+    ...; atomicExch(&mutex, 0); done = true; } }`.
 
     ## References
     - HIP kernel language reference, section on independent thread scheduling (not supported)
@@ -1796,7 +1809,8 @@ class WarpIndependentScheduling(Rule):
                 continue
             name = call_name(ctx, c)
             args = call_args(c)
-            if name.startswith("atomicExch") and len(args) == 2 and literal_value(ctx, args[1]) == 0:
+            if name.startswith("atomicExch") and len(args) == 2 and literal_value(ctx,
+                                                                                  args[1]) == 0:
                 if ctx.text(strip_parens(args[0])).lstrip("&").strip() == lock:
                     return True
         for a in ctx.captures("(assignment_expression) @a", fn).get("a", []):
@@ -1898,5 +1912,6 @@ class OccupancyMath32(Rule):
             if name is None or ctx.vendor.at(b).hands_off:
                 continue
             yield self.finding(
-                ctx, b, f"`{ctx.text(b)}` counts 32-thread warps, but {fmt_targets(w64)} {_verb(w64, 'schedule')} "
+                ctx, b, f"`{ctx.text(b)}` counts 32-thread warps, but {fmt_targets(w64)} "
+                        f"{_verb(w64, 'schedule')} "
                 f"64-lane wavefronts: use `warpSize` and the hipOccupancy* APIs", targets=w64)
