@@ -28,8 +28,11 @@ def timed(args: list[str], runs: int) -> tuple[list[float], list[float]]:
     for _ in range(runs):
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        subprocess.run(args, capture_output=True, check=False)
+        proc = subprocess.run(args, capture_output=True, check=False)
         wall.append(time.perf_counter() - t)
+        if proc.returncode not in (0, 1):   # 1 = findings; anything else is a failure, not a time
+            raise SystemExit(f"{' '.join(args)} exited {proc.returncode}: "
+                             f"{proc.stderr.decode(errors='replace').strip()[-300:]}")
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
     return wall, cpu

@@ -38,8 +38,12 @@ def timed(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the child)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE)
     wall = time.perf_counter() - t0
+    if proc.returncode not in (0, 1):   # 1 = findings; anything else is a failed run, not a time
+        raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}: "
+                         f"{proc.stderr.decode(errors='replace').strip()[-300:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu
