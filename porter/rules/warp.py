@@ -775,11 +775,10 @@ class WarpMask32Bit(Rule):
         """Builtins whose mask the rewriter drops at this ROCm version."""
         idx = ctx.index
         if idx is not None and getattr(idx, "by_name", None) is not None and name in idx.by_name:
-            try:
-                row = type(idx).pick(idx.by_name[name], ctx.options.rocm_version)
+            # pick() returns None only for an empty row list; then fall back to the default set
+            row = type(idx).pick(idx.by_name[name], ctx.options.rocm_version)
+            if row is not None:
                 return {name} if row.transform == "drop_arg0" else set()
-            except Exception:
-                pass
         return DROPPED_BEFORE_70
 
     def _identifier(self, ctx, fname, ident):
