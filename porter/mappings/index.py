@@ -10,7 +10,7 @@ import hashlib
 import os
 import pickle
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from .model import COLUMNS, KINDS, STATUSES, Row, parse_version, valid_transform
@@ -209,6 +209,27 @@ def _cache_dir() -> Path:
 
 
 _LOADED: dict[str, MappingIndex] = {}
+# What unpickling a truncated, corrupt or stale cache (written by another version of porter, whose
+# classes had other fields or modules) raises: UnpicklingError and EOFError for damaged bytes,
+# ValueError for an unknown protocol, AttributeError/ImportError for a moved or renamed class,
+# TypeError/IndexError/KeyError when a class's constructor or state no longer fits, OSError for an
+# unreadable file. Each means: rebuild from the tables.
+_STALE_CACHE_ERRORS = (OSError, pickle.UnpicklingError, EOFError, ValueError, AttributeError,
+                       ImportError, TypeError, IndexError, KeyError)
+
+
+def _usable(idx: object) -> bool:
+    """Is an unpickled object an index of this version of porter (every field present, rows of
+    today's shape)? A cache written by an older porter whose classes had other fields unpickles
+    without error yet would fail later."""
+    if not isinstance(idx, MappingIndex):
+        return False
+    state = vars(idx)
+    if any(f.name not in state for f in fields(MappingIndex)):
+        return False
+    for rows in idx.by_name.values():
+        return bool(rows) and isinstance(rows[0], Row) and len(rows[0]) == len(Row._fields)
+    return True
 
 
 def load_index(folder: Path | None = None, *, use_cache: bool = True) -> MappingIndex:
@@ -221,10 +242,11 @@ def load_index(folder: Path | None = None, *, use_cache: bool = True) -> Mapping
         try:
             with open(cache, "rb") as fh:
                 idx = pickle.load(fh)
-            _LOADED[key] = idx
-            return idx
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-            pass
+            if _usable(idx):
+                _LOADED[key] = idx
+                return idx
+        except _STALE_CACHE_ERRORS:
+            pass            # a stale or corrupt cache is rebuilt (and overwritten) below
     rows = {f.stem: read_table(f) for f in files}
     idx = MappingIndex.build(rows)
     if use_cache:
