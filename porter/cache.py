@@ -17,6 +17,7 @@ empties it.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -121,10 +122,8 @@ class ResultCache:
                     pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
                 os.replace(tmp, path)
             except BaseException:
-                try:
+                with contextlib.suppress(OSError):     # already gone: nothing to clean up
                     os.unlink(tmp)
-                except OSError:
-                    pass
                 raise
         except OSError:
             self.writable = False     # a read-only or full disk only costs speed

@@ -7,6 +7,7 @@ something that could not be ported; 2 usage, configuration, input or internal er
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 
@@ -257,10 +258,9 @@ def main(argv: list[str] | None = None) -> int:
         print("porter: interrupted; no file was left half-written", file=sys.stderr)
         return EXIT_INTERRUPT
     except BrokenPipeError:
-        try:
+        # the reader went away: later writes (at exit) must not raise again
+        with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
         return EXIT_ERROR
     except Exception as exc:  # noqa: BLE001 - the last line of defence: one line, exit 2
         from .commands import known_error

@@ -16,6 +16,7 @@ from .exits import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 LATEST_ROCM = (7, 2)   # default target: the newest ROCm whose headers the compile proof has;
 # the tables also cover the releases of porter.mappings.model.CHECKED_ROCM (10.0 included)
 SUPPORTED_ROCM_MIN = (5, 0)
+_ROC_BLOCKERS_SHOWN = 5     # --roc: names listed per library area that stays on hip*
 
 
 def known_error(exc: BaseException) -> str | None:
@@ -727,8 +728,9 @@ def _project_prepass(res: Resolved, jobs, quiet: bool,
         areas, blockers = roc_plan(load_index(), sources(), res.rocm_version)
         if not quiet:
             for area, used in sorted(blockers.items()):
-                more = f" and {len(used) - 5} more" if len(used) > 5 else ""
-                shown = ", ".join(used[:5]) + more
+                more = (f" and {len(used) - _ROC_BLOCKERS_SHOWN} more"
+                        if len(used) > _ROC_BLOCKERS_SHOWN else "")
+                shown = ", ".join(used[:_ROC_BLOCKERS_SHOWN]) + more
                 print(f"porter: --roc: {area} stays on the hip* library: {shown} "
                       f"{'has' if len(used) == 1 else 'have'} no one-to-one roc* equivalent",
                       file=sys.stderr)
@@ -816,8 +818,11 @@ class _Progress:
         self.p.stop()
 
 
+_PROGRESS_MIN_FILES = 50    # smaller runs finish before a progress bar would help
+
+
 def _progress(total: int, quiet: bool):
-    if quiet or total < 50 or not sys.stderr.isatty():
+    if quiet or total < _PROGRESS_MIN_FILES or not sys.stderr.isatty():
         return None
     return _Progress(total)
 
