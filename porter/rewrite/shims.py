@@ -43,7 +43,7 @@ def vendor_switches(src: SourceFile, tree):
     """The file's #if structure, when it tests an AMD/HIP macro (a dual-vendor file), else None."""
     from ..analysis.preproc import PPState
     pp = PPState(TreeView(src.data, tree.root_node))
-    return pp if any(g.mentions_amd() for g in pp.groups) else None
+    return pp if any(g.mentions_vendor() for g in pp.groups) else None
 
 
 def on_nvidia_side(pp, pos: int) -> bool:
@@ -53,7 +53,7 @@ def on_nvidia_side(pp, pos: int) -> bool:
         return False
     b = pp.branch_at(pos)
     while b is not None:
-        if b.group.mentions_amd() and pp.branch_value(b, "amd") == 0:
+        if b.group.mentions_vendor() and pp.branch_value(b, "amd") == 0:
             return True
         b = b.group.parent
     return False
