@@ -12,6 +12,7 @@ exposes them as lazily computed, typed properties (like LibCST's metadata provid
 - `asm`      inline asm / PTX sites (`ctx.asm`);
 - `includes` `#include` paths (`ctx.includes`) and code-only regex matches;
 - `targets`  AMD targets and `parse_archs`;
+- `buildfiles` CMake files and Makefiles without their comments (`ctx.build_code`);
 - `lex`      the lexing helpers shared with the rewriter;
 - `python`   Python/Triton sources (the Triton rules' own module).
 

@@ -85,7 +85,7 @@ class RuleContext:
     compiles a byte range), ``calls`` (``CallIndex``), ``decls`` (``Declarations``),
     ``consts`` (``Consts``), ``macros`` (object-like ``#define`` bodies), ``asm``
     (``AsmSites``), ``includes`` (``list[Include]``), ``warp_collectives``
-    (``WarpCollectives``)."""
+    (``WarpCollectives``), ``build_code`` (a build file without its comments)."""
 
     def __init__(self, src: SourceFile, tree, options: RuleOptions, index=None, idents=None,
                  pp: PPState | None = None):
@@ -101,7 +101,7 @@ class RuleContext:
         # identifier -> (start bytes, nodes) of its occurrences in the tree, found once
         self._word_nodes: dict[bytes, tuple[list[int], list]] = {}
         self._pp = pp             # the rewriter's #if model of the same bytes, when it built one
-        self.cache: dict = {}     # build rules' own per-file scratch (C++ facts are properties)
+        self.cache: dict = {}     # the Python rules' facts (porter.rewrite.python fills it)
 
     # shared analysis (porter.analysis), computed on first use
     @cached_property
@@ -141,6 +141,12 @@ class RuleContext:
     @cached_property
     def warp_collectives(self) -> WarpCollectives:
         return WarpCollectives(self)
+
+    @cached_property
+    def build_code(self) -> bytes:
+        """A build file's bytes with its comments blanked out (offsets kept)."""
+        from ..analysis.buildfiles import code_text, is_makefile
+        return code_text(self.data, is_makefile(self.src.path))
 
     # text and positions
     def text(self, node) -> str:

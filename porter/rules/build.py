@@ -1,60 +1,11 @@
 """PT90x: build files (hazards.md section K). CMakeLists.txt, *.cmake, Makefiles, *.mk."""
 from __future__ import annotations
 
+from ..analysis.buildfiles import is_makefile
 from ..analysis.lazyre import re
 from ..findings import Severity
 from .base import Rule
 from .registry import register
-
-
-def _is_make(ctx) -> bool:
-    name = ctx.src.path.replace("\\", "/").rsplit("/", 1)[-1].lower()
-    return name.startswith(("makefile", "gnumakefile")) or name.endswith(".mk")
-
-
-def code_text(ctx) -> bytes:
-    """The file with `#` comments (and CMake `#[[...]]` bracket comments) blanked out, keeping
-    offsets; `#` inside double quotes is kept."""
-    cached = ctx.cache.get("build_code")
-    if cached is not None:
-        return cached
-    data = bytearray(ctx.data)
-    i, n, in_str = 0, len(data), False
-    make = _is_make(ctx)
-    while i < n:
-        c = data[i]
-        if c == 0x22 and not make:           # "
-            in_str = not in_str
-        elif c == 0x5C and in_str:           # backslash escape in a CMake string
-            i += 2
-            continue
-        elif c == 0x0A and make:
-            in_str = False
-        elif c == 0x23 and not in_str:       # '#'
-            if make and i > 0 and data[i - 1] == 0x5C:
-                i += 1
-                continue
-            m = re.match(rb"#\[(=*)\[", bytes(data[i:i + 16])) if not make else None
-            if m:
-                close = b"]" + m.group(1) + b"]"
-                j = bytes(data).find(close, i)
-                j = n if j < 0 else j + len(close)
-            else:
-                j = bytes(data).find(b"\n", i)
-                j = n if j < 0 else j
-            for k in range(i, j):
-                if data[k] != 0x0A:
-                    data[k] = 0x20
-            i = j
-            continue
-        i += 1
-    out = bytes(data)
-    try:
-        ctx.cache["build_code"] = out
-    except AttributeError:
-        pass
-    return out
-
 
 _HIP_LANG = re.compile(rb"enable_language\s*\(\s*HIP\b|\bLANGUAGES\b[^)]*\bHIP\b|"
                        rb"project\s*\([^)]*\bHIP\b|find_package\s*\(\s*hip\b|"
@@ -137,9 +88,9 @@ class CmakeCudaLanguage(Rule):
     triggers = (b"CUDA", b"cuda_add_")
 
     def check(self, ctx):
-        if _is_make(ctx):
+        if is_makefile(ctx.src.path):
             return
-        code = code_text(ctx)
+        code = ctx.build_code
         if hip_enabled(code):
             return
         for rx, msg in _CMAKE_CUDA:
@@ -220,7 +171,7 @@ class NvccFlags(Rule):
                 b"fmad", b"lineinfo", b"TORCH_CUDA_ARCH_LIST")
 
     def check(self, ctx):
-        code = code_text(ctx)
+        code = ctx.build_code
         hip = hip_enabled(code)
         for rx, msg in _NVCC_FLAGS:
             for m in rx.finditer(code):
@@ -278,7 +229,7 @@ class OffloadArchCoverage(Rule):
     triggers = (b"gfx",)
 
     def check(self, ctx):
-        code = code_text(ctx)
+        code = ctx.build_code
         wanted = [t.arch for t in ctx.options.targets]
         done_lines: set[int] = set()
         for m in _ARCH_LIST.finditer(code):
@@ -346,9 +297,9 @@ class CuFileExtensions(Rule):
     triggers = (b".cu",)
 
     def check(self, ctx):
-        if _is_make(ctx):
+        if is_makefile(ctx.src.path):
             return
-        code = code_text(ctx)
+        code = ctx.build_code
         if not hip_enabled(code) or re.search(rb"\bLANGUAGE\s+HIP\b", code) or \
                 re.search(rb"enable_language\s*\(\s*CUDA|\bLANGUAGES\b[^)]*\bCUDA\b", code, re.I):
             return
