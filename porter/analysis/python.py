@@ -35,9 +35,14 @@ NVIDIA = "nvidia"
 _AMD_FN = re.compile(r"(?i)^_?(is|on|use|using|has)_?(hip|rocm|amd|cdna\d*|rdna\d*|gfx\d+\w*|"
                      r"mi\d+\w*|hip_\w+|rocm_\w+|amd_\w+)$")
 _NV_FN = re.compile(r"(?i)^_?(is|on|use|using|has)_?(cuda|nvidia|nv)$")
-# true only on some NVIDIA GPUs: the body is NVIDIA-only, the else side is not AMD-only
+# true only on some NVIDIA GPUs: the body is NVIDIA-only, the else side is not AMD-only.
+# PyTorch's TMA probes (`has_triton_tma`, `has_triton_tma_device`,
+# `has_triton_experimental_host_tma`, `has_triton_tensor_descriptor_host_tma`,
+# `has_triton_stable_tma_api`, `has_datacenter_blackwell_tma_device`) return False on ROCm:
+# torch/utils/_triton.py requires `not torch.version.hip` (torch 2.13).
 _NV_ARCH_FN = re.compile(r"(?i)^_?(is|on|has)_?(hopper|blackwell|ampere|sm_?\d+\w*|"
-                         r"cuda_\w+|nvidia_\w+|tma\w*|tcgen05\w*|wgmma\w*)$")
+                         r"cuda_\w+|nvidia_\w+|tma\w*|tcgen05\w*|wgmma\w*|triton_\w*tma\w*|"
+                         r"datacenter_blackwell\w*)$")
 _AMD_VAR = re.compile(r"(?i)^_?(is|on|use|using|has)?_?(hip|rocm|amd)$")
 _NV_VAR = re.compile(r"(?i)^_?(is|on|use|using|has)_?(cuda|nvidia)$")
 
@@ -176,7 +181,9 @@ class PyFacts:
                         dn = dotted(a) if not isinstance(a, ast.Call) else None
                         attr = a.attr if isinstance(a, ast.Attribute) else (dn or "")
                         sval = b.value.lower()
-                        if attr in ("backend", "device_type", "platform", "vendor") or \
+                        # not `device_type`/`device.type`: PyTorch reports ROCm devices as
+                        # "cuda" (torch.cuda is the HIP backend on ROCm builds)
+                        if attr in ("backend", "platform", "vendor") or \
                                 attr.endswith("backend"):
                             v = (AMD, NVIDIA) if sval in ("hip", "rocm", "amd") else \
                                 (NVIDIA, AMD) if sval in ("cuda", "nvidia") else (None, None)

@@ -443,8 +443,12 @@ _TMA_OLD = ("triton.language._experimental_descriptor_load",
             "triton.language.extra.cuda.experimental_device_tensormap_create1d",
             "triton.language.extra.cuda.experimental_device_tensormap_create2d",
             "triton.language.extra.cuda.experimental_tensormap_fenceproxy_acquire",
-            "triton.language.extra.cuda._experimental_tma",
-            "torch.utils._triton.has_triton_tma", "torch.utils._triton.has_triton_tma_device")
+            "triton.language.extra.cuda._experimental_tma")
+# the stable descriptor API: a branch that uses it beside one that uses the old API is a Triton
+# version switch (PyTorch's triton_kernel_wrap.py picks the API from the kernel's metadata)
+_TMA_STABLE = ("triton.language.make_tensor_descriptor", "triton.tools.tensor_descriptor",
+               "triton.language.load_tensor_descriptor", "triton.language.store_tensor_descriptor")
+_PROBE_ERRORS = {"ImportError", "ModuleNotFoundError", "AttributeError"}
 
 
 @register
@@ -454,8 +458,15 @@ class TritonTmaExperimental(PyRule):
     ## What it finds
     `tl._experimental_descriptor_load/store`,
     `triton.tools.experimental_descriptor.create_1d/2d_tma_descriptor`,
-    `tl.extra.cuda.experimental_device_tensormap_create1d/2d`, and PyTorch's
-    `has_triton_tma` probes.
+    `tl.extra.cuda.experimental_device_tensormap_create1d/2d`.
+
+    Not reported: a use in one branch of an `if`/`else` (or conditional expression) whose other
+    branch uses the stable API (`tl.make_tensor_descriptor`, `triton.tools.tensor_descriptor`):
+    that is a Triton-version switch, and current Triton takes the stable side; a use in the
+    `try:` body of an import probe (`except ImportError`/`AttributeError`) or in its fallback
+    handler; and code behind PyTorch's `has_triton_tma*()` probes, which return False on ROCm
+    (`torch/utils/_triton.py` requires `not torch.version.hip`), so that code is the NVIDIA side
+    of a vendor switch.
 
     ## Why it breaks on AMD
     They build a `CUtensorMap` through the NVIDIA driver and have no HIP path; they are also gone
@@ -482,15 +493,57 @@ class TritonTmaExperimental(PyRule):
     def check(self, ctx):
         facts = _facts(ctx)
         for node, q in _refs(facts):
-            if any(q == p or q.startswith(p + ".") for p in _TMA_OLD):
+            if any(q == p or q.startswith(p + ".") for p in _TMA_OLD) and \
+                    not _tma_switch_or_probe(facts, node):
                 yield self.at(ctx, node, f"`{q.rsplit('.', 1)[-1]}` is the old experimental TMA "
                               "API (NVIDIA driver, no HIP path, removed in current Triton); use "
                               "tl.make_tensor_descriptor or block pointers")
         for node in ast.walk(facts.src.tree):
             if isinstance(node, ast.ImportFrom) and node.module and \
-                    node.module.startswith("triton.tools.experimental_descriptor"):
+                    node.module.startswith("triton.tools.experimental_descriptor") and \
+                    not _tma_switch_or_probe(facts, node):
                 yield self.at(ctx, node, "triton.tools.experimental_descriptor is the old "
                               "experimental TMA API; use tl.make_tensor_descriptor")
+
+
+def _uses_stable_tma(facts, nodes: list) -> bool:
+    """Whether statements/expressions use the stable descriptor API (import or reference)."""
+    for top in nodes:
+        for n in ast.walk(top):
+            if isinstance(n, ast.ImportFrom) and n.module and not n.level:
+                names = [n.module] + [f"{n.module}.{a.name}" for a in n.names]
+            elif isinstance(n, ast.Import):
+                names = [a.name for a in n.names]
+            elif isinstance(n, (ast.Name, ast.Attribute)):
+                names = [facts.qualname(n) or ""]
+            else:
+                continue
+            if any(m == p or m.startswith(p + ".") for m in names for p in _TMA_STABLE):
+                return True
+    return False
+
+
+def _tma_switch_or_probe(facts, node: ast.AST) -> bool:
+    """`node` sits in one branch of a switch whose other branch uses the stable API, or in an
+    import probe (`try:` body or handler of `except ImportError/AttributeError`)."""
+    cur, par = node, facts.parent(node)
+    while par is not None and not isinstance(par, ast.Module):
+        if isinstance(par, (ast.If, ast.IfExp)):
+            body = par.body if isinstance(par.body, list) else [par.body]
+            orelse = par.orelse if isinstance(par.orelse, list) else [par.orelse]
+            if cur in body and _uses_stable_tma(facts, orelse) or \
+                    cur in orelse and _uses_stable_tma(facts, body):
+                return True
+        elif isinstance(par, ast.Try) and cur in par.body:
+            caught = {dotted_last(n) for h in par.handlers if h.type for n in ast.walk(h.type)}
+            if caught & _PROBE_ERRORS or any(h.type is None for h in par.handlers):
+                return True
+        elif isinstance(par, ast.ExceptHandler):
+            caught = {dotted_last(n) for n in ast.walk(par.type)} if par.type else set()
+            if par.type is None or caught & _PROBE_ERRORS:
+                return True
+        cur, par = par, facts.parent(par)
+    return False
 
 
 # -- PT666 -----------------------------------------------------------------------------------
@@ -1196,8 +1249,15 @@ class TritonDeviceCheck(PyRule):
 
     ## What it finds
     Comparisons of `torch.cuda.get_device_capability()` (or names unpacked from it) with
-    constants, device-name substring tests (`"H100" in torch.cuda.get_device_name()`), and
-    `torch.version.cuda` tested without an AMD branch.
+    constants, device-name substring and prefix tests (`"H100" in torch.cuda.get_device_name()`,
+    `name.startswith("NVIDIA H")` with `name` from `get_device_name()` or
+    `get_device_properties().name`), and `torch.version.cuda` tested without an AMD branch
+    (directly, or through a flag such as `HAS_CUDA = torch.version.cuda is not None`).
+
+    Not reported: `x.device.type == "cuda"` (and `device_type == "cuda"`). PyTorch reports ROCm
+    devices as `"cuda"` (`torch.cuda` is the HIP backend on ROCm builds), so the test is true on
+    AMD GPUs as well: it is correct code, and porter does not read it as a vendor switch either
+    (a capability test under it is still reported).
 
     ## Why it breaks on AMD
     On ROCm the torch device type is still `"cuda"` and the capability tuple is AMD's: (9, 4)
@@ -1227,6 +1287,7 @@ class TritonDeviceCheck(PyRule):
     def check(self, ctx):
         facts = _facts(ctx)
         names = _capability_names(facts)
+        dev_names = _assigned_from(facts, _DEVICE_NAME_FNS)
         caps = {t.arch: t.capability for t in ctx.options.targets}
         seen: set[int] = set()
         for node in ast.walk(facts.src.tree):
@@ -1240,11 +1301,17 @@ class TritonDeviceCheck(PyRule):
                 yield self.at(ctx, node, f"capability check on ROCm: {shown}, so NVIDIA "
                               "architecture tests misfire; use get_current_target().arch or "
                               "torch.version.hip")
-            elif any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) and any(
-                    isinstance(n, ast.Call) and dotted_last(n.func).endswith(
-                        ("get_device_name", "get_device_properties"))
-                    for n in ast.walk(node)):
+            elif any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) and \
+                    _mentions_device_name(node, dev_names):
                 yield self.at(ctx, node, "device-name substring test: brittle across vendors; "
+                              "use get_current_target().backend/.arch")
+        for node in ast.walk(facts.src.tree):
+            # get_device_name().startswith("NVIDIA H"), name.endswith(...)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in _NAME_TESTS and \
+                    _mentions_device_name(node.func.value, dev_names) and \
+                    facts.vendor_of(node) != "amd":
+                yield self.at(ctx, node, "device-name prefix test: brittle across vendors; "
                               "use get_current_target().backend/.arch")
         for node in _version_cuda_tests(facts):
             yield self.at(ctx, node, "torch.version.cuda is None on ROCm builds: this code "
@@ -1252,13 +1319,57 @@ class TritonDeviceCheck(PyRule):
                           "get_current_target().backend")
 
 
+_DEVICE_NAME_FNS = ("get_device_name", "get_device_properties")
+_NAME_TESTS = ("startswith", "endswith", "find", "index")
+
+
+def _assigned_from(facts, fns: tuple[str, ...]) -> set[str]:
+    """Names bound (plain assignment) to a call of one of `fns` or an attribute of one."""
+    names = set()
+    for node in ast.walk(facts.src.tree):
+        if isinstance(node, ast.Assign):
+            v = node.value
+            while isinstance(v, (ast.Attribute, ast.Call)) and not (
+                    isinstance(v, ast.Call) and dotted_last(v.func).endswith(fns)):
+                v = v.value if isinstance(v, ast.Attribute) else v.func
+            if isinstance(v, ast.Call):
+                names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+def _mentions_device_name(node: ast.AST, names: set[str]) -> bool:
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and dotted_last(n.func).endswith(_DEVICE_NAME_FNS):
+            return True
+        if isinstance(n, ast.Name) and n.id in names:
+            return True
+    return False
+
+
 def _version_cuda_tests(facts) -> list[ast.AST]:
     out: list[ast.AST] = []
+    # a flag computed from torch.version.cuda and tested without an else side
+    flags: dict[str, ast.AST] = {}
+    for node in ast.walk(facts.src.tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name) and \
+                isinstance(node.value, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Call)):
+            hits = [n for n in ast.walk(node.value) if isinstance(n, ast.Attribute) and
+                    (facts.qualname(n) or "") == "torch.version.cuda"]
+            if hits and facts.vendor_of(node) is None:
+                flags[node.targets[0].id] = hits[0]
     for node in ast.walk(facts.src.tree):
         if isinstance(node, (ast.If, ast.Assert, ast.IfExp)):
             test = node.test
             hits = [n for n in ast.walk(test) if isinstance(n, ast.Attribute) and
                     (facts.qualname(n) or "") == "torch.version.cuda"]
+            flag = next((n.id for n in ast.walk(test)
+                         if isinstance(n, ast.Name) and n.id in flags), None)
+            if not hits and flag is not None:
+                if not (isinstance(node, (ast.If, ast.IfExp)) and node.orelse) and \
+                        facts.vendor_of(node) is None and flags[flag] not in out:
+                    out.append(flags[flag])
+                continue
             if not hits:
                 continue
             if isinstance(node, (ast.If, ast.IfExp)) and node.orelse:
