@@ -192,3 +192,54 @@ def test_mutated_tree_output_does_not_depend_on_the_process(tmp_path):
     assert outs[0][0] == outs[1][0]
     assert outs[0][1] == outs[1][1]
     assert outs[0][2] == outs[1][2]
+
+
+# An `#include` wherever a (malformed but recoverable) file may hold one: where tree-sitter's
+# grammar has no include (a struct or class body, an enumerator list: it parses a generic
+# preprocessor call), in a namespace, an `extern "C"` block, a function body, a region it cannot
+# parse; and where it is no directive (a raw string, a macro body after a line continuation, a
+# block comment). Whether a file has CUDA names or device code (the rewriter then parses it) or
+# has neither (it may decide the includes from the bytes), the decision is the same, so a second
+# port changes nothing.
+INCLUDE_SITES = {
+    "struct": (b"struct S {\n@INC\n  int x;\n};\n", True),
+    "class-access": (b"class C {\n public:\n@INC\n};\n", True),
+    "enum": (b"enum E {\n  A,\n@INC\n  B\n};\n", True),
+    "namespace": (b"namespace n {\n@INC\n}\n", True),
+    "extern-c": (b"extern \"C\" {\n@INC\n}\n", True),
+    "function": (b"void f() {\n@INC\n  int y = 0; (void)y;\n}\n", True),
+    "unclosed-struct": (b"struct S {\n@INC\n  int x;\n", True),
+    "error-region": (b"int a = (1 + ;\n@INC\nint b = ];\n", True),
+    "initializer": (b"int t[] = {\n@INC\n};\n", True),
+    "raw-string": (b"const char* s = R\"x(\n@INC\n)x\";\n", False),
+    "macro-body": (b"#define M(a) a \\\n@INC\n", False),
+    "comment": (b"/*\n@INC\n*/\n", False),
+}
+TAILS = {
+    "names": b"void g() { cudaStream_t t; cudaStreamCreate(&t); }\n",
+    "device": b"__global__ void k() {}\n",
+    "nothing": b"",
+}
+
+
+def _include_cases():
+    for site, (text, directive) in INCLUDE_SITES.items():
+        for inc in (b"#include <cuda_runtime.h>", b"#include \"cuda_fp16.h\"",
+                    b"#include <cuda.h>"):
+            for tail, code in TAILS.items():
+                for suffix in (".cu", ".h", ".cpp"):
+                    yield (f"{site}/{inc.decode()}/{tail}{suffix}", text.replace(b"@INC", inc)
+                           + code, suffix, inc, directive)
+
+
+def test_include_anywhere_is_stable():
+    opts = EngineOptions()
+    faults = []
+    for what, data, suffix, inc, directive in _include_cases():
+        first = process_one("m" + suffix, data, opts)
+        again = process_one("m" + suffix, first.new_data, opts)
+        if again.new_data != first.new_data:
+            faults.append(f"{what}: porting the output again changes it")
+        if (inc in first.new_data) == directive:
+            faults.append(f"{what}: the include was {'not ' if directive else ''}rewritten")
+    assert not faults, "\n".join(faults)

@@ -83,6 +83,38 @@ _NO_TREE = {"opaque": "inside a macro body",
             "lexical": "in a region tree-sitter could not parse"}
 
 
+_MACRO_DEFS = frozenset({"preproc_def", "preproc_function_def"})
+
+
+def _is_hip_include(raw: bytes) -> bool:
+    path = raw[1:-1].strip()
+    return path.startswith(b"hip/") or path == b"hip_runtime.h"
+
+
+def _include_path(data: bytes, root, m: re.Match):
+    """The path node (or span) of the line-start `#include` that `m` matched, when the tree says
+    it is a directive; None inside a comment, a string or a macro body. tree-sitter parses an
+    `#include` where its grammar allows none (a struct body, an enumerator list) as a generic
+    `preproc_call`, and one in a region it could not parse as part of an ERROR: both are still
+    directives the preprocessor includes, and are rewritten like any other, wherever they sit."""
+    node = root.descendant_for_byte_range(m.start(1), m.end(1))
+    hash_pos = data.index(b"#", m.start())
+    inside = False                  # in a comment, a string or a macro body that holds the `#`
+    while node is not None:
+        t = node.type
+        if t == "preproc_include":
+            return node.child_by_field_name("path")
+        if t == "preproc_call":
+            d = node.child_by_field_name("directive")
+            if d is None or re.sub(rb"\s+", b"", data[d.start_byte:d.end_byte]) != b"#include":
+                return None
+            return Span(m.start(1), m.end(1))
+        inside = inside or (node.start_byte < hash_pos and (
+            t in P.COMMENT_TYPES or t in P.STRING_TYPES or t in _MACRO_DEFS))
+        node = node.parent
+    return None if inside else Span(m.start(1), m.end(1))
+
+
 @dataclass(frozen=True)
 class PortOptions:
     rocm_version: tuple[int, ...] = (7, 2)
@@ -155,9 +187,12 @@ class CudaRewriter:
         self.src = src
         self.res = res
         self._pp = None
-        if tree is None and not (name_hits or qual_hits or device_hit):
-            # only #include lines to decide: a directive at the start of a line is code unless a
-            # block comment spans it, which a regex over the bytes tells without a parse
+        if tree is None and not (name_hits or qual_hits or device_hit) \
+                and all(_is_hip_include(m.group(1)) for m in include_hits):
+            # only HIP #include lines to count (none to rewrite): a directive at the start of a
+            # line is code unless a block comment spans it, which a regex over the bytes tells
+            # without a parse. A CUDA include is decided from the tree, as in a file with CUDA
+            # names, so that a second port decides it as the first did (idempotence)
             cuda_includes, _ = self._includes(data, None, include_hits)
             res.uses_cuda = cuda_includes > 0
             return res
@@ -489,12 +524,7 @@ class CudaRewriter:
                     continue
                 path_node = Span(m.start(1), m.end(1))
             else:
-                node = root.descendant_for_byte_range(m.start(1), m.end(1))
-                while node is not None and node.type != "preproc_include":
-                    node = node.parent
-                if node is None:
-                    continue
-                path_node = node.child_by_field_name("path")
+                path_node = _include_path(data, root, m)
                 if path_node is None:
                     continue
             raw = data[path_node.start_byte:path_node.end_byte]

@@ -130,6 +130,12 @@ class CudaArchGuard(Rule):
     `__gfx942__`/`__GFX9__` for architecture features, `__HIP_PLATFORM_AMD__` for the vendor,
     e.g. `#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)`.
 
+    ## Fix safety
+    Display only: porter never rewrites this; the message names the replacement. The right
+    condition depends on what the test meant ("the device pass" → `__HIP_DEVICE_COMPILE__`, an
+    architecture feature → `__gfx942__` or a `__HIP_ARCH_HAS_*` macro), which porter cannot
+    decide.
+
     ## References
     - HIP porting guide, "HIP_ARCH Defines" and "Compiler Defines: Summary" [HPG]
     - `hip/hip_common.h` (ROCm 7.2): `__HIP_DEVICE_COMPILE__`, `__HIP_ARCH_HAS_*`
@@ -254,6 +260,18 @@ class CudaccNvccGuard(Rule):
     `threadIdx`...): such a test means "a GPU compiler", which HIP-Clang is; elsewhere it is
     unsafe (the code may rely on nvcc itself).
 
+    ## Fix safety
+    The fix turns `#ifdef __CUDACC__` into `#if defined(__CUDACC__) || defined(__HIPCC__)`
+    (`#ifndef` into `!defined(__CUDACC__) && !defined(__HIPCC__)`, and each
+    `defined(__CUDACC__)` of an `#if`/`#elif` into
+    `(defined(__CUDACC__) || defined(__HIPCC__))`; `__CUDACC_RTC__` gets `__HIPCC_RTC__`).
+    nvcc's result does not change. The fix is safe, and `porter port` applies it, when the
+    guarded branches use CUDA language keywords or built-ins (`__host__ __device__`,
+    `__global__`, `threadIdx`...): such a test means "a GPU compiler", which HIP-Clang is.
+    Otherwise it is unsafe (`--unsafe-fixes`): the code may rely on nvcc itself. Not offered
+    when the condition also tests `__NVCC__`, `__CUDA__`, `__CUDACC_DEBUG__` or `__CUDACC_RDC__`
+    (no AMD counterpart), or tests a name other than through `defined`.
+
     ## References
     - HIP porting guide, "Compiler Defines: Summary" [HPG]
     - `hip/hip_common.h` (ROCm 7.2): `__HIPCC__` is defined for nvcc when `__CUDACC__` is
@@ -374,6 +392,10 @@ class CudaVersionMacro(Rule):
     ## Use instead
     `HIP_VERSION`, `HIP_VERSION_MAJOR`, `HIP_VERSION_MINOR` (from `hip/hip_version.h`) under
     `#if defined(__HIP_PLATFORM_AMD__)`, or feature tests; on the host, check the platform first.
+
+    ## Fix safety
+    Display only: porter never rewrites this; the message names the replacement. A CUDA version
+    has no HIP counterpart: the right test is a HIP version or a feature, chosen by hand.
 
     ## References
     - `hip/hip_version.h` and the `hipRuntimeGetVersion`/`hipDriverGetVersion` comments in
@@ -579,6 +601,11 @@ class CapabilityGate(Rule):
     ## Use instead
     Check the vendor first (`#if defined(__HIP_PLATFORM_AMD__)`), then `prop.gcnArchName` (e.g.
     starts with "gfx942") or feature attributes (`hipDeviceAttribute*`), never the number alone.
+
+    ## Fix safety
+    Display only: porter never rewrites this; the message names the replacement. What the
+    capability number stood for (a feature, an architecture) decides the AMD test, so porter
+    does not write one.
 
     ## References
     - HIP porting guide (use feature flags, not major/minor) [HPG]

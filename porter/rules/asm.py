@@ -104,6 +104,11 @@ class InlinePtx(Rule):
     for `membar`/`fence`, `__hip_atomic_*` for acquire/release loads and stores; keep the PTX for
     NVIDIA under `#if defined(__HIP_PLATFORM_NVIDIA__)` or `!defined(__HIP_PLATFORM_AMD__)`.
 
+    ## Fix safety
+    Display only: porter never rewrites this; the message names the replacement. An automatic
+    rewrite would have to translate the asm's operands, constraints and memory semantics, and
+    the PTX usually stays for NVIDIA under a vendor guard beside the AMD code.
+
     ## References
     - HIP FAQ ("HIP-Clang supports inline GCN assembly", PTX unsupported) [HFAQ]
     - HIP kernel language reference, "In-Line Assembly" [HKL]
@@ -189,6 +194,14 @@ class PtxSpecialRegister(Rule):
     rewrites a statement that is exactly one `mov` of `%laneid` or `%clock64` into its single
     output into `out = __lane_id();` / `out = clock64();`, assuming the code does not rely on
     lanes below 32 or on NVIDIA clock rates.
+
+    ## Fix safety
+    Unsafe (applied only with `--unsafe-fixes`). The fix replaces an asm statement that is
+    exactly one `mov` of `%laneid` (into a `"=r"` output) or `%clock64` (`"=l"`), with no inputs
+    or clobbers and not in a macro, by `out = __lane_id();` or `out = clock64();`. It compiles,
+    but the values differ from NVIDIA's: `__lane_id()` reaches 63 on wave64 targets, and
+    `clock64()` counts shader cycles at a variable frequency. Other registers and other asm
+    shapes get no fix.
 
     ## References
     - `hip/amd_detail/amd_device_functions.h` (`__smid`, `wall_clock64`, `clock64`, `__lanemask_*`)
@@ -286,6 +299,11 @@ class PtxCpAsync(Rule):
     to overlap); on gfx950 `__builtin_amdgcn_global_load_lds` copies up to 16 bytes per lane
     straight to LDS (gfx90a/gfx942 accept only 1, 2 or 4 bytes; checked with clang-22).
 
+    ## Fix safety
+    Display only: porter never rewrites this; the message names the replacement. HIP has no
+    asynchronous-copy pipeline, so a replacement restructures the kernel (buffers, barriers,
+    overlap), a design change a tool cannot make equivalently.
+
     ## References
     - libhipcxx limitations and extensions pages [LIBHIPCXX]
     - Triton AMD backend `is_async_copy_enabled` (gfx950, gfx1250) [TRI-AMD]
@@ -356,6 +374,11 @@ class PtxMmaLdmatrix(Rule):
     rocWMMA (`rocwmma::fragment`, `mma_sync`), MFMA builtins on CDNA
     (`__builtin_amdgcn_mfma_f32_16x16x16f16` compiles for gfx90a/gfx942/gfx950 with clang-22),
     `__builtin_amdgcn_wmma_*` on RDNA3/4, or a library (hipBLASLt, Composable Kernel).
+
+    ## Fix safety
+    Display only: porter never rewrites this; the message names the replacement. AMD's matrix
+    instructions have other shapes, fragment layouts and lane mappings: the code around the
+    instruction has to be re-tiled by hand.
 
     ## References
     - HIP kernel language reference ("HIP does not support kernel language warp matrix types") [HKL]
@@ -430,6 +453,12 @@ class WmmaApi(Rule):
     `#include <rocwmma/rocwmma.hpp>` and link rocWMMA (`find_package(rocwmma)`), 16x16 or 32x32
     blocks (re-tile 32x8/8x32), drop `satf` (clamp by hand), and only apply element-wise operations
     to `frag.x[i]` (never assume which matrix element it holds).
+
+    ## Fix safety
+    Display only: porter never rewrites this; the message names the replacement. The mapping
+    tables rename `nvcuda::wmma` to `rocwmma`; what this rule reports (fragment shapes, the
+    `satf` argument, element indexing, the library to link) needs re-tiling or new code, which
+    has no single equivalent.
 
     ## References
     - rocWMMA API reference (supported GPUs, block sizes) [ROCWMMA]

@@ -700,6 +700,13 @@ class LowPrecisionAtomicAdd(Rule):
     renames the call), or accumulate in `float` and convert once at the end, or a
     compare-and-swap loop on the containing 32-bit word.
 
+    ## Fix safety
+    Unsafe (applied only with `--unsafe-fixes`). The fix renames `atomicAdd` to
+    `unsafeAtomicAdd`, which exists for `__half`, `__half2`, `__hip_bfloat16` and
+    `__hip_bfloat162` and uses the hardware atomic: its result is undefined on fine-grained
+    memory (host-coherent, managed or peer allocations), which porter cannot tell from the call.
+    Apply it only where the buffer comes from `hipMalloc` (coarse-grained).
+
     ## References
     - ROCm 7.2 `hip/amd_detail/amd_hip_fp16.h` (`unsafeAtomicAdd(__half*)`, `(__half2*)`) and
       `amd_hip_bf16.h` (`unsafeAtomicAdd(__hip_bfloat16*)`, `(__hip_bfloat162*)`); no `atomicAdd`

@@ -76,6 +76,13 @@ class CudaHeaderGuardTest(Rule):
     the guard; porter applies it). Where the HIP header's guard is not known, test a macro the
     project defines itself.
 
+    ## Fix safety
+    Safe. The fix renames the tested guard to the guard of the HIP header that the port puts in
+    place of the CUDA one (`__CUDA_RUNTIME_H__` → `HIP_INCLUDE_HIP_HIP_RUNTIME_H`), so the test
+    asks the same question of the ported include: has that header been included? Offered only
+    when porter knows the HIP header's guard (read in ROCm 6.4 and 7.2 `include/hip/`); other
+    guards are reported without a fix.
+
     ## References
     - CUDA 13 `include/` (the guard of each header: `cuda_runtime.h` defines
       `__CUDA_RUNTIME_H__`, `cuda.h` defines `__cuda_cuda_h__`, ...)

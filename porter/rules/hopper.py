@@ -206,6 +206,12 @@ class AsyncBarrier(Rule):
     `__syncthreads()` for block-wide phases, or flags in LDS/global memory with atomics and
     `__threadfence_block()`/`__threadfence()` for producer/consumer hand-offs.
 
+    ## Fix safety
+    Display only: porter never rewrites this; the message names the replacement. Barrier objects
+    with arrival and transaction counts have no AMD counterpart; replacing them with
+    `__syncthreads()` or flag protocols changes the synchronisation design and needs review of
+    every participant.
+
     ## References
     - libhipcxx limitations page [LIBHIPCXX]
     - porter `mappings/libcxx.csv`, `headers.csv` (unsupported rows)
@@ -389,6 +395,11 @@ class ProgrammaticDependentLaunch(Rule):
     without it). Without PDL a kernel starts only after the previous one in the stream finished,
     so `cudaGridDependencySynchronize()` and `cudaTriggerProgrammaticLaunchCompletion()` can simply
     be removed on AMD.
+
+    ## Fix safety
+    Display only: porter never rewrites this; the message names the replacement. Removing the
+    calls and attributes is correct on AMD, but they sit in launch-configuration code (attribute
+    arrays and their counts) that has to be edited consistently by hand.
 
     ## References
     - HIPIFY runtime API support table [HIPIFY-RT]; porter `mappings/runtime.csv`

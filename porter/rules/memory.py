@@ -532,6 +532,13 @@ class LaunchBoundsUnsupportedForm(Rule):
     Drop the cluster argument (guard it with `#ifndef __HIP_PLATFORM_AMD__`), and keep the
     maximum threads per block at 1024 or below.
 
+    ## Fix safety
+    Safe. The fix puts parentheses around a `__launch_bounds__` argument whose commas are not
+    inside parentheses (a template argument list, `Traits<A, B>::kThreads`): the expression has
+    the same value, and HIP's macro sees one argument instead of several. A third (cluster)
+    argument and a maximum above 1024 are reported without a fix: what to drop or lower is a
+    design decision.
+
     ## References
     - HIP kernel language reference, `__launch_bounds__` (two parameters)
     - ROCm 7.2 `hip/amd_detail/amd_hip_runtime.h` (`select_impl_` dispatch of

@@ -77,6 +77,15 @@ class CollapsingOverloads(Rule):
     both overloads are one function, so keeping the first is the only way to keep both call
     sites compiling without renaming.
 
+    ## Fix safety
+    Safe. The fix puts the later overload's whole declaration under
+    `#if !defined(__HIP_PLATFORM_AMD__)` ... `#endif`: NVIDIA builds are unchanged, and on AMD,
+    where both overloads take the same HIP type (HIP's runtime and driver APIs share
+    `hipError_t`, `hipStream_t`, `hipEvent_t`), the first one receives the calls of both with
+    the same values. Offered only when the declaration has its lines to itself (nothing before
+    it on its first line, only `;` or a comment after it on its last); otherwise rename or guard
+    by hand.
+
     ## References
     - ROCm 7.2 `hip/hip_runtime_api.h`: `hipError_t`, `hipStream_t`, `hipEvent_t` serve both
       the runtime and the driver API

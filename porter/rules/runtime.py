@@ -255,6 +255,13 @@ class FuncPtrCasts(Rule):
     `hipFuncSetAttribute(reinterpret_cast<const void*>(gemm_kernel<128>), ...)` (the safe fix:
     exactly the conversion CUDA's template overload performs).
 
+    ## Fix safety
+    Safe. The fix wraps the kernel argument in `reinterpret_cast<const void*>(...)`, the same
+    conversion CUDA's template overloads perform, so HIP's function receives the pointer CUDA's
+    did. Offered when the argument names a function of this file, a variable or function pointer
+    holding a kernel, or a kernel declared elsewhere; arguments already declared `void*` are not
+    reported.
+
     ## References
     - HIPIFY `CHANGELOG.md` 6.2.0 and `hipify-perl` `transformHostFunctions`
     - ROCm 7.2 `hip/hip_runtime_api.h` (`hipFuncSetAttribute(const void* func, ...)`)
@@ -410,6 +417,12 @@ class PerThreadDefaultStream(Rule):
     compiler flag `-fgpu-default-stream=per-thread`; explicit `hipStreamPerThread` handles work
     without either.
 
+    ## Fix safety
+    Safe. The fix renames the defined macro to `HIP_API_PER_THREAD_DEFAULT_STREAM`, which asks
+    HIP for the per-thread default stream as the CUDA macro asked nvcc, so the port keeps the
+    stream semantics the original chose. The definition stays where it was; like the CUDA macro,
+    it takes effect only before the first HIP header is included.
+
     ## References
     - HIP FAQ and programming manual (per-thread default stream)
     - ROCm 7.2 `hip/amd_detail/amd_hip_runtime_pt_api.h` (`HIP_API_PER_THREAD_DEFAULT_STREAM`)
@@ -520,6 +533,12 @@ class HostStringFunctions(Rule):
     ## Use instead
     Include `<cstring>` (the safe fix adds it before the file's first `#include`).
 
+    ## Fix safety
+    Safe. The fix adds `#include <cstring>` before the file's first `#include` (at the top of a
+    file without one). It declares the functions the file already calls, which NVIDIA's
+    `cuda_runtime.h` brought in through `<string.h>`, and changes no other meaning. One include
+    per file; files that include `<cstring>` or `<string.h>` are not reported.
+
     ## References
     - ROCm 7.2 `hip/hip_runtime.h` and `hip/amd_detail/amd_device_functions.h` (device-only
       `memset`/`memcpy`)
@@ -584,6 +603,13 @@ class CallbackCallingConvention(Rule):
     ## Use instead
     Drop the macro (the safe fix does): `void on_done(hipStream_t s, hipError_t e, void* user);`
 
+    ## Fix safety
+    Safe. The fix deletes `CUDART_CB`/`CUDA_CB` (and the blanks after it) from the declaration.
+    The macro carries only a calling convention, empty on Linux, and HIP's callback types
+    (`hipStreamCallback_t`, `hipHostFn_t`) declare none, so the function then matches the type
+    it is passed as. Not offered on preprocessor lines (`#define CUDART_CB`,
+    `#ifndef CUDART_CB`), in comments or in strings.
+
     ## References
     - CUDA 13 `cuda_runtime_api.h` / `cuda.h` (`#define CUDART_CB` / `CUDA_CB`)
     - ROCm 7.2 `hip_runtime_api.h`: `hipStreamCallback_t`, `hipHostFn_t` (no calling convention)
@@ -633,6 +659,13 @@ class GridConstant(Rule):
 
     ## Use instead
     Drop the qualifier (the safe fix does): `__global__ void k(const Params p)`.
+
+    ## Fix safety
+    Safe. The fix deletes `__grid_constant__` (and the blanks after it) from the parameter. The
+    qualifier only lets CUDA skip a copy of a `const` parameter whose address is taken; the
+    parameter stays `const`, and AMD kernel arguments already live in the read-only kernarg
+    segment, so the kernel reads the same values. Not offered on preprocessor lines, in comments
+    or in strings.
 
     ## References
     - CUDA C++ Programming Guide, `__grid_constant__`

@@ -226,6 +226,14 @@ class CacheHintIntrinsics(Rule):
     A plain load `*(&in[i])` (the safe fix; identical to what HIP's `__half` overload does), or
     `__builtin_nontemporal_load(p)` for streaming data that should bypass the caches.
 
+    ## Fix safety
+    Safe. The fix replaces `__ldcg(p)`, `__ldca(p)` or `__ldcs(p)` by the plain load `*(p)`
+    (`(*(p))` when the result is an operand of `.`, `[]` or a call), which is exactly the body
+    of HIP's own `__half` overloads: on AMD only the compile error goes; on NVIDIA the load
+    loses its cache hint, which changes speed, not results. Also offered, with the finding
+    lowered to a warning, when porter cannot tell the pointer's type (the plain load is right
+    for a `__half` pointer too).
+
     ## References
     - ROCm 7.2 `hip/amd_detail/amd_hip_fp16.h` (the only `__ldcg`/`__ldca`/`__ldcs` overloads)
     - HIPIFY `hipify-perl` unsupported device functions (`__stcs`, `__stcg`, `__stwb`, `__stwt`,

@@ -133,6 +133,13 @@ class DebugIntrinsics(Rule):
     ends instead of only the launch), or an error flag written to global memory and checked by
     the host. `__brkpt` and `__prof_trigger` have no equivalent; remove them.
 
+    ## Fix safety
+    Unsafe (applied only with `--unsafe-fixes`). The fix replaces `__trap()`, and an asm
+    statement that is only `trap;` without operands, by `__builtin_trap()`. That compiles and
+    stops the kernel, but with a different reach: CUDA's trap ends the launch with an error the
+    host can handle, while on AMD the trap terminates the whole application. `__brkpt`,
+    `__prof_trigger` and `brkpt;` get no fix (no AMD equivalent: remove them).
+
     ## References
     - HIP kernel language reference, Assert and Profiler Counter Function
     - HIPIFY `hipify-perl` unsupported device functions (`__trap`, `__brkpt`, `__prof_trigger`)

@@ -723,6 +723,14 @@ class WarpMask32Bit(Rule):
     `FULL_MASK` macro) where you know the whole wavefront is active; keep mask variables in
     `uint64_t`/`unsigned long long`.
 
+    ## Fix safety
+    Safe. The fix replaces a 32-lane full-mask literal (`0xffffffff`, `~0u`, `-1`,
+    `UINT_MAX`...) with `__activemask()`. A CUDA full mask requires all 32 lanes to take part,
+    so wherever the call is well defined on NVIDIA the active lanes are exactly the lanes the
+    mask named: the call computes the same thing there, and on AMD the mask becomes the 64-bit
+    set of lanes that are really active. Other 32-bit masks (partial masks, mask variables,
+    macros) are reported without a fix: which lanes they mean is the program's decision.
+
     ## References
     - HIP `amd_warp_sync_functions.h` (ROCm 6.4 and 7.2):
       `static_assert(... sizeof(MaskT) == 8 ...)`
@@ -828,14 +836,6 @@ class WarpBallotWidth(Rule):
     storing it in 32 bits silently drops lanes 32-63, so popcounts, leader election (`__ffs`)
     and "all lanes" tests come out wrong.
 
-    Why the fixes are safe: widening the declaration keeps every bit of the value, and on
-    wave32 targets (upper bits 0) every use computes what it computed before; the only uses
-    whose result can change on wave64 are the ones that were wrong there (they saw half the
-    lanes). When the variable is also compared with a non-zero constant, complemented or
-    negated, the fix is downgraded to unsafe. `__popc` → `__popcll` and `__ffs` → `__ffsll`
-    give identical results on any value whose upper 32 bits are 0, and the right ones
-    otherwise; `__clz`/`__brev` results depend on the width and get no fix.
-
     ## Example
     ```cpp
     unsigned vote = __ballot_sync(__activemask(), x > 0);
@@ -847,6 +847,20 @@ class WarpBallotWidth(Rule):
     unsigned long long vote = __ballot_sync(__activemask(), x > 0);
     int n = __popcll(vote);
     ```
+
+    ## Fix safety
+    Widening a declaration to `unsigned long long` is safe when every later use of the variable
+    in its function is width-agnostic: the value keeps every bit, on wave32 targets (upper bits
+    0) each use computes what it computed before, and on wave64 the only uses whose result
+    changes are the ones that were wrong (they saw half the lanes). When the variable is also
+    compared with anything but a literal `0`, complemented (`~`) or negated, or is declared
+    outside a function, the same fix is unsafe and needs `--unsafe-fixes`: those results change
+    with the width. `__popc` → `__popcll` and `__ffs` → `__ffsll` are safe: identical on any
+    value whose upper 32 bits are 0, right otherwise; not offered when the argument involves a
+    complement (`~ballot` sets bits 32-63 on wave32 targets, which `__popcll` would count). No
+    fix for `__clz`, `__brev`, `__fns`, casts and assignments to 32-bit variables (bit positions
+    change: `31 - __clz(m)` becomes `63 - __clzll(m)`), nor for a declaration that also declares
+    variables that are not mask results (the shared type would change them too).
 
     ## References
     - HIP kernel language reference: "__ballot and __activemask ... 64-bit return value"
@@ -1058,6 +1072,14 @@ class WarpLaneMask32(Rule):
     The unsafe fix adds the `ull` suffix; it changes the expression's type to 64 bits, so check
     that the result is kept in a 64-bit variable.
 
+    ## Fix safety
+    Unsafe (applied only with `--unsafe-fixes`). The fix adds `ull` to the shifted literal
+    (`1u << lane` → `1ull << lane`), which makes the shift defined for lanes 32-63, but it
+    changes the expression's type to 64 bits: stored in or passed as a 32-bit value it is still
+    truncated, and overloads, format strings and arithmetic around it see another type. Offered
+    only for a non-negative integer literal shifted left; `0xffffffff >> (32 - lane)` and shifts
+    of variables are reported without a fix.
+
     ## References
     - HeCBench issue 177 (32-bit lane masks in ported kernels)
     - HIP `amd_device_functions.h`: `__lanemask_*` return `uint64_t`
@@ -1165,6 +1187,15 @@ class WarpReduceOffset16(Rule):
     If the algorithm really works on 32-lane groups, pass `width = 32` and combine the two
     halves afterwards. The unsafe fix rewrites the loop bound (`16` → `warpSize / 2`,
     `32` → `warpSize`); it assumes the code that consumes the result is per wavefront too.
+
+    ## Fix safety
+    Unsafe (applied only with `--unsafe-fixes`). The fix rewrites the loop's 32-lane bound: a
+    start of 16 becomes `warpSize / 2`, an upper bound of 32 becomes `warpSize` (of 16,
+    `warpSize / 2`), so the tree covers the whole wavefront; on wave32 targets the loop is
+    unchanged. It assumes the result is meant per wavefront: code that reduces 32-lane groups on
+    purpose (per-warp shared-memory slots indexed by `threadIdx.x / 32`, halves combined later)
+    then computes something else. Unrolled reductions are reported without a fix (the step at
+    offset 32 is added by hand).
 
     ## References
     - cupy PR 9977 (reduction offsets on wave64)
