@@ -229,3 +229,77 @@ def test_interpreter_matches_reference(triton_env, tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "interpreted:" in proc.stdout
+
+
+# -- tl.extra.cuda helpers behind tl.target_info.is_hip() (PT662's fix) ------------------------
+class _ActiveTarget:
+    """Stands in for the active driver of a machine with that GPU: `tl.target_info.is_hip()`
+    asks `driver.active.get_current_target()` (triton 3.9 language/target_info.py), and a
+    CPU-only machine has no active driver. Only get_current_target is used."""
+
+    def __init__(self, target):
+        self.target = target
+
+    def get_current_target(self):
+        return self.target
+
+
+def compile_on(fn, signature: dict, constexprs: dict, backend: str, arch, warp: int):
+    """Compile as the JIT would on a machine whose active GPU is (backend, arch)."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    from triton.runtime import driver
+    target = GPUTarget(backend, arch, warp)
+    saved = driver._active
+    driver.set_active(_ActiveTarget(target))
+    try:
+        return triton.compile(ASTSource(fn, signature, constexprs=constexprs), target=target,
+                              options={"num_warps": 4})
+    finally:
+        driver._active = saved
+
+
+STAMP_SIG = {"start_ptr": "*i64", "info_ptr": "*i32", "x_ptr": F32, "n": "i32",
+             "BLOCK": "constexpr"}
+NUM_WARPS = 4
+
+
+def port_unsafe(name: str) -> tuple[bytes, list]:
+    data = (TRITON_DIR / name).read_bytes()
+    opts = EngineOptions(port=PortOptions(), rules=RuleOptions(parse_archs(",".join(ARCHS))),
+                         apply_fixes=True, rewrite=True, unsafe_fixes=True)
+    res = process_one(name, data, opts, "python")
+    assert not res.errors, res.errors
+    return res.new_data, [f for f in res.findings if not f.extra.get("fixed")]
+
+
+def test_extra_cuda_helpers_ported_compile_for_amd(triton_env):
+    """The original fails for AMD (PTX %globaltimer/%smid); the ported kernel compiles for
+    gfx942 and gfx950 with AMD's helpers (s_memrealtime, s_getreg_b32) and num_threads is
+    num_warps * 64, not * 32."""
+    name = "extra_helpers.py"
+    orig = load(triton_env, name, (TRITON_DIR / name).read_bytes())
+    with pytest.raises(Exception, match="(?i)assembler|globaltimer|smid|ptx"):
+        compile_on(orig.stamp, STAMP_SIG, {"BLOCK": 64}, "hip", "gfx942", 64)
+    text, findings = port_unsafe(name)
+    assert not errors_for(findings, "gfx942"), [f.render() for f in findings]
+    assert text.count(b"tl.target_info.is_hip()") == 4
+    assert b"tl.extra.cuda.num_warps()" in text          # portable: left as it is
+    mod = load(triton_env, name, text)
+    for arch in ARCHS:
+        k = compile_on(mod.stamp, STAMP_SIG, {"BLOCK": 64}, "hip", arch, 64)
+        asm = k.asm["amdgcn"]
+        assert "s_memrealtime" in asm and "s_getreg_b32" in asm, arch
+        assert f"arith.constant {NUM_WARPS * 64} : i32" in k.asm["ttir"], arch
+
+
+def test_extra_cuda_helpers_nvidia_side_unchanged(triton_env):
+    """On an NVIDIA target the ported kernel compiles to the original PTX helpers."""
+    name = "extra_helpers.py"
+    text, _ = port_unsafe(name)
+    mod = load(triton_env, name, text)
+    k = compile_on(mod.stamp, STAMP_SIG, {"BLOCK": 64}, "cuda", 90, 32)
+    ptx = k.asm["ptx"]
+    assert "%globaltimer" in ptx and "%smid" in ptx
+    assert f"arith.constant {NUM_WARPS * 32} : i32" in k.asm["ttir"]

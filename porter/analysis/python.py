@@ -606,7 +606,12 @@ def read_wheel_lists(root: Path) -> dict:
             "cuda": names("language/extra/cuda/libdevice.py"),
             "hip": names("language/extra/hip/libdevice.py"),
             "generic": names("language/extra/libdevice.py"),
-            "math": [n for n in names("language/math.py") if not n.startswith("_")]}
+            "math": [n for n in names("language/math.py") if not n.startswith("_")],
+            # the helpers of triton.language.extra.{cuda,hip} besides libdevice
+            "cuda_helpers": [n for n in names("language/extra/cuda/utils.py") +
+                             names("language/extra/cuda/gdc.py") if not n.startswith("_")],
+            "hip_helpers": [n for n in names("language/extra/hip/utils.py")
+                            if not n.startswith("_")]}
 
 
 @lru_cache(maxsize=1)
@@ -620,6 +625,12 @@ def libdevice_lists() -> dict:
         except OSError:
             pass
     return json.loads(DATA_FILE.read_text(encoding="utf-8"))
+
+
+def hip_helpers() -> frozenset[str]:
+    """Helper functions of the installed triton's `triton.language.extra.hip` (memrealtime,
+    smid, num_threads, num_warps in triton 3.9)."""
+    return frozenset(libdevice_lists().get("hip_helpers", ()))
 
 
 def _generate() -> None:
@@ -641,6 +652,7 @@ __all__ = [
     "build",
     "config_values",
     "fold",
+    "hip_helpers",
     "launches",
     "libdevice_lists",
 ]

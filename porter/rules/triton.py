@@ -141,19 +141,49 @@ def dotted_last(node: ast.AST) -> str:
 
 # -- PT662 -----------------------------------------------------------------------------------
 _EXTRA_CUDA = "triton.language.extra.cuda."
-_EXTRA_CUDA_ADVICE = {
-    "globaltimer": "AMD has `triton.language.extra.hip.memrealtime()`: a constant-rate "
-                   "real-time counter in ticks, not nanoseconds",
-    "smid": "AMD has `triton.language.extra.hip.smid()` (the CU id, unique within one XCC on "
-            "gfx942/gfx950)",
-    "num_threads": "it returns num_warps * 32, wrong at wavefront 64; AMD has "
-                   "`triton.language.extra.hip.num_threads()`",
-    "num_warps": "AMD has `triton.language.extra.hip.num_warps()`",
-    "gdc_wait": "programmatic dependent launch has no AMD counterpart: skip it on AMD "
-                "(a constexpr flag set from is_hip())",
-    "gdc_launch_dependents": "programmatic dependent launch has no AMD counterpart: skip it on "
-                             "AMD (a constexpr flag set from is_hip())",
+_EXTRA_HIP = "triton.language.extra.hip"
+# NVIDIA helper -> (AMD helper in triton.language.extra.hip, fix applicability, what differs).
+# Facts: the triton 3.9 wheel's language/extra/cuda/utils.py (PTX `%globaltimer` in ns, `%smid`,
+# num_threads = num_warps * 32) and language/extra/hip/utils.py (`s_memrealtime`: a constant-rate
+# counter in ticks; `smid` from HW_REG_HW_ID: CU id, unique only within one XCC on gfx942/gfx950;
+# num_threads = num_warps * warp_size). The AMD names are checked against the installed wheel
+# (`hip_helpers()`), so a fix is offered only for helpers that exist there.
+_EXTRA_CUDA_TO_HIP = {
+    "num_threads": ("num_threads", Applicability.SAFE,
+                    "the CUDA helper returns num_warps * 32, wrong at wavefront 64; the HIP one "
+                    "returns num_warps * warp_size"),
+    "globaltimer": ("memrealtime", Applicability.UNSAFE,
+                    "memrealtime counts ticks of a constant-rate clock, not nanoseconds: scale "
+                    "differences before reporting them as time"),
+    "smid": ("smid", Applicability.UNSAFE,
+             "the HIP smid is the compute-unit id within one XCC (not unique across the device "
+             "on gfx942/gfx950)"),
 }
+_EXTRA_CUDA_NO_AMD = {
+    "gdc_wait": "programmatic dependent launch has no AMD counterpart: skip it on AMD "
+                "(`if not tl.target_info.is_hip():`)",
+    "gdc_launch_dependents": "programmatic dependent launch has no AMD counterpart: skip it on "
+                             "AMD (`if not tl.target_info.is_hip():`)",
+}
+# same value on every backend: both modules' num_warps return options.num_warps (triton 3.9)
+_PORTABLE_HELPERS = ("num_warps",)
+# tl.target_info.is_hip() (a constexpr_function, resolved when the kernel is compiled) exists
+# from Triton 3.5 (triton-lang/triton pull requests 7802 and 7869)
+TARGET_INFO_SINCE = (3, 5)
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", text)[:2])
+
+
+def _tl_alias(facts) -> str | None:
+    """How the file can name triton.language: its alias, or `triton.language`."""
+    for alias, full in sorted(facts.aliases.items()):
+        if full == "triton.language":
+            return alias
+    if facts.aliases.get("triton") == "triton":
+        return "triton.language"
+    return None
 
 
 @register
@@ -161,14 +191,17 @@ class TritonExtraCudaApi(PyRule):
     """NVIDIA helpers from `triton.language.extra.cuda`.
 
     ## What it finds
-    `tl.extra.cuda.globaltimer()`, `smid()`, `num_threads()`, `num_warps()`, `gdc_wait()`,
-    `gdc_launch_dependents()` and imports of them (libdevice: PT663/PT664; fp8 converters:
-    PT675; the experimental TMA helpers: PT665).
+    `tl.extra.cuda.globaltimer()`, `smid()`, `num_threads()`, `gdc_wait()` and
+    `gdc_launch_dependents()` (called through `tl.extra.cuda` or imported from
+    `triton.language.extra.cuda`); libdevice: PT663/PT664; fp8 converters: PT675; the
+    experimental TMA helpers: PT665. `tl.extra.cuda.num_warps()` is not reported: it returns
+    the launch's `num_warps` on every backend, as `tl.extra.hip.num_warps()` does.
 
     ## Why it breaks on AMD
-    They are PTX (`%globaltimer`, `%smid`, `griddepcontrol`) or assume 32 threads per warp. The
-    AMD backend has its own module, `triton.language.extra.hip`, with `memrealtime`, `smid`,
-    `num_threads` and `num_warps`; programmatic dependent launch (`gdc_*`) has no counterpart.
+    `globaltimer` and `smid` are PTX (`%globaltimer`, `%smid`) and fail to compile for AMD;
+    `num_threads` compiles but returns `num_warps * 32`, half the real count at wavefront 64;
+    `gdc_*` are PTX `griddepcontrol` (programmatic dependent launch), which AMD does not have.
+    AMD's module `triton.language.extra.hip` has `memrealtime`, `smid`, `num_threads`.
 
     ## Example
     ```python
@@ -176,28 +209,76 @@ class TritonExtraCudaApi(PyRule):
     ```
 
     ## Use instead
-    A helper module chosen per vendor at import time (`if is_hip(): from
-    triton.language.extra.hip import smid` / `else: from triton.language.extra.cuda import
-    smid`), or a constexpr flag; drop PDL on AMD.
+    ```python
+    start = (tl.extra.hip.memrealtime() if tl.target_info.is_hip()
+             else tl.extra.cuda.globaltimer())
+    ```
+    and drop PDL on AMD (`if not tl.target_info.is_hip(): tl.extra.cuda.gdc_wait()`).
+
+    ## Fix safety
+    The fix wraps the call in a conditional expression on `tl.target_info.is_hip()`: a
+    `constexpr_function` that Triton evaluates when it compiles the kernel, so the compiler
+    keeps only the branch of the target it compiles for (a constexpr condition selects one
+    side, the other is never generated) and the NVIDIA side is the original call, unchanged.
+    A host-side switch would need a driver at import time (none on CPU-only machines) or a new
+    kernel argument at every launch; this one needs neither. `is_hip()` asks the active driver,
+    which is the compile target for JIT-compiled kernels; it needs Triton 3.5 or later, so the
+    fix is offered only when the installed triton is at least 3.5. `num_threads` is safe (the
+    AMD helper returns what the name promises); `globaltimer` -> `memrealtime` (ticks, not
+    nanoseconds) and `smid` (unique within one XCC only) are unsafe, applied with
+    `--unsafe-fixes`. `gdc_*` get no fix.
 
     ## References
-    - triton 3.9 wheel: `language/extra/cuda/__init__.py`, `language/extra/hip/__init__.py`
+    - triton 3.9 wheel: `language/extra/cuda/utils.py`, `language/extra/hip/utils.py`,
+      `language/target_info.py`, `compiler/code_generator.py` (`visit_IfExp`)
+    - https://github.com/triton-lang/triton/pull/7869 (`tl.target_info`)
     - hazards.md TRITON-EXTRA-CUDA-API
     """
     code = "PT662"
     name = "triton-extra-cuda-api"
     severity = Severity.ERROR
+    fix = Applicability.UNSAFE
     triggers = (b"cuda",)
 
     def check(self, ctx):
+        from ..analysis.python import hip_helpers, libdevice_lists
         facts = _facts(ctx)
+        tl = _tl_alias(facts)
+        lists = libdevice_lists()
+        new_enough = _version_tuple(lists["triton_version"]) >= TARGET_INFO_SINCE
+        cuda_helpers = set(lists.get("cuda_helpers", ()))
         for node, q in _refs(facts):
             if not q.startswith(_EXTRA_CUDA):
                 continue
             fn = q[len(_EXTRA_CUDA):].split(".")[0]
-            if fn in _EXTRA_CUDA_ADVICE:
+            if fn in _EXTRA_CUDA_NO_AMD:
                 yield self.at(ctx, node, f"`{fn}` is an NVIDIA helper of "
-                              f"triton.language.extra.cuda: {_EXTRA_CUDA_ADVICE[fn]}")
+                              f"triton.language.extra.cuda: {_EXTRA_CUDA_NO_AMD[fn]}")
+                continue
+            if fn not in _EXTRA_CUDA_TO_HIP:
+                # other helpers of the installed wheel (fp8 converters: PT675; num_warps is
+                # portable): the AMD module's same-named helper, or none
+                if fn in cuda_helpers and fn not in _PORTABLE_HELPERS and \
+                        not fn.startswith("convert_"):
+                    other = f"AMD has `{_EXTRA_HIP}.{fn}()`" if fn in hip_helpers() else \
+                        f"{_EXTRA_HIP} has no counterpart"
+                    yield self.at(ctx, node, f"`{fn}` is an NVIDIA helper of "
+                                  f"triton.language.extra.cuda; {other}")
+                continue
+            hip_fn, applicability, differs = _EXTRA_CUDA_TO_HIP[fn]
+            par = facts.parent(node)
+            fix = None
+            if isinstance(par, ast.Call) and par.func is node and not par.args and \
+                    not par.keywords and tl is not None and new_enough and \
+                    hip_fn in hip_helpers():
+                s, e = facts.span(par)
+                orig = facts.src.buf[s:e].decode("utf-8")
+                text = f"({tl}.extra.hip.{hip_fn}() if {tl}.target_info.is_hip() else {orig})"
+                fix = self.make_fix([Edit(s, e, text.encode("utf-8"))], applicability,
+                                    f"use tl.extra.hip.{hip_fn}() when compiling for AMD")
+            where = par if fix is not None else node
+            yield self.at(ctx, where, f"`{fn}` is an NVIDIA helper of triton.language.extra.cuda; "
+                          f"AMD has `triton.language.extra.hip.{hip_fn}()` ({differs})", fix=fix)
 
 
 # -- PT663 / PT664 ---------------------------------------------------------------------------
@@ -1325,7 +1406,7 @@ _NAME_TESTS = ("startswith", "endswith", "find", "index")
 
 def _assigned_from(facts, fns: tuple[str, ...]) -> set[str]:
     """Names bound (plain assignment) to a call of one of `fns` or an attribute of one."""
-    names = set()
+    names: set[str] = set()
     for node in ast.walk(facts.src.tree):
         if isinstance(node, ast.Assign):
             v = node.value
