@@ -566,3 +566,16 @@ def test_rules_markdown_has_one_linkable_section_per_rule():
         assert rule_anchor(r.code, r.name) == f"{r.code}-{r.name}".lower()
     shipped = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text()
     assert shipped.startswith("# porter rules\n") and "\n## PT101 warp-size-literal\n" in shipped
+
+
+def test_docs_rules_md_is_up_to_date():
+    """docs/rules.md is exactly what the registry generates: a rule's docstring, severity or fix
+    kind changed without regenerating the page fails here."""
+    from porter.commands import rules_markdown
+    from porter.rules.registry import all_rules
+    shipped = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text()
+    assert shipped == rules_markdown(all_rules()), (
+        "docs/rules.md is out of date: regenerate it with "
+        "`porter rule --all --format markdown --full > docs/rules.md`")
+    rc, out, _ = run_cli("rule", "--all", "--format", "markdown", "--full")
+    assert rc == 0 and out == shipped      # the command the page names is its generator
