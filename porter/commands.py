@@ -209,9 +209,10 @@ def run_port_or_check(args) -> int:
         keep = [not (r.kind == "python" and r.note == NOT_RELEVANT) for r in results]
         results = [r for r, k in zip(results, keep) if k]
         plan.jobs = [j for j, k in zip(plan.jobs, keep) if k]
-    if getattr(args, "verify", False):
-        _verify_port(args, plan, results)
+    verified = _verify_port(args, plan, results, res.rule_codes) \
+        if getattr(args, "verify", False) else None
     report = build_report(args, res, plan, results)
+    report.verify = verified
     stream = emit_port_output(plan, results)
     if plan.mode == "portcheck":
         report.would_change = list(plan.stale)
@@ -221,12 +222,12 @@ def run_port_or_check(args) -> int:
     return report.exit_code
 
 
-def _verify_port(args, plan: PortPlan, results: list) -> None:
-    """port --verify: compile what was written (porter/verify.py); no toolchain is a usage
-    error (one line, exit 2)."""
+def _verify_port(args, plan: PortPlan, results: list, rule_codes=None):
+    """port --verify: compile what was written (porter/verify.py) and return the per-file
+    results (verify.VerifyReport); no toolchain is a usage error (one line, exit 2)."""
     from .verify import ToolchainNotFound, verify_port
     try:
-        verify_port(args, plan, results)
+        return verify_port(args, plan, results, rule_codes)
     except (ToolchainNotFound, ValueError) as exc:
         raise UsageError(f"--verify: {exc}") from None
 
@@ -682,6 +683,8 @@ def exit_status(args, res: Resolved, report, plan: PortPlan | None = None) -> in
         return EXIT_FINDINGS if plan.stale and not args.exit_zero else EXIT_OK
     if args.exit_zero:
         return EXIT_OK
+    if getattr(report, "verify", None) is not None and report.verify.failed:
+        return EXIT_FINDINGS        # port --verify: a unit that does not compile
     return EXIT_FINDINGS if failing_findings(report, res.fail_level) else EXIT_OK
 
 

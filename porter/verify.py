@@ -39,7 +39,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -97,6 +97,9 @@ class CompileResult:
     skipped: str = ""
     #: the flag that makes a failing file compile ("-include cstring"), when one does
     only_with: str = ""
+    #: (target, status) per --offload-arch target, status as :attr:`status`; a file that fails
+    #: for several targets is compiled once per target to tell which fail
+    per_target: tuple[tuple[str, str], ...] = ()
 
     @property
     def status(self) -> str:
@@ -363,7 +366,7 @@ def _relevant_output(stderr: str, failed: bool) -> str:
     return text[-_TAIL_CHARS:]
 
 
-_DIAG = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?P<col>\d+): (?:fatal "
+_DIAG = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?P<col>\d+): (?P<sev>fatal "
                    r"error|error|note|warning):")
 
 
@@ -431,15 +434,32 @@ def compile_file(
     src = Path(path)
     archs = parse_archs(offload_archs)
     if _is_empty(src):
-        return CompileResult(src, False, 0, "", 0.0, skipped="empty file (no code to compile)")
-    res = _compile(tc, src, archs, list(extra_flags), include_dirs, timeout)
+        why = "empty file (no code to compile)"
+        return CompileResult(src, False, 0, "", 0.0, skipped=why,
+                             per_target=tuple((a, "skipped") for a in archs))
+    res = _assisted(tc, src, archs, list(extra_flags), include_dirs, timeout)
+    if res.ok or len(archs) < 2:
+        return replace(res, per_target=tuple((a, res.status) for a in archs))
+    # one compile for all targets failed: which targets fail? (a host-side error fails all)
+    each = [_assisted(tc, src, [a], list(extra_flags), include_dirs, timeout) for a in archs]
+    statuses = [r.status for r in each]
+    if all(st == "compiled" for st in statuses):    # fails only together: blame every target
+        statuses = [res.status] * len(archs)
+    return replace(res, seconds=res.seconds + sum(r.seconds for r in each),
+                   per_target=tuple(zip(archs, statuses)))
+
+
+def _assisted(tc: Toolchain, src: Path, archs: list[str], extra_flags: list[str],
+              include_dirs: Sequence[str | os.PathLike[str]], timeout: float) -> CompileResult:
+    """One compile for *archs*; when it fails and a known header gap explains it, the same
+    compile with the missing piece, to report "compiles only with X added"."""
+    res = _compile(tc, src, archs, extra_flags, include_dirs, timeout)
     if res.ok:
         return res
     for label, flags in _assists(tc, src, res.stderr_tail):
-        again = _compile(tc, src, archs, list(extra_flags) + flags, include_dirs, timeout)
+        again = _compile(tc, src, archs, extra_flags + flags, include_dirs, timeout)
         if again.ok:
-            return CompileResult(src, False, res.returncode, res.stderr_tail, res.seconds,
-                                 res.command, res.location, only_with=label)
+            return replace(res, only_with=label)
     return res
 
 
@@ -687,12 +707,213 @@ def main_verify(args) -> int:
 
 
 # ------------------------------------------------------------------------------------------------
-# porter port --verify
+# porter port --verify: typed per-file results for the reports
+
+#: error lines of a failed file kept for the reports; diagnostics mapped back per file
+FIRST_ERRORS = 3
+_MAX_DIAGNOSTICS = 8
+
+
+@dataclass
+class Diagnostic:
+    """One compiler diagnostic of a ported file, with where it came from in the original."""
+
+    severity: str               # error | warning | note
+    message: str
+    ported: str                 # display path:line:col in the ported tree
+    source: str = ""            # display path:line:col in the original ("" when not mapped)
+    changed: bool = False       # the ported line is one porter changed
+    added: bool = False         # a line porter added (no original line)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"severity": self.severity, "message": self.message,
+                             "ported": self.ported}
+        if self.source:
+            d["source"] = self.source
+        d["changed"] = self.changed
+        if self.added:
+            d["added"] = True
+        return d
+
+    def where(self) -> str:
+        """Both locations: `out/a.cu:4:9 (from src/a.cu:3:9, changed by porter)`."""
+        if self.added:
+            return f"{self.ported} (a line porter added)"
+        if not self.source:
+            return self.ported
+        return f"{self.ported} (from {self.source}{', changed by porter' if self.changed else ''})"
+
+
+@dataclass
+class UnitVerify:
+    """One ported translation unit's compile result, per target."""
+
+    path: str                   # the ported file (display path)
+    source: str                 # the original file (its report path)
+    status: str                 # compiled | failed | assisted | skipped
+    targets: dict[str, str]     # target -> compiled | failed | assisted | skipped
+    errors: list[str] = field(default_factory=list)       # the first error lines
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    only_with: str = ""         # assisted: the flag the build lacks
+    skipped: str = ""           # skipped: why
+    seconds: float = 0.0
+
+    @property
+    def summary(self) -> str:
+        """One line: compiled | failed: ... | compiles only with X added: ... | skipped: why."""
+        if self.status == "skipped":
+            return f"skipped: {self.skipped}"
+        if self.status == "compiled":
+            return "compiled"
+        first = self.errors[0] if self.errors else ""
+        if self.status == "assisted":
+            return f"compiles only with {self.only_with} added" + (f": {first}" if first else "")
+        return "failed" + (f": {first}" if first else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"path": self.path, "source": self.source, "status": self.status,
+                             "targets": dict(self.targets), "errors": list(self.errors),
+                             "diagnostics": [g.to_dict() for g in self.diagnostics],
+                             "seconds": round(self.seconds, 3)}
+        if self.only_with:
+            d["only_with"] = self.only_with
+        if self.skipped:
+            d["skipped"] = self.skipped
+        return d
+
+
+@dataclass
+class VerifyReport:
+    """What `porter port --verify` compiled: the toolchain, the targets and one entry per unit
+    (RunReport.verify; every report format renders it)."""
+
+    targets: list[str]
+    compiler: str
+    hip_version: str
+    rocm: str
+    units: list[UnitVerify] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        c = {"units": len(self.units), "compiled": 0, "failed": 0, "assisted": 0, "skipped": 0}
+        for u in self.units:
+            c[u.status] += 1
+        return c
+
+    @property
+    def failed(self) -> bool:
+        """A unit failed, or compiles only with a flag its build lacks (exit code 1)."""
+        return any(u.status in ("failed", "assisted") for u in self.units)
+
+    def summary_line(self) -> str:
+        c = self.counts()
+        parts = [f"{c['compiled']} compiled", f"{c['failed']} failed"]
+        if c["assisted"]:
+            parts.append(f"{c['assisted']} compile only with a flag added")
+        if c["skipped"]:
+            parts.append(f"{c['skipped']} skipped")
+        return (f"compile check: {', '.join(parts)} of {c['units']} translation unit"
+                f"{'' if c['units'] == 1 else 's'} ({', '.join(self.targets)}; "
+                f"HIP {self.hip_version})")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"targets": list(self.targets),
+                "toolchain": {"compiler": self.compiler, "hip_version": self.hip_version,
+                              "rocm": self.rocm},
+                "counts": self.counts(),
+                "units": [u.to_dict() for u in self.units]}
+
+
+class LineMap:
+    """Ported line -> original line of one file, from the edits the port applied (exact), or
+    from a line diff of the two texts when the edits do not reproduce the ported text."""
+
+    def __init__(self, old: bytes, new: bytes, edits: Sequence[Any] = ()) -> None:
+        self.old, self.new = old, new
+        self._old_starts = _line_starts(old)
+        self._new_starts = _line_starts(new)
+        # (new_start, new_end, old_start, old_end, changed) covering the ported text in order
+        self.segments: list[tuple[int, int, int, int, bool]] | None = None
+        if edits:
+            self.segments = self._from_edits(old, new, edits)
+
+    @staticmethod
+    def _from_edits(old: bytes, new: bytes, edits: Sequence[Any]
+                    ) -> list[tuple[int, int, int, int, bool]] | None:
+        from .rewrite.edits import apply
+        try:
+            if apply(old, list(edits)) != new:
+                return None
+        except ValueError:
+            return None
+        order = sorted(range(len(edits)), key=lambda k: (edits[k].start, edits[k].end, k))
+        segs: list[tuple[int, int, int, int, bool]] = []
+        pos_old = pos_new = 0
+        for k in order:
+            e = edits[k]
+            if e.start > pos_old:
+                n = e.start - pos_old
+                segs.append((pos_new, pos_new + n, pos_old, e.start, False))
+                pos_new += n
+            segs.append((pos_new, pos_new + len(e.text), e.start, e.end, True))
+            pos_new += len(e.text)
+            pos_old = max(pos_old, e.end)
+        if pos_old < len(old):
+            segs.append((pos_new, pos_new + len(old) - pos_old, pos_old, len(old), False))
+        return segs
+
+    def original(self, line: int, col: int = 1) -> tuple[int, int, bool] | None:
+        """(original line, original column, changed by porter) of ported *line*:*col*
+        (1-based), or None for a line porter added."""
+        if self.segments is None:
+            mapped = map_line(self.old, self.new, line)
+            if mapped is None:
+                return None
+            return mapped[0], (1 if mapped[1] else col), mapped[1]
+        if not 1 <= line <= len(self._new_starts):
+            return None
+        ls = self._new_starts[line - 1]
+        le = self._new_starts[line] - 1 if line < len(self._new_starts) else len(self.new)
+        p = min(ls + max(col, 1) - 1, le)
+        end = le + 1 if le < len(self.new) else le      # the line with its newline
+        changed = False
+        for ns, ne, os_, oe, ch in self.segments:
+            if not ch:
+                continue
+            if ns <= ls and end <= ne and os_ == oe:
+                return None          # wholly inside inserted text: a line porter added
+            if (ls <= ns <= le) if ns == ne else (ns < end and ne > ls):
+                changed = True
+        seg = next((sg for sg in self.segments if sg[0] <= p < sg[1]), None)
+        if seg is None:
+            old_off = len(self.old)
+        elif seg[4]:
+            old_off = seg[2]
+        else:
+            old_off = seg[2] + (p - seg[0])
+        o_line = _line_of(self._old_starts, old_off)
+        o_col = old_off - self._old_starts[o_line - 1] + 1
+        return o_line, o_col, changed
+
+
+def _line_starts(data: bytes) -> list[int]:
+    starts = [0]
+    i = data.find(b"\n")
+    while i >= 0:
+        starts.append(i + 1)
+        i = data.find(b"\n", i + 1)
+    if len(starts) > 1 and starts[-1] == len(data):
+        starts.pop()
+    return starts
+
+
+def _line_of(starts: list[int], off: int) -> int:
+    import bisect
+    return max(1, bisect.bisect_right(starts, off))
 
 
 def map_line(old: bytes, new: bytes, line: int) -> tuple[int, bool] | None:
-    """The original line of ported line *line* (1-based) and whether porter changed it; None
-    for a line porter added."""
+    """The original line of ported line *line* (1-based) and whether porter changed it, from a
+    line diff (difflib); None for a line porter added."""
     import difflib
     a = old.splitlines()
     b = new.splitlines()
@@ -707,11 +928,89 @@ def map_line(old: bytes, new: bytes, line: int) -> tuple[int, bool] | None:
     return None
 
 
-def verify_port(args, plan, results) -> None:
+def parse_diagnostics(text: str) -> list[tuple[str, int, int, str, str]]:
+    """(file, line, column, severity, message) of each `file:line:col: severity: message` line
+    of a compiler's output, in order."""
+    out = []
+    for line in text.splitlines():
+        m = _DIAG.match(line)
+        if m:
+            sev = "error" if m["sev"].endswith("error") else m["sev"]
+            out.append((m["file"], int(m["line"]), int(m["col"]), sev, line[m.end():].strip()))
+    return out
+
+
+@dataclass
+class _Ported:
+    """A file this run ported: its report path and how to map its lines back."""
+
+    rel: str
+    original: Path | None        # where the original bytes are (the input, or the backup)
+    edits: Sequence[Any]
+    _map: LineMap | None = None
+    _failed: bool = False
+
+    def line_map(self, ported: Path) -> LineMap | None:
+        if self._map is None and not self._failed:
+            try:
+                old = self.original.read_bytes() if self.original is not None else None
+                new = ported.read_bytes()
+            except OSError:
+                old = None
+            if old is None:
+                self._failed = True
+                return None
+            self._map = LineMap(old, new, self.edits)
+        return self._map
+
+
+def _display(path: Path) -> str:
+    from .source import display_path
+    absolute = Path(os.path.abspath(path))
+    try:        # relative to where porter ran, absolute outside it (as the report's paths)
+        return display_path(str(absolute.relative_to(Path.cwd())))
+    except ValueError:
+        return display_path(str(absolute))
+
+
+def _diagnostics(r: CompileResult, ported: dict[Path, _Ported], rocm: Path) -> list[Diagnostic]:
+    """The compiler's diagnostics of a failed unit, each mapped back to the original file and
+    line when it is in a file this run ported."""
+    out: list[Diagnostic] = []
+    for file, line, col, sev, msg in parse_diagnostics(r.stderr_tail):
+        if len(out) >= _MAX_DIAGNOSTICS:
+            break
+        if file.startswith("<"):             # <inline asm>, <built-in>, <command line>
+            continue
+        fpath = Path(file)
+        if not fpath.is_absolute():
+            fpath = (r.path.parent / fpath) if not fpath.exists() else fpath
+        info = ported.get(fpath.resolve())
+        if info is None and (file.startswith(str(rocm)) or file.startswith("/usr/")):
+            continue                         # inside the ROCm headers: not the project's line
+        loc = f"{_display(fpath)}:{line}:{col}"
+        d = Diagnostic(sev, msg, loc)
+        if info is not None:
+            lm = info.line_map(fpath)
+            if lm is not None:
+                mapped = lm.original(line, col)
+                if mapped is None:
+                    d.added = True
+                else:
+                    d.source = f"{info.rel}:{mapped[0]}:{mapped[1]}"
+                    d.changed = mapped[2]
+        out.append(d)
+    return out
+
+
+def verify_port(args, plan, results, rule_codes: Iterable[str] | None = None
+                ) -> VerifyReport | None:
     """`porter port ... --verify`: compile the ported translation units the run wrote, for each
-    --offload-arch target, and put each file's result into its report entry (note), failures
-    as PT907 findings at the original CUDA line when porter changed that line. One line per file
-    goes to standard error as it finishes (unless -q)."""
+    --offload-arch target, and return their results (the reports render them). Each failure is
+    also a PT907 finding at the original CUDA line the first error maps back to (else the
+    file's first line), naming both locations; each file's note says its result. One line per
+    file goes to standard error as it finishes (unless -q). None when nothing was written that
+    compiles."""
     from .findings import Finding, Severity
     if plan.mode not in ("tree", "file", "inplace"):
         raise ValueError("--verify needs files written: -o DIR, -o FILE or --in-place")
@@ -720,16 +1019,32 @@ def verify_port(args, plan, results) -> None:
     cc = getattr(args, "compile_commands", None)
     commands = load_compile_commands(cc) if cc else None
     units: dict[Path, tuple[Any, Any]] = {}      # ported file -> (plan job, port result)
+    ported: dict[Path, _Ported] = {}             # every ported C++ file, for mapping lines
+    not_compiled: list[UnitVerify] = []
     for job, res in zip(plan.jobs, results):
-        if res.kind != "cuda" or res.status == "error" or not job.out:
+        if res.kind != "cuda" or not job.out:
             continue
         out = Path(job.out)
-        if out.suffix.lower() in TU_SUFFIXES:
+        is_tu = out.suffix.lower() in TU_SUFFIXES
+        if res.status in ("error", "skipped"):
+            if is_tu:
+                why = res.note or res.status
+                not_compiled.append(UnitVerify(
+                    _display(out), res.rel, "skipped", {a: "skipped" for a in archs},
+                    skipped=f"not ported ({why})"))
+            continue
+        original = Path(job.backup) if plan.mode == "inplace" and job.backup else \
+            (None if plan.mode == "inplace" else Path(job.entry.path))
+        if plan.mode == "inplace" and res.status != "ported":
+            original = out                       # unchanged: the file is its own original
+        ported[out.resolve()] = _Ported(res.rel, original, list(res.edits or ()))
+        if is_tu:
             units[out] = (job, res)
     root = plan.out_root if plan.mode == "tree" else None
     base = Path(root) if root is not None else None
     src_root = plan.inputs[0] if plan.mode == "tree" else None
     quiet = bool(getattr(args, "quiet", False))
+    report = VerifyReport(list(archs), str(tc.compiler), tc.version_str, str(tc.rocm))
 
     def per_file(tu: Path):
         if commands is None:
@@ -740,42 +1055,61 @@ def verify_port(args, plan, results) -> None:
 
     def show(r: CompileResult) -> None:
         if not quiet:
-            job, res = units[r.path]
+            _, res = units[r.path]
             print(f"porter: verify: {res.rel}: {r.summary}", file=sys.stderr, flush=True)
 
-    if not units:
-        return
-    compiled = verify_tree(base if base is not None else next(iter(units)).parent, archs,
-                           getattr(args, "jobs", None) or None, tc, units=list(units),
-                           per_file_flags=per_file if commands is not None else None,
-                           on_result=show,
-                           include_dirs=[base / "include"] if base is not None and
-                           (base / "include").is_dir() else [])
-    targets = ", ".join(archs)
+    compiled: list[CompileResult] = []
+    if units:
+        compiled = verify_tree(base if base is not None else next(iter(units)).parent, archs,
+                               getattr(args, "jobs", None) or None, tc, units=list(units),
+                               per_file_flags=per_file if commands is not None else None,
+                               on_result=show,
+                               include_dirs=[base / "include"] if base is not None and
+                               (base / "include").is_dir() else [])
+    codes = None if rule_codes is None else set(rule_codes)   # --select / --ignore
     for r in compiled:
-        job, res = units[r.path]
-        res.note = (f"verify: {r.summary} ({targets}; HIP {tc.version_str})"
-                    if r.status != "skipped"
-                    else f"verify: {r.summary}")
-        if r.status in ("failed", "assisted"):
-            line, col, where = 1, 1, ""
-            m = re.match(r"(.+):(\d+):(\d+)$", r.location or "")
-            if m and Path(m.group(1)).resolve() == r.path.resolve():
-                pline, pcol = int(m.group(2)), int(m.group(3))
-                try:
-                    old = Path(job.entry.path).read_bytes() if plan.mode != "inplace" else None
-                except OSError:
-                    old = None
-                mapped = map_line(old, r.path.read_bytes(), pline) if old is not None else None
-                if mapped is not None:
-                    line, changed = mapped
-                    col = pcol if not changed else 1
-                    where = (f" (ported line {pline}, changed by porter)" if changed
-                             else f" (ported line {pline})")
-                else:
-                    line, col, where = 1, 1, f" (ported line {pline}, added by porter)"
-            elif r.location:
-                where = f" (in {r.location})"
-            msg = r.summary + where
-            res.findings.append(Finding("PT907", Severity.ERROR, msg, res.rel, line, col,
-                                        targets=tuple(archs)))
+        _, res = units[r.path]
+        targets = dict(r.per_target) or {a: r.status for a in archs}
+        errors = [ln.strip() for ln in r.stderr_tail.splitlines() if _is_error(ln)][:FIRST_ERRORS]
+        if r.status in ("failed", "assisted") and not errors:
+            errors = [f"exit code {r.returncode}"]
+        unit = UnitVerify(_display(r.path), res.rel, r.status, targets, errors,
+                          _diagnostics(r, ported, tc.rocm) if not r.ok else [],
+                          only_with=r.only_with, skipped=r.skipped, seconds=r.seconds)
+        report.units.append(unit)
+        res.note = (f"verify: {unit.summary} ({', '.join(archs)}; HIP {tc.version_str})"
+                    if unit.status != "skipped" else f"verify: {unit.summary}")
+        if unit.status in ("failed", "assisted") and (codes is None or "PT907" in codes):
+            res.findings.append(_failure_finding(unit, res.rel, archs, Finding, Severity))
+    report.units += not_compiled
+    report.units.sort(key=lambda u: u.path)
+    return report if report.units else None
+
+
+def _failure_finding(unit: UnitVerify, rel: str, archs: Sequence[str], finding_cls, severity):
+    """PT907 at the original line of the first error in this file (else line 1), naming the
+    compiler's message and both locations."""
+    failing = tuple(a for a in archs if unit.targets.get(a) in ("failed", "assisted"))
+    line, col = 1, 1
+    first = next((d for d in unit.diagnostics if d.severity == "error"), None)
+    own = next((d for d in unit.diagnostics if d.source.startswith(rel + ":")), None)
+    lead = "does not compile" if unit.status == "failed" else \
+        f"compiles only with {unit.only_with} added"
+    lead += f" for {', '.join(failing or archs)}"
+    if first is not None:
+        msg = f"{lead}: {first.message}; at {first.where()}"
+    else:
+        msg = f"{lead}: {unit.errors[0] if unit.errors else 'no error message'}"
+    if own is not None:
+        _, ln, cl = own.source.rsplit(":", 2)
+        line, col = int(ln), int(cl)
+        if own is not first:
+            msg += f"; in this file: {own.where()}: {own.severity}: {own.message}"
+    f = finding_cls("PT907", severity.ERROR, msg, rel, line, col, targets=failing or tuple(archs))
+    related = []
+    for d in unit.diagnostics[:FIRST_ERRORS]:
+        path, ln, cl = d.ported.rsplit(":", 2)
+        related.append({"path": path, "line": int(ln), "column": int(cl),
+                        "message": f"{d.severity}: {d.message} (the ported file)"})
+    f.extra["related"] = related      # SARIF relatedLocations: where the compiler saw it
+    return f

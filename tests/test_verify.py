@@ -329,9 +329,21 @@ def _port_verify(src: Path, out: Path, *extra: str):
 
 
 def test_port_verify_example_every_file_compiled(tmp_path, tc72, monkeypatch):
+    """The issue's "done when": `porter port examples/cuda-project -o OUT --verify` reports every
+    translation unit compiled for every default target."""
     monkeypatch.setenv("PORTER_ROCM_PREFIX", str(tc72.rocm))
     proc, rep = _port_verify(EXAMPLE, tmp_path / "out")
     assert proc.returncode in (0, 1), proc.stderr      # 1: the example's PT101 findings
+    ver = rep["verify"]
+    assert ver["targets"] == list(verify.DEFAULT_ARCHS) == rep["options"]["offload_arch"]
+    tus = sorted(p.relative_to(EXAMPLE).as_posix() for p in verify.translation_units(EXAMPLE))
+    assert len(tus) == 4
+    assert sorted(Path(u["source"]).resolve().relative_to(EXAMPLE).as_posix()
+                  for u in ver["units"]) == tus
+    for u in ver["units"]:
+        assert u["status"] == "compiled", u
+        assert u["targets"] == {a: "compiled" for a in verify.DEFAULT_ARCHS}, u
+    assert ver["counts"] == {"units": 4, "compiled": 4, "failed": 0, "assisted": 0, "skipped": 0}
     notes = {Path(f["path"]).name: f["note"] for f in rep["files"]}
     for name in ("main.cu", "matmul.cu", "reduce.cu", "saxpy.cu"):
         assert notes[name].startswith("verify: compiled (gfx942;"), notes
@@ -350,7 +362,9 @@ def test_port_verify_failure_at_the_original_line(tmp_path, tc72):
     pt907 = [f for f in rep["findings"] if f["code"] == "PT907"]
     assert len(pt907) == 1 and pt907[0]["line"] == 3, pt907    # the CUDA file's own line
     assert "invalid instruction" in pt907[0]["message"]
-    assert "ported line 4" in pt907[0]["message"]   # porter added #include <hip/hip_runtime.h>
+    # both locations: the ported line (porter added #include <hip/hip_runtime.h>) and the original
+    assert "out/lane.cu:4:16 (from " in pt907[0]["message"], pt907
+    assert "proj/lane.cu:3:16)" in pt907[0]["message"], pt907
     note = next(f["note"] for f in rep["files"] if f["path"].endswith("lane.cu"))
     assert note.startswith("verify: failed:")
 

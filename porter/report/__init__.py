@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..findings import Finding
 from ..rewrite.cuda import Stats
@@ -23,6 +24,7 @@ class RunReport:
     review: dict | None = None              # review: base, merge base, filter mode, files
     exit_code: int | None = None            # the run's exit status (SARIF's invocation)
     changes: list = field(default_factory=list)   # (path, original, ported) bytes per file
+    verify: Any = None              # port --verify: verify.VerifyReport (per unit and target)
 
     # computed once: the results' findings do not change once the report exists
     @functools.cached_property

@@ -44,6 +44,8 @@ white-space:pre-wrap;word-break:break-all;padding:0 .4em;border:none}
 .diff .skip td{background:var(--bg2);color:#6e7781;text-align:center}
 .rule{border:1px solid var(--line);padding:0 1em;margin:1em 0}
 .badge{display:inline-block;border-radius:1em;padding:0 .6em;background:var(--bg2)}
+.v-compiled{color:#1a7f37}.v-failed,.v-assisted{color:var(--err);font-weight:600}
+.v-skipped{color:#6e7781}#verify pre{margin:.3em 0 0;white-space:pre-wrap}
 """
 
 # sort: numbers and severities by rank; filter: free text over the row, and a severity
@@ -210,6 +212,8 @@ def render(report: RunReport) -> str:
                     + (f"<div class='src'>{f.line:>5} | {escape(src)}</div>" if src else "")
                     + "</td></tr>")
             out.append("</table></details>")
+    if report.verify is not None:
+        out.append(verify_section(report.verify))
     if report.changes:
         out.append("<h2 id='changes'>Changes</h2>")
         for rel, old, new in report.changes:
@@ -243,3 +247,36 @@ def render(report: RunReport) -> str:
                + json.dumps(data).replace("</", "<\\/") + "</script>")
     out.append(f"<script>{_JS}</script></body></html>\n")
     return "\n".join(out)
+
+
+_VERIFY_TEXT = {"compiled": "compiled", "failed": "failed",
+                "assisted": "compiles only with a flag added", "skipped": "skipped"}
+
+
+def verify_section(verify) -> str:
+    """`port --verify`: one row per translation unit, one column per target; a failure's first
+    errors with the ported location and the original line it maps back to."""
+    heads = "".join(f"<th>{escape(t)}</th>" for t in verify.targets)
+    rows = []
+    for u in verify.units:
+        cells = "".join(
+            f"<td class='v-{st}' data-target='{escape(t)}'>{_VERIFY_TEXT[st]}</td>"
+            for t in verify.targets for st in [u.targets.get(t, u.status)])
+        if u.status == "compiled":
+            result = "compiled"
+        elif u.status == "skipped":
+            result = f"skipped: {escape(u.skipped)}"
+        else:
+            errs = [d for d in u.diagnostics if d.severity == "error"][:3]
+            text = "\n".join(f"{d.where()}: {d.message}" for d in errs) or "\n".join(u.errors)
+            lead = "failed" if u.status == "failed" else \
+                f"compiles only with <code>{escape(u.only_with)}</code> added"
+            result = lead + (f"<pre>{escape(text)}</pre>" if text else "")
+        rows.append(f"<tr data-status='{u.status}'><td><code>{escape(u.path)}</code></td>"
+                    f"<td><code>{escape(u.source)}</code></td>{cells}"
+                    f"<td class='v-{u.status}'>{result}</td></tr>")
+    return (f"<section id='verify'><h2>Compile check</h2><p>{escape(verify.summary_line())}; "
+            f"compiler <code>{escape(verify.compiler)}</code>, ROCm "
+            f"<code>{escape(verify.rocm)}</code>.</p><table id='verify-table'><thead><tr>"
+            f"<th>file</th><th>original</th>{heads}<th>result</th></tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table></section>")

@@ -14,7 +14,7 @@ from ..findings import Finding
 from . import RunReport, clean, unified_diff
 
 SCHEMA = "porter-report/1"
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 
 def finding_dict(f: Finding) -> dict:
@@ -64,6 +64,8 @@ def to_dict(report: RunReport) -> dict:
         doc["would_change"] = list(report.would_change)
     if report.review is not None:
         doc["review"] = dict(report.review)
+    if report.verify is not None:       # port --verify (schema_version 1.2)
+        doc["verify"] = report.verify.to_dict()
     return clean(doc)
 
 

@@ -54,6 +54,8 @@ def render(report: RunReport) -> str:
             out.append(f"| `{_cell(f.path)}:{f.line}:{f.col}` | {f.severity} | {_rule(f.code)} | "
                        f"{_cell(f.message)} |")
         out.append("")
+    if report.verify is not None:
+        out += verify_section(report.verify)
     if report.changes:
         out += ["## Changes", ""]
         for rel, old, new in report.changes:
@@ -129,3 +131,37 @@ def render_review(report: RunReport) -> str:
 def _html(s: str) -> str:
     from html import escape
     return escape(s, quote=False)
+
+
+_VERIFY_MARK = {"compiled": "compiled", "failed": "**failed**",
+                "assisted": "**compiles only with a flag added**", "skipped": "skipped"}
+
+
+def verify_section(verify) -> list[str]:
+    """`port --verify`: a table, one row per translation unit, one column per target; the
+    first errors of a failure with the ported location and the original one it maps back to."""
+    head = f"Compiled with `{_cell(verify.compiler)}` against HIP {verify.hip_version}."
+    out = ["## Compile check", "", head, "", _upper_first(verify.summary_line()) + ".", ""]
+    out.append("| file | original | " + " | ".join(verify.targets) + " | result |")
+    out.append("|---|---|" + "---|" * len(verify.targets) + "---|")
+    for u in verify.units:
+        cells = [_VERIFY_MARK[u.targets.get(t, u.status)] for t in verify.targets]
+        if u.status == "compiled":
+            result = "compiled"
+        elif u.status == "skipped":
+            result = f"skipped: {_cell(u.skipped)}"
+        else:
+            errs = [d for d in u.diagnostics if d.severity == "error"][:3]
+            lines = [f"`{_cell(d.where())}`: {_cell(d.message)}" for d in errs] or \
+                [f"`{_cell(e)}`" for e in u.errors]
+            lead = "failed" if u.status == "failed" else \
+                f"compiles only with `{_cell(u.only_with)}` added"
+            result = lead + ("<br>" + "<br>".join(lines) if lines else "")
+        out.append(f"| `{_cell(u.path)}` | `{_cell(u.source)}` | " + " | ".join(cells)
+                   + f" | {result} |")
+    out.append("")
+    return out
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]

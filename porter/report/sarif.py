@@ -53,6 +53,20 @@ def _uri(path: str) -> tuple[str, str | None]:
     return quote(raw.replace(os.sep.encode(), b"/"), safe="/"), "%SRCROOT%"
 
 
+def _related(related: list[dict]) -> list[dict]:
+    """SARIF relatedLocations from a finding's `extra["related"]` (path, line, column,
+    message): `port --verify` names the ported file's lines the compiler saw."""
+    out = []
+    for k, r in enumerate(related, 1):
+        uri, base = _uri(r["path"])
+        artifact = {"uri": uri, **({"uriBaseId": base} if base else {})}
+        out.append({"id": k, "physicalLocation": {
+            "artifactLocation": artifact,
+            "region": {"startLine": r["line"], "startColumn": r["column"]}},
+            "message": {"text": r["message"]}})
+    return out
+
+
 def fingerprints(findings: list[Finding]) -> dict[int, str]:
     """id(finding) -> its line hash (rule, file, normalised source line, occurrence)."""
     seen: dict[str, int] = {}
@@ -108,6 +122,8 @@ def to_dict(report: RunReport, exit_code: int | None = None) -> dict:
                "partialFingerprints": {FINGERPRINT_KEY: prints[id(f)]}}
         if f.code in index:
             res["ruleIndex"] = index[f.code]
+        if f.extra.get("related"):     # port --verify: the ported file's own locations
+            res["relatedLocations"] = _related(f.extra["related"])
         props: dict[str, Any] = {}
         if f.targets:
             props["targets"] = list(f.targets)
@@ -139,7 +155,9 @@ def to_dict(report: RunReport, exit_code: int | None = None) -> dict:
            "invocations": [invocation],
            "results": results,
            "properties": {"summary": report.summary(), "effort": estimate(report).overall_dict(),
-                          **({"droppedResults": dropped} if dropped else {})}}
+                          **({"droppedResults": dropped} if dropped else {}),
+                          **({"verify": report.verify.to_dict()} if report.verify is not None
+                             else {})}}
     return clean({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]})
 
 

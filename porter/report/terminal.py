@@ -30,6 +30,10 @@ def render(report: RunReport, *, color: bool = False, statistics: bool = False,
     if not quiet:
         for rel, why in report.skipped:
             lines.append(f"{rel}: skipped: {why}")
+    if not quiet and report.verify is not None:
+        if lines:
+            lines.append("")
+        lines += verify_lines(report.verify)
     for rel, why in report.errors:
         lines.append(f"{rel}: error: {why}")
     if lines:
@@ -153,6 +157,8 @@ def summary_lines(report: RunReport) -> list[str]:
         k = len(report.would_change)
         out.append(f"{plural(k, 'file')} would be changed by the port" if k
                    else "the port would change nothing")
+    if report.verify is not None:
+        out.append(report.verify.summary_line())
     out.append(f"findings: {plural(fnd['error'], 'error')}, {plural(fnd['warning'], 'warning')}, "
                f"{fnd['info']} info")
     eff = estimate(report).overall_dict()
@@ -160,4 +166,32 @@ def summary_lines(report: RunReport) -> list[str]:
         f"porter converts {eff['converted_share']:.0%} of the CUDA API references"
     out.append(f"effort: {share}; manual work left: {eff['manual']} "
                f"({plural(eff['points'], 'point')}; error 3, warning 1)")
+    return out
+
+
+_VERIFY_LABEL = {"compiled": "ok", "failed": "FAILED", "assisted": "FLAG", "skipped": "SKIP"}
+
+
+def verify_lines(verify) -> list[str]:
+    """`port --verify`: one line per translation unit (its status per target when they
+    differ), the first error lines of a failure with the ported and the original location."""
+    out = [f"compile check ({', '.join(verify.targets)}; HIP {verify.hip_version}; "
+           f"{verify.compiler}):"]
+    width = max((len(u.path) for u in verify.units), default=0)
+    for u in verify.units:
+        per = set(u.targets.values())
+        detail = ""
+        if len(per) > 1:
+            detail = "  [" + ", ".join(f"{t}: {st}" for t, st in u.targets.items()) + "]"
+        if u.status == "skipped":
+            detail += f"  ({u.skipped})"
+        elif u.status == "assisted":
+            detail += f"  (compiles only with {u.only_with} added)"
+        out.append(f"  {_VERIFY_LABEL[u.status]:<6} {u.path:<{width}}{detail}".rstrip())
+        if u.status in ("failed", "assisted"):
+            errors = [d for d in u.diagnostics if d.severity == "error"][:3]
+            if errors:
+                out += [f"         {d.where()}: {d.message}" for d in errors]
+            else:
+                out += [f"         {e}" for e in u.errors]
     return out
