@@ -481,8 +481,23 @@ def drop_project_headers(results: list, jobs: list) -> None:
     """A CUDA-looking include that names a header of the project itself (cuda-samples'
     `<nvrtc_helper.h>` in its `Common/`) is not an unconverted CUDA header: drop its PT001.
     The project is what porter was given: the files of the inputs, and the folders of each
-    source (a quoted include resolves there)."""
+    source (a quoted include resolves there); and, for a source in a git repository, the files
+    git tracks there (a pre-commit run or a review checks a few files of a whole project)."""
     suffixes: set[str] | None = None
+    repos: dict[Path, set[str]] = {}        # git top folder -> trailing parts of tracked paths
+    tops: dict[Path, Path | None] = {}      # a source's folder -> its git top folder
+
+    def tracked(path: Path) -> set[str]:
+        from .vcs import tracked_suffixes, work_tree_of
+        if path.parent not in tops:
+            tops[path.parent] = work_tree_of(path.parent)
+        top = tops[path.parent]
+        if top is None:
+            return set()
+        if top not in repos:
+            repos[top] = tracked_suffixes(top)
+        return repos[top]
+
     for r, j in zip(results, jobs):
         if not any(f.code == "PT001" for f in r.findings):
             continue
@@ -495,7 +510,8 @@ def drop_project_headers(results: list, jobs: list) -> None:
         for f in r.findings:
             if f.code == "PT001" and f.name and f.message.startswith("include ") and (
                     f.name.lstrip("/") in suffixes
-                    or (Path(j.entry.path).parent / f.name).is_file()):
+                    or (Path(j.entry.path).parent / f.name).is_file()
+                    or f.name.lstrip("/") in tracked(Path(j.entry.path))):
                 r.stats.unconverted -= 1
                 continue
             kept.append(f)

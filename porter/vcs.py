@@ -91,6 +91,25 @@ def tracked_files(root: Path) -> list[str]:
     return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
+def work_tree_of(folder: Path) -> Path | None:
+    """The top folder of the git work tree holding `folder`, or None (no git, no repository)."""
+    try:
+        proc = _git(folder, "rev-parse", "--show-toplevel")
+    except (VcsError, OSError):      # git missing, or the folder vanished
+        return None
+    return Path(_out(proc)) if proc.returncode == 0 else None
+
+
+def tracked_suffixes(root: Path) -> set[str]:
+    """Every trailing part of every path git tracks under `root` (`a/b/c.h`, `b/c.h`, `c.h`):
+    what an `#include` of a project header can name, whichever `-I` folder the build uses."""
+    out: set[str] = set()
+    for rel in tracked_files(root):
+        parts = rel.split("/")
+        out.update("/".join(parts[i:]) for i in range(len(parts)))
+    return out
+
+
 def diff_since(root: Path, base_commit: str, paths: list[str] | None = None) -> Diff:
     """The changes from `base_commit` to the working tree (in CI: the pull request's head),
     renames followed. Deleted files are listed apart; binary files are marked."""

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import need
 
 from porter.cli import main
 
@@ -537,6 +538,26 @@ def test_project_headers_and_version_guards_are_one_finding_each(tmp_path):
     found = [ln for ln in out.splitlines() if ln.startswith("s/k.cu:")]
     assert len(found) == 1 and "[PT304]" in found[0], out
     assert "left unconverted: 0; unsupported on HIP: 0" in out
+
+
+def test_project_header_of_the_git_repository_is_not_unconverted(tmp_path):
+    """One file checked on its own (what a pre-commit hook passes): `<nvrtc_helper.h>`, which
+    the build finds with `-I Common`, is a header the project ships when git tracks it there;
+    outside a repository porter cannot know and reports it."""
+    import shutil
+    need(shutil.which("git") is not None, "git is not installed")
+    (tmp_path / "Common").mkdir()
+    (tmp_path / "Common" / "nvrtc_helper.h").write_text("#pragma once\n")
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "k.cu").write_text("#include <cuda_runtime.h>\n#include <nvrtc_helper.h>\n")
+    rc, out, _ = run_cli("check", "--no-cache", "s/k.cu", cwd=tmp_path)
+    assert "s/k.cu:2:10: warning: include <nvrtc_helper.h>" in out and "[PT001]" in out, out
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+    for cmd in (["init", "-q"], ["add", "Common/nvrtc_helper.h", "s/k.cu"]):
+        subprocess.run(["git", *cmd], cwd=tmp_path, env=env, check=True, capture_output=True)
+    rc, out, _ = run_cli("check", "--no-cache", "s/k.cu", cwd=tmp_path)
+    assert rc == 0 and "PT001" not in out and "left unconverted: 0;" in out, out
 
 
 def test_rule_list_explains_fix_kinds_and_severities():
