@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""What the ROCm math libraries' headers declare, for the `roc` column and the MIOpen names.
+
+The `roc` column of mappings/{blas,sparse,solver,rand}.csv names rocBLAS, rocSPARSE, rocSOLVER
+and rocRAND API, and the `hip` column of mappings/dnn.csv names MIOpen API. This module reads
+what those libraries' own headers declare, after clang's preprocessor (so the export and
+deprecation macros are expanded and only the library's own files count):
+
+  * functions, each with the parameter counts of its declarations (C++ overloads may differ);
+  * enumerators, type names (typedefs, struct/class/enum tags, aliases) and macros.
+
+It also reads the committed list of CUDA library parameter counts
+(scripts/data/api/cuda_library_arity.tsv), which `--cuda-arity` rebuilds from NVIDIA's
+wheels (the CUDA side of the arity check: a roc function must take as many parameters as the
+CUDA function it replaces, unless the row's transform changes the count).
+
+    python scripts/roc_api.py --summary            # what each library's 7.2 headers declare
+    python scripts/roc_api.py --cuda-arity WHEEL...  # rebuild the CUDA arity list (review)
+
+Nothing here writes a mapping table.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ARITY_FILE = ROOT / "scripts" / "data" / "api" / "cuda_library_arity.tsv"
+CUDA_INCLUDE = Path(os.environ.get("CUDA_INCLUDE", "/usr/local/cuda/include"))
+
+# roc area -> (include folders whose declarations count, headers to preprocess). rocSOLVER takes
+# rocBLAS handles, enums and types, so rocBLAS's folder counts for the solver area too.
+LIBRARIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "blas": (("rocblas",), ("rocblas/rocblas.h",)),
+    "sparse": (("rocsparse",), ("rocsparse/rocsparse.h",)),
+    "solver": (("rocsolver", "rocblas"), ("rocsolver/rocsolver.h",)),
+    "rand": (("rocrand",), ("rocrand/rocrand.h", "rocrand/rocrand_kernel.h",
+                            "rocrand/rocrand_mtgp32_11213.h")),
+    "dnn": (("miopen",), ("miopen/miopen.h",)),
+}
+# CUDA headers (inside a wheel's include/ folder) whose functions the arity list records
+CUDA_HEADERS = ("cublas_v2.h", "cusparse.h", "cusolverDn.h", "curand.h", "curand_kernel.h",
+                "curand_mtgp32_host.h", "cudnn.h")
+_LINE_MARKER = re.compile(r'^# (\d+) "([^"]*)"')
+_DEFINE = re.compile(r"^#define (\w+)(\([^)]*\))?[ \t]*(.*)$")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_NOT_NAMES = frozenset("if while for switch return sizeof alignof decltype static_assert "
+                       "__attribute__ __declspec alignas noexcept operator defined "
+                       "__builtin_expect throw new delete catch".split())
+
+
+@dataclass
+class Declared:
+    """What one library's headers declare."""
+
+    functions: dict[str, set[int]] = field(default_factory=dict)   # name -> parameter counts
+    params: dict[str, list[list[str]]] = field(default_factory=dict)  # name -> parameter lists
+    returns: dict[str, list[str]] = field(default_factory=dict)       # name -> return types
+    enumerators: set[str] = field(default_factory=set)
+    types: set[str] = field(default_factory=set)
+    macros: dict[str, str] = field(default_factory=dict)        # object-like: name -> body
+
+    def names(self) -> set[str]:
+        return set(self.functions) | self.enumerators | self.types | set(self.macros)
+
+    def has(self, name: str, kind: str) -> bool:
+        """Is `name` declared as something a row of this kind can name?"""
+        if kind in ("function", "device_function"):
+            return name in self.functions or name in self.macros
+        if kind == "type":
+            return name in self.types or name in self.macros
+        if kind in ("enum", "macro"):
+            return name in self.enumerators or name in self.macros
+        return name in self.names()
+
+
+# -- preprocessing --------------------------------------------------------------------------------
+def clang() -> str | None:
+    return shutil.which("clang++-22") or shutil.which("clang++")
+
+
+def preprocess(headers: list[Path], includes: list[Path], language: str,
+               extra: tuple[str, ...] = ()) -> str:
+    """clang -E -dD of the headers (one translation unit), comments gone, #defines kept."""
+    exe = clang()
+    if exe is None:
+        raise FileNotFoundError("clang++-22 not found (run scripts/setup-rocm.sh)")
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "all.h"
+        src.write_text("".join(f'#include "{h}"\n' for h in headers), encoding="utf-8")
+        cmd = [exe, "-E", "-dD", "-std=c++17", *language.split(),
+               *extra, *[f"-isystem{p}" for p in includes], str(src)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    if proc.returncode != 0:
+        raise ValueError(f"preprocessing failed: {proc.stderr.strip().splitlines()[-1:]}")
+    return proc.stdout
+
+
+def own_text(pre: str, keep) -> str:
+    """The lines of the preprocessed output that come from files `keep(path)` accepts."""
+    out: list[str] = []
+    mine = False
+    for line in pre.splitlines():
+        m = _LINE_MARKER.match(line)
+        if m:
+            mine = keep(m.group(2))
+            out.append("")
+            continue
+        if mine:
+            out.append(line)
+    return "\n".join(out)
+
+
+# -- declarations ---------------------------------------------------------------------------------
+def _matching(text: str, i: int, open_: str, close: str) -> int:
+    """Index of the bracket closing the one at text[i]."""
+    depth = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == '"' or c == "'":
+            i = _skip_string(text, i)
+            continue
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return n - 1
+
+
+def _skip_string(text: str, i: int) -> int:
+    q = text[i]
+    i += 1
+    while i < len(text) and text[i] != q:
+        i += 2 if text[i] == "\\" else 1
+    return i + 1
+
+
+def _strip_attributes(s: str) -> str:
+    for kw in ("__attribute__", "__declspec", "alignas", "__launch_bounds__"):
+        while True:
+            k = s.find(kw)
+            if k < 0:
+                break
+            p = s.find("(", k)
+            if p < 0:
+                break
+            s = s[:k] + " " + s[_matching(s, p, "(", ")") + 1:]
+    while "[[" in s:
+        k = s.find("[[")
+        e = s.find("]]", k)
+        s = s[:k] + " " + s[e + 2:] if e > 0 else s[:k]
+    return s
+
+
+def split_params(inner: str) -> list[str]:
+    """Top-level comma-separated parameters (`void` or nothing: none)."""
+    parts, depth, cur = [], 0, []
+    for c in inner:
+        if c in "(<[{":
+            depth += 1
+        elif c in ")>]}":
+            depth -= 1
+        if c == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+    last = "".join(cur).strip()
+    if last:
+        parts.append(last)
+    if parts == ["void"]:
+        return []
+    return parts
+
+
+def _statement(s: str, d: Declared) -> None:
+    """One top-level declaration (text up to its `;` or its body's `{`)."""
+    s = _strip_attributes(s).strip()
+    if not s or s.startswith(("static_assert", "#")):
+        return
+    s = re.sub(r"^template\s*<", "<", s)
+    if s.startswith("<"):
+        s = s[_matching(s, 0, "<", ">") + 1:].strip()
+    if s.startswith("using "):
+        m = re.match(r"using\s+(\w+)\s*=", s)
+        if m:
+            d.types.add(m.group(1))
+        return
+    if s.startswith("typedef"):
+        m = re.search(r"\(\s*\*\s*(\w+)\s*\)\s*\(", s)          # function pointer type
+        if m:
+            d.types.add(m.group(1))
+            return
+        body = re.sub(r"\[[^\]]*\]", "", s).rstrip("; ")
+        names = _IDENT.findall(body.split(",")[0]) if "," not in body else None
+        for part in body.split(",") if names is None else [body]:
+            ids = _IDENT.findall(part)
+            if ids:
+                d.types.add(ids[-1])
+        return
+    p = s.find("(")
+    if p <= 0:
+        return
+    before = s[:p].rstrip()
+    m = re.search(r"(~?[A-Za-z_]\w*)$", before)
+    if not m or m.group(1) in _NOT_NAMES or m.group(1).startswith("~"):
+        return
+    head = before[:m.start()]
+    if not head.strip() or head.rstrip().endswith(("::", ".", "->")) or "=" in head:
+        return                  # a constructor, a member, or an initialised variable
+    name = m.group(1)
+    params = split_params(s[p + 1:_matching(s, p, "(", ")")])
+    d.functions.setdefault(name, set()).add(len(params))
+    d.params.setdefault(name, []).append(params)
+    d.returns.setdefault(name, []).append(head.strip())
+
+
+def _tag(s: str) -> tuple[str, str] | None:
+    m = re.search(r"\b(struct|class|union|enum(?:\s+class|\s+struct)?)\b\s*"
+                  r"(?:__attribute__\s*\(\([^)]*\)\)\s*)?(\w+)?\s*(?::[^{]*)?$", s.strip())
+    if not m:
+        return None
+    return m.group(1).split()[0], m.group(2) or ""
+
+
+def parse_declarations(text: str, d: Declared | None = None) -> Declared:
+    """Functions, enumerators, types and macros of preprocessed (-dD) header text."""
+    d = d or Declared()
+    code_lines = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            m = _DEFINE.match(line)
+            if m and not m.group(2):
+                d.macros[m.group(1)] = m.group(3).strip()
+            elif m:
+                d.macros.setdefault(m.group(1), "")
+            code_lines.append("")
+        else:
+            code_lines.append(line)
+    _scan(" ".join(code_lines), d)
+    return d
+
+
+def _scan(t: str, d: Declared) -> None:
+    i, start, n = 0, 0, len(t)
+    while i < n:
+        c = t[i]
+        if c in "\"'":
+            i = _skip_string(t, i)
+            continue
+        if c == "(":
+            i = _matching(t, i, "(", ")") + 1
+            continue
+        if c == ";":
+            _statement(t[start:i], d)
+            start = i = i + 1
+            continue
+        if c == "}":                      # the end of a namespace / extern "C" block
+            start = i = i + 1
+            continue
+        if c == "{":
+            head = t[start:i]
+            hs = _strip_attributes(head).strip()
+            end = _matching(t, i, "{", "}")
+            if re.search(r'(\bnamespace\b[\w:\s]*|extern\s*"C"\s*)$', hs):
+                start = i = i + 1         # transparent: declarations inside count
+                continue
+            tag = _tag(re.sub(r"^typedef\s+", "", hs)) if "(" not in hs.split("=")[0] else None
+            if tag is not None:
+                kind, name = tag
+                if name:
+                    d.types.add(name)
+                if kind == "enum":
+                    for part in split_params(t[i + 1:end]):
+                        m = re.match(r"\s*(\w+)", part)
+                        if m:
+                            d.enumerators.add(m.group(1))
+                # `typedef struct {...} name;` / `struct x {...} var;`: the rest up to `;`
+                semi = t.find(";", end)
+                tail = t[end + 1:semi] if semi >= 0 else ""
+                if hs.startswith("typedef"):
+                    for part in tail.split(","):
+                        ids = _IDENT.findall(re.sub(r"\[[^\]]*\]", "", part))
+                        if ids:
+                            d.types.add(ids[-1])
+                start = i = (semi + 1) if semi >= 0 else end + 1
+                continue
+            if "(" in hs and not hs.rstrip().endswith("="):
+                _statement(hs, d)         # a function definition: its signature counts
+            i = end + 1
+            if t[i:i + 1].strip() == "" and t[i:].lstrip().startswith(";"):
+                i = t.index(";", i) + 1
+            start = i
+            continue
+        i += 1
+
+
+# -- the ROCm libraries ---------------------------------------------------------------------------
+def rocm_usr(release: str) -> Path:
+    env = "PORTER_ROCM_PREFIX" if release == "7.2" else "PORTER_ROCM64_PREFIX" \
+        if release == "6.4" else ""
+    return Path(os.environ.get(env, "") or f"/opt/porter-rocm/{release}") / "usr"
+
+
+@lru_cache(maxsize=None)
+def library(area: str, release: str = "7.2") -> Declared:
+    """What the ROCm `release` headers of the library of `area` declare."""
+    folders, headers = LIBRARIES[area]
+    usr = rocm_usr(release)
+    inc = usr / "include"
+    if not (inc / headers[0]).is_file():
+        raise FileNotFoundError(f"{headers[0]} not found under {inc} (run scripts/setup-rocm.sh)")
+    present = [h for h in headers if (inc / h).is_file()]
+    pre = preprocess([inc / h for h in present], [inc],
+                     f"-x hip --rocm-path={usr} -nogpulib --cuda-host-only "
+                     "--offload-arch=gfx942", ("-D__HIP_PLATFORM_AMD__",))
+    roots = tuple(str(inc / f) + "/" for f in folders)
+    return parse_declarations(own_text(pre, lambda p: p.startswith(roots)))
+
+
+# -- the CUDA side ---------------------------------------------------------------------------------
+def read_cuda_arity(path: Path = ARITY_FILE) -> dict[str, set[int]]:
+    """name -> parameter counts of the CUDA library function (macro aliases resolved)."""
+    out: dict[str, set[int]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        name, counts, *_ = line.split("\t")
+        out[name] = {int(c) for c in counts.split(",")}
+    return out
+
+
+def build_cuda_arity(wheels: list[Path]) -> str:
+    """The arity list's text from NVIDIA's library wheels (their include/ folders)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        incs: list[Path] = []
+        names: list[str] = []
+        for w in wheels:
+            with zipfile.ZipFile(w) as z:
+                for n in z.namelist():
+                    if "/include/" in n and n.endswith(".h"):
+                        z.extract(n, tmp)
+                        inc = Path(tmp) / n.split("/include/")[0] / "include"
+                        if inc not in incs:
+                            incs.append(inc)
+            names.append(w.name.split("-")[0] + "-" + w.name.split("-")[1])
+        rows: dict[str, tuple[set[int], str]] = {}
+        for h in CUDA_HEADERS:
+            found = [i / h for i in incs if (i / h).is_file()]
+            if not found:
+                continue
+            pre = preprocess(found, [*incs, CUDA_INCLUDE],
+                             "-x cuda --cuda-host-only -nocudalib -nocudainc",
+                             ("-D__NV_NO_HOST_COMPILER_CHECK=1",))
+            roots = tuple(str(i) + "/" for i in incs)
+            d = parse_declarations(own_text(pre, lambda p: p.startswith(roots)))
+            for name, counts in d.functions.items():
+                rows.setdefault(name, (set(), h))[0].update(counts)
+            for name, body in d.macros.items():   # cublasSgemm -> cublasSgemm_v2
+                if re.fullmatch(r"\w+", body) and body in d.functions and name not in rows:
+                    rows[name] = (set(d.functions[body]), h)
+    head = ["# name<TAB>parameter counts of the CUDA library function<TAB>header",
+            "# made by `python scripts/roc_api.py --cuda-arity` from " + ", ".join(names),
+            "# (object-like macros naming a function, e.g. cublasSgemm -> cublasSgemm_v2, "
+            "take that function's counts)"]
+    body = [f"{n}\t{','.join(map(str, sorted(c)))}\t{h}" for n, (c, h) in sorted(rows.items())]
+    return "\n".join(head + body) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--release", default="7.2")
+    ap.add_argument("--cuda-arity", nargs="+", type=Path, metavar="WHEEL")
+    args = ap.parse_args(argv)
+    try:
+        if args.cuda_arity:
+            ARITY_FILE.write_text(build_cuda_arity(args.cuda_arity), encoding="utf-8")
+            print(f"wrote {ARITY_FILE.relative_to(ROOT)}: review the diff")
+        if args.summary or not args.cuda_arity:
+            for area in LIBRARIES:
+                d = library(area, args.release)
+                print(f"{area}: {len(d.functions)} functions, {len(d.enumerators)} enumerators, "
+                      f"{len(d.types)} types, {len(d.macros)} macros")
+    except (FileNotFoundError, ValueError, OSError) as exc:
+        print(f"roc_api: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
