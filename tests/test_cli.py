@@ -483,12 +483,19 @@ def test_fixes_applied_and_unsafe_fixes_pending_are_named(tmp_path):
     assert "fixes applied: 2 (PT104 ×2)" in out
     rc, out, _ = run_cli("check", "proj", cwd=tmp_path)
     assert "fixable by `porter port`: 2 (PT104 ×2)" in out
-    f = tmp_path / "lane.cu"
-    f.write_text("__global__ void k(unsigned *o) {\n"
-                 "  unsigned m = __lanemask_lt();\n  o[0] = m;\n}\n")
-    rc, out, _ = run_cli("check", "lane.cu", cwd=tmp_path)
-    if "[PT106]" in out:            # PT106 offers an unsafe fix
-        assert "more with --unsafe-fixes (PT106)" in out
+    f = tmp_path / "reduce.cu"     # PT104: a safe fix; PT107: an unsafe one
+    f.write_text("__global__ void k(float *o, float v) {\n"
+                 "  for (int d = 16; d > 0; d /= 2)\n"
+                 "    v += __shfl_down_sync(0xffffffff, v, d);\n  o[0] = v;\n}\n")
+    rc, out, _ = run_cli("check", "reduce.cu", cwd=tmp_path)
+    assert "fixable by `porter port`: 1 (PT104); 1 more with --unsafe-fixes (PT107)" in out
+    # port --check writes nothing: it says what the port would do
+    rc, _, err = run_cli("port", "--check", "reduce.cu", cwd=tmp_path)
+    assert rc == 1 and "1 file: 1 to port" in err
+    assert "fixes the port would apply: 1 (PT104)" in err and "fixes applied" not in err
+    assert "1 more fix with --unsafe-fixes (PT107)" in err
+    rc, out, _ = run_cli("port", "reduce.cu", "-o", "out", "--unsafe-fixes", cwd=tmp_path)
+    assert "fixes applied: 2 (PT104, PT107)" in out and "--unsafe-fixes (" not in out
 
 
 def test_per_target_severity_says_why(tmp_path):

@@ -111,8 +111,10 @@ def fix_lines(report: RunReport) -> list[str]:
     unsafe = [f for f, kind in kinds if kind is Applicability.UNSAFE]
     out = []
     if report.command == "port":
-        if fixed:
-            out.append(f"fixes applied: {len(fixed)} ({_by_code(fixed)})")
+        if fixed:       # port --check writes nothing: its fixes are the ones it would apply
+            done = "fixes the port would apply" if report.would_change is not None \
+                else "fixes applied"
+            out.append(f"{done}: {len(fixed)} ({_by_code(fixed)})")
         if safe:
             out.append(f"safe fixes not applied: {len(safe)} ({_by_code(safe)})")
         if unsafe:
@@ -131,10 +133,13 @@ def summary_lines(report: RunReport) -> list[str]:
     s = report.summary()
     files, fnd, api = s["files"], s["findings"], s["api"]
     porting = report.command == "port"
+    dry = report.would_change is not None          # port --check: nothing is written
     out = []
     n = files["files"]
     if porting:
-        parts = [f"{files[k]} {k}" for k in ("ported", "unchanged", "copied") if files[k]]
+        label = {"ported": "to port", "copied": "to copy"} if dry else {}
+        parts = [f"{files[k]} {label.get(k, k)}" for k in ("ported", "unchanged", "copied")
+                 if files[k]]
         if files["error"]:
             parts.append(f"{files['error']} failed")
         out.append(f"{plural(n, 'file')}: {', '.join(parts) or 'nothing to do'}")
@@ -145,11 +150,11 @@ def summary_lines(report: RunReport) -> list[str]:
     else:
         out.append(f"{plural(n, 'file')} checked ({files['cuda_files']} with CUDA code)")
     areas = ", ".join(f"{a} {v['converted']}" for a, v in api["by_area"].items() if v["converted"])
-    verb = "converted" if porting else "porter would convert"
+    verb = "converted" if porting and not dry else "porter would convert"
     out.append(f"API references {verb}: {api['converted']}" + (f" ({areas})" if areas else ""))
     out.append(f"left unconverted: {api['unconverted']}; unsupported on HIP: {api['unsupported']}")
     if s["launches"] or s["includes_added"]:
-        added = "added" if porting else "to add"
+        added = "added" if porting and not dry else "to add"
         out.append(f"kernel launches: {s['launches']}; hip_runtime.h includes {added}: "
                    f"{s['includes_added']}")
     out.extend(fix_lines(report))
