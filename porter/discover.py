@@ -24,6 +24,7 @@ class Entry:
     rel: str              # path relative to the input root (posix), or the file name
     kind: str             # "cuda" | "build" | "python" | "other" | "symlink"
     link_target: str = ""  # for symlinks kept as links
+    root: Path | None = None   # the input folder it was found under (None: a single-file input)
 
 
 @dataclass
@@ -103,7 +104,7 @@ def discover(path: Path, *, extensions: frozenset[str] = CUDA_EXTS,
                 if real.is_dir():
                     disc.skipped.append((rel, "symbolic link to a folder (not followed)"))
                     continue
-                disc.entries.append(Entry(Path(e.path), rel, "symlink", target))
+                disc.entries.append(Entry(Path(e.path), rel, "symlink", target, root))
                 continue
             if e.is_dir(follow_symlinks=False):
                 if e.name in ALWAYS_SKIP_DIRS:
@@ -116,7 +117,8 @@ def discover(path: Path, *, extensions: frozenset[str] = CUDA_EXTS,
                 if e.name.lower().endswith(".ipynb"):
                     disc.skipped.append((rel, "Jupyter notebook: not read (export it to .py)"))
                     continue
-                disc.entries.append(Entry(Path(e.path), rel, classify(e.name, extensions)))
+                disc.entries.append(Entry(Path(e.path), rel, classify(e.name, extensions),
+                                          root=root))
             else:
                 disc.skipped.append((rel, "not a regular file"))
         stack.extend(reversed(subdirs))

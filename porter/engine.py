@@ -440,7 +440,9 @@ def run_job(job: Job) -> FileResult:
             return res
         data = e.path.read_bytes()
         if e.kind == "build":
-            root = e.path.parents[max(0, len(Path(e.rel).parts) - 1)]
+            # the project folder: the input folder (e.rel is a display path, relative to the
+            # working folder or absolute, so it cannot tell), or a single file's own folder
+            root = e.root if e.root is not None else e.path.parent
             res = process_build(e.rel, data, root)
             if res.new_data is not None and res.new_data != data:
                 if job.backup:

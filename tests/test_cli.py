@@ -445,6 +445,26 @@ def _summary(text: str) -> str:
     return text[text.rindex("findings: "):].splitlines()[0]
 
 
+def test_build_files_port_whatever_the_working_folder(tmp_path):
+    """A CMakeLists.txt ported from a folder outside the input (findings then name it by an
+    absolute path) gets the same port as from the input's parent folder."""
+    proj = tmp_path / "p"
+    (proj / "src").mkdir(parents=True)
+    (proj / "src" / "k.cu").write_bytes(KERNEL)
+    (proj / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\n"
+                                         "project(p LANGUAGES CXX CUDA)\n"
+                                         "add_executable(p src/k.cu)\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    rc, out, err = run_cli("port", str(proj), "-o", str(tmp_path / "a"), cwd=elsewhere)
+    assert "internal error" not in out + err, out + err
+    assert "2 files: 2 ported" in out, out
+    rc, out2, err2 = run_cli("port", "p", "-o", "b", cwd=tmp_path)
+    assert "2 files: 2 ported" in out2, out2 + err2
+    a, b = (tmp_path / d / "CMakeLists.txt" for d in ("a", "b"))
+    assert a.read_text() == b.read_text() and "HIP" in a.read_text()
+
+
 def test_quiet_statistics_and_grouped_output(tmp_path):
     _example(tmp_path)
     rc, full, _ = run_cli("check", "proj", cwd=tmp_path)
