@@ -30,7 +30,7 @@ import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,9 +78,9 @@ class Declared:
             return name in self.functions or name in self.macros
         if kind == "type":
             return name in self.types or name in self.macros
-        if kind in ("enum", "macro"):
+        if kind == "enum":
             return name in self.enumerators or name in self.macros
-        return name in self.names()
+        return name in self.names()     # a CUDA macro may stand for a function, type or value
 
 
 # -- preprocessing --------------------------------------------------------------------------------
@@ -315,7 +315,7 @@ def rocm_usr(release: str) -> Path:
     return Path(os.environ.get(env, "") or f"/opt/porter-rocm/{release}") / "usr"
 
 
-@lru_cache(maxsize=None)
+@cache
 def library(area: str, release: str = "7.2") -> Declared:
     """What the ROCm `release` headers of the library of `area` declare."""
     folders, headers = LIBRARIES[area]
@@ -366,7 +366,7 @@ def build_cuda_arity(wheels: list[Path]) -> str:
                              "-x cuda --cuda-host-only -nocudalib -nocudainc",
                              ("-D__NV_NO_HOST_COMPILER_CHECK=1",))
             roots = tuple(str(i) + "/" for i in incs)
-            d = parse_declarations(own_text(pre, lambda p: p.startswith(roots)))
+            d = parse_declarations(own_text(pre, lambda p, r=roots: p.startswith(r)))
             for name, counts in d.functions.items():
                 rows.setdefault(name, (set(), h))[0].update(counts)
             for name, body in d.macros.items():   # cublasSgemm -> cublasSgemm_v2

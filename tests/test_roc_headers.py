@@ -1,0 +1,168 @@
+"""The `roc` column (rocBLAS, rocSPARSE, rocSOLVER, rocRAND) and the MIOpen names of dnn.csv are
+checked against the headers of their own library, as the hip columns are against HIP's.
+
+* every roc* name is declared, as something its row's kind can name, by its library's ROCm 7.2
+  headers (clang's preprocessor output of rocblas.h, rocsparse.h, rocsolver.h + rocblas.h,
+  rocrand.h + rocrand_kernel.h), and by the 6.4 headers when the row is in force at 6.4;
+* every MIOpen name of dnn.csv is declared by miopen.h (7.2, and 6.4 when in force there);
+* a roc* (or MIOpen) function takes as many parameters as the CUDA function it replaces
+  (scripts/data/api/cuda_library_arity.tsv, made from NVIDIA's library headers), unless the row's
+  call transform changes the count;
+* --roc moves cuBLAS and cuSOLVER together (rocSOLVER takes rocBLAS's handle and enums).
+"""
+from __future__ import annotations
+
+import sys
+from functools import cache
+
+import pytest
+from conftest import ROOT, need, rocm_prefix
+
+from porter.mappings.index import MappingIndex, load_index
+from porter.mappings.model import Row
+from porter.rewrite.roc import roc_plan
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import roc_api  # noqa: E402
+
+INDEX = load_index()
+ROC_AREAS = ("blas", "sparse", "solver", "rand")
+IDENT_KINDS = ("function", "device_function", "type", "enum", "macro")
+V64 = (6, 4)
+# call transforms that change how many arguments the replacement takes
+ARITY_CHANGING = ("drop_arg0", "default_arg:")
+
+
+@cache
+def declared(area: str, release: str) -> roc_api.Declared:
+    rocm_prefix(release)                    # skips (or fails in CI) without the prefix
+    need(roc_api.clang() is not None, "clang++-22 not installed (run scripts/setup-rocm.sh)")
+    return roc_api.library(area, release)
+
+
+def _in_force_at(row: Row, version: tuple[int, ...]) -> bool:
+    rows = INDEX.by_name.get(row.cuda, [])
+    return row in rows and MappingIndex.pick(rows, version) is row and row.present_in(version)
+
+
+def _roc_rows(area: str) -> list[Row]:
+    return [r for r in INDEX.areas[area] if r.roc and r.kind in IDENT_KINDS]
+
+
+def _miopen_rows() -> list[Row]:
+    return [r for r in INDEX.areas["dnn"] if r.hip and r.kind in IDENT_KINDS]
+
+
+@pytest.mark.parametrize("area", ROC_AREAS)
+def test_roc_names_are_declared_by_their_library(area: str):
+    rows = _roc_rows(area)
+    assert rows, f"{area}: no roc* rows"
+    missing = []
+    for release in ("7.2", "6.4"):
+        lib = declared(area, release)
+        for r in rows:
+            if release == "6.4" and not _in_force_at(r, V64):
+                continue
+            if not lib.has(r.roc, r.kind):
+                missing.append(f"{r.cuda} -> {r.roc} ({r.kind}): not declared by the ROCm "
+                               f"{release} {area} headers")
+    assert not missing, "\n".join(missing[:40])
+
+
+def test_miopen_names_are_declared_by_miopen():
+    rows = _miopen_rows()
+    assert len(rows) > 100
+    missing = []
+    for release in ("7.2", "6.4"):
+        lib = declared("dnn", release)
+        for r in rows:
+            if release == "6.4" and not _in_force_at(r, V64):
+                continue
+            if not lib.has(r.hip, r.kind):
+                missing.append(f"{r.cuda} -> {r.hip} ({r.kind}): not declared by miopen.h "
+                               f"{release}")
+    assert not missing, "\n".join(missing[:40])
+
+
+def test_roc_header_rows_name_existing_headers():
+    usr = rocm_prefix("7.2")
+    rows = [r for rows in INDEX.areas.values() for r in rows
+            if r.roc and r.kind == "header"]
+    assert rows
+    assert not [r.roc for r in rows if not (usr / "include" / r.roc).is_file()]
+
+
+def _arity_rows():
+    out = [(a, r, r.roc) for a in ROC_AREAS for r in _roc_rows(a)
+           if r.kind in ("function", "device_function")]
+    out += [("dnn", r, r.hip) for r in _miopen_rows() if r.kind == "function"]
+    return out
+
+
+def test_roc_functions_take_the_cuda_parameter_count():
+    cuda = roc_api.read_cuda_arity()
+    problems, checked = [], 0
+    for area, r, name in _arity_rows():
+        if r.transform.startswith(ARITY_CHANGING):
+            continue
+        counts = cuda.get(r.cuda)
+        if counts is None:
+            if r.status != "removed":   # the list holds the current CUDA libraries' functions
+                problems.append(f"{r.cuda}: not in {roc_api.ARITY_FILE.name}")
+            continue
+        got = declared(area, "7.2").functions.get(name)
+        if got is None:
+            problems.append(f"{r.cuda} -> {name}: no function of that name in the 7.2 headers")
+        elif not counts & got:
+            problems.append(f"{r.cuda} -> {name}: CUDA takes {sorted(counts)} parameters, "
+                            f"the ROCm function {sorted(got)}")
+        checked += 1
+    assert checked > 400
+    assert not problems, "\n".join(problems[:40])
+
+
+def test_arity_check_catches_a_wrong_row():
+    """The check above can fail: a row pointing at a function of another shape is caught."""
+    cuda = roc_api.read_cuda_arity()
+    blas = declared("blas", "7.2")
+    # cublasSgemm takes 14 parameters, rocblas_sgemv 12
+    assert not cuda["cublasSgemm"] & blas.functions["rocblas_sgemv"]
+    assert cuda["cublasSgemm"] & blas.functions["rocblas_sgemm"]
+
+
+def test_parser_reads_declarations_kinds():
+    blas = declared("blas", "7.2")
+    assert blas.has("rocblas_sgemm", "function") and not blas.has("rocblas_sgemm", "enum")
+    assert blas.has("rocblas_operation_none", "enum")
+    assert blas.has("rocblas_handle", "type")
+    solver = declared("solver", "7.2")
+    assert solver.has("rocsolver_spotrf_batched", "function")
+    assert solver.has("rocblas_fill_lower", "enum")      # rocSOLVER's headers bring rocBLAS's
+    rand = declared("rand", "7.2")
+    assert rand.has("rocrand_uniform", "device_function")
+    assert not rand.has("rocrand_no_such_function", "function")
+
+
+def test_blas_and_solver_move_to_roc_together():
+    one = [b"cublasCreate(&h); cusolverDnCreate(&s); cusolverDnSpotrfBatched(s);"]
+    areas, blockers = roc_plan(INDEX, one, (7, 2))
+    assert {"blas", "solver"} <= areas and not blockers
+    # cusolverDnSgetrf takes a workspace rocsolver_sgetrf does not: cuSOLVER stays on hipSOLVER,
+    # and cuBLAS with it (its enums are passed to the hipSOLVER calls)
+    two = [b"cublasCreate(&h); cusolverDnSgetrf(s); CUBLAS_FILL_MODE_LOWER;"]
+    areas, blockers = roc_plan(INDEX, two, (7, 2))
+    assert "solver" not in areas and "blas" not in areas
+    assert blockers["blas"] == ["cusolverDnSgetrf"]
+    # a project without cuSOLVER is not held back by it
+    three = [b"cublasCreate(&h); cublasSgemm(h);"]
+    areas, blockers = roc_plan(INDEX, three, (7, 2))
+    assert "blas" in areas and not blockers
+
+
+def test_workspace_solver_functions_have_no_roc_name():
+    """cusolverDn<t>getrf takes a workspace (and a bufferSize query goes with it): rocsolver's
+    form has none, so these rows must not name it."""
+    for name in ("cusolverDnSgetrf", "cusolverDnSgetrf_bufferSize", "cusolverDnSpotrf",
+                 "cusolverDnSgetrs"):
+        rows = INDEX.by_name[name]
+        assert not any(r.roc for r in rows), name
