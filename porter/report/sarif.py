@@ -11,9 +11,12 @@
 - `invocations[0]` carries the exit code and the errors as notifications.
 
 Code scanning's limits: at most 25,000 results per run (GitHub shows the 5,000 most severe) and
-10 MB per upload. Past 25,000 results porter keeps the most severe 25,000, records how many it
-dropped (`runs[0].properties.droppedResults`) and adds a warning notification: the upload is
-accepted with the most important results. The JSON is written compactly.
+10 MB per upload, gzip-compressed (the upload-sarif action and the REST API gzip the file).
+Past 25,000 results porter keeps the most severe 25,000, records how many it dropped
+(`runs[0].properties.droppedResults`) and adds a warning notification: the upload is accepted
+with the most important results. The JSON is written compactly, and the cap keeps it far below
+the size limit: 25,000 results (27,560 found in 130 files) made a 12.0 MB file, 0.34 MB
+gzip-compressed (`porter check --format sarif` on a generated tree, porter 0.1.0).
 """
 from __future__ import annotations
 
