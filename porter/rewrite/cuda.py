@@ -56,15 +56,19 @@ from .lex import (
 )
 from .names import (
     Contexts,
+    base_initializer,
     call_args,
     elaborated_keyword,
     in_undef,
     is_declaration_name,
+    is_definition,
     is_location,
+    is_ported_guard,
+    project_declaration_sites,
     transform_edits,
 )
 from .roc import roc_area, roc_plan
-from .shims import AMD_HINT, on_nvidia_side, shim_names, vendor_switches
+from .shims import AMD_HINT, on_nvidia_side, preproc_model, shim_names, vendor_switches
 
 __all__ = [
     "CUDA_LOOKING", "HIP_RUNTIME_INCLUDE", "QUALIFIED_SEP", "CudaRewriter", "PortOptions",
@@ -170,6 +174,8 @@ class CudaRewriter:
         self.index = index
         self.opts = options
         self.scan = scanner_for(index)
+        self._own: set[str] = set()          # per file: see _project_declarations
+        self._fallbacks: set[int] = set()
         v = options.rocm_version
         self.version_text = ".".join(map(str, v))
 
@@ -205,6 +211,7 @@ class CudaRewriter:
         res.pp = self._pp
         self._implicit_use = False
         cuda_includes, hip_headers = self._includes(data, root, include_hits)
+        self._own, self._fallbacks = self._project_declarations(data, name_hits)
         for m, key, skip in qual_hits:
             self._qualified(data, m, key, skip)
         for pos, n in name_hits:
@@ -335,6 +342,9 @@ class CudaRewriter:
             return
         if name in self.opts.shims:
             return                  # the project's own shim (#define cudaMalloc hipMalloc) owns it
+        if name in self._own:
+            self.res.declared.add(name)
+            return                  # the project declares this name itself: its uses are its own
         ctx, node = self._ctx.at(start, end)
         if not self._is_reference(name, ctx, node, start):
             return
@@ -361,9 +371,11 @@ class CudaRewriter:
     def _is_reference(self, name: str, ctx: str, node, start: int) -> bool:
         """Is this token a reference porter may rewrite (not a declaration of the project's own,
         an #undef, the NVIDIA side of a vendor switch, a member, or text porter leaves alone)?"""
-        if node is not None and ctx == "code" and is_declaration_name(node):
+        if node is not None and ctx == "code" and is_declaration_name(node) \
+                and start not in self._fallbacks:
             # the project defines this name itself (`#define cudaMalloc hipMalloc`, a shim
-            # function, `namespace cub = hipcub;`): its own definition is never renamed
+            # function, `namespace cub = hipcub;`): its own definition is never renamed (a
+            # fallback for an older CUDA, `_fallbacks`, is renamed with the name's uses)
             self.res.declared.add(name)
             return False
         if ctx == "opaque" and in_undef(node):
@@ -372,8 +384,52 @@ class CudaRewriter:
             return False            # the NVIDIA side of a vendor switch stays CUDA
         if not self._allowed(ctx):
             return False
-        # a member of a user type (x.cudaStream) is not an API reference
-        return not (ctx == "code" and node.type == "field_identifier")
+        if ctx == "code" and node.type == "field_identifier":
+            # a member of a user type (x.cudaStream, a member initializer `cudaStream(s)`) is
+            # not an API reference; in a constructor's initializer list a CUDA *type* names a
+            # base class (`memcpy_2d() : CUDA_MEMCPY2D() {}`), which is one
+            return base_initializer(node) and self._names_type(name)
+        return True
+
+    def _names_type(self, name: str) -> bool:
+        rows = self.index.by_name.get(name)
+        return rows is not None and any(r.kind == "type" for r in rows)
+
+    def _project_declarations(self, data: bytes, name_hits) -> tuple[set[str], set[int]]:
+        """The table names this file declares itself (`using __nv_bfloat162 = __half2;`,
+        `typedef int cudaStream_t;`, `#define CUDA_R_16BF 14`, `struct cudaDeviceProp {...}`),
+        split by what the declaration is:
+
+        - a fallback for a CUDA name: it sits in a branch of an `#if` whose test porter ports
+          (a CUDA header guard, `__CUDACC__`: `names.is_ported_guard`), as in `#if
+          defined(__CUDA_BF16_H__) ... #else using __nv_bfloat162 = __half2; #endif`. The
+          declaration is renamed with every use, so the port declares what it uses: returned as
+          the offsets of those declared names.
+        - otherwise the project's own name (a CPU build's stand-in, a mock): the declaration
+          and every use in the file stay as they are: returned as names.
+
+        Names of a table row that maps to another name only; a prototype of a CUDA function
+        (`cudaError_t cudaFree(void*);`) declares CUDA's function again and is neither."""
+        names = {n for _, n in name_hits if n in self.scan.relevant}
+        if not names:
+            return set(), set()
+        own: set[str] = set()
+        fallbacks: set[int] = set()
+        pp = None
+        for start, end in project_declaration_sites(data, names):
+            ctx, node = self._ctx.at(start, end)
+            if ctx != "code" or node is None or not is_declaration_name(node) \
+                    or not is_definition(node):
+                continue
+            if pp is None:
+                pp = self._pp if self._pp is not None else preproc_model(self.src,
+                                                                          self._ctx.root)
+            name = data[start:end].decode("ascii", "replace")
+            if pp.guarded_by(start, is_ported_guard):
+                fallbacks.add(start)
+            else:
+                own.add(name)
+        return own, fallbacks
 
     def _namespace_reference(self, ctx: str, node, end: int) -> bool:
         """A namespace row applies to `ns::x`, `using namespace ns;` and namespace aliases only."""

@@ -48,6 +48,65 @@ def is_declaration_name(node) -> bool:
             and child.end_byte == node.end_byte)
 
 
+# Where a file may declare a name itself: `using N =`, `#define N`, `struct N {` / `: base`,
+# `typedef ... N;`, `} N;` (a typedef of a struct body). Each site is then checked in the tree.
+_DECL_SITE = re.compile(
+    rb"\busing[ \t]+([A-Za-z_]\w*)[ \t]*="
+    rb"|#[ \t]*define[ \t]+([A-Za-z_]\w*)"
+    rb"|\b(?:struct|class|union|enum)(?:[ \t]+class)?[ \t]+([A-Za-z_]\w*)[ \t\r\n]*[:{]"
+    rb"|\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)[ \t]*;"
+    rb"|\}[ \t]*([A-Za-z_]\w*)[ \t]*;")
+_DEFINITIONS = frozenset({"alias_declaration", "type_definition", "preproc_def",
+                          "preproc_function_def", "enumerator"}) | TAG_SPECIFIERS
+# Macros whose tests porter ports, so that the test picks on AMD the branch it picks with CUDA:
+# the include guards of CUDA's headers (`__CUDA_BF16_H__`, `__DRIVER_TYPES_H__`,
+# `__cuda_cuda_h__`, `CU_COMPLEX_H_`: read in CUDA 13's include/ folder; PT305 tests HIP's guard
+# instead) and `__CUDACC__` (PT302 adds `__HIPCC__`). A declaration under such a test is a
+# fallback for a CUDA name (`#if defined(__CUDA_BF16_H__) ... #else using __nv_bfloat162 =
+# __half2; #endif`), ported with the name. Version tests (`CUDART_VERSION < 11000`) are not
+# ported (PT304 reports them; undefined, they count as 0 on AMD): a declaration under one keeps
+# its name, and so do its uses.
+_PORTED_GUARD = re.compile(
+    r"^(?:__CUDA_\w+_H__|__CUDACC__|__cuda_cuda_h__|CU_COMPLEX_H_"
+    r"|__(?:DRIVER|VECTOR|DEVICE|TEXTURE|SURFACE|LIBRARY)_TYPES_H__"
+    r"|__(?:VECTOR|DRIVER)_FUNCTIONS_H__|__CHANNEL_DESCRIPTOR_H__)$")
+
+
+def is_ported_guard(name: str) -> bool:
+    """Is this a macro whose `#if` tests porter ports to their HIP meaning (see _PORTED_GUARD)?"""
+    return _PORTED_GUARD.match(name) is not None
+
+
+def project_declaration_sites(data: bytes, names: set[bytes]):
+    """(start, end) of each place where one of `names` may be declared by the file itself (to
+    be checked with `is_declaration_name` and `is_definition`)."""
+    for m in _DECL_SITE.finditer(data):
+        i = m.lastindex or 1
+        if m.group(i) in names:
+            yield m.span(i)
+
+
+def is_definition(node) -> bool:
+    """Is this declared name (`is_declaration_name`) a definition the project owns: an alias,
+    a typedef, a macro, a tag with a body, an enumerator, a function with a body? A prototype
+    (`cudaError_t cudaFree(void*);`) or a variable is not."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type in _DEFINITIONS:
+        return True
+    if parent.type == "function_declarator":
+        return parent.parent is not None and parent.parent.type == "function_definition"
+    return False
+
+
+def base_initializer(node) -> bool:
+    """Is this the name of a member initializer (`S() : CUDA_MEMCPY2D(), n(0) {}`), which
+    names a base class or a member?"""
+    p = node.parent
+    return p is not None and p.type == "field_initializer" and p.named_children[0] == node
+
+
 def elaborated_keyword(data: bytes, node) -> tuple[int, int] | None:
     """The span of `struct ` in `struct cudaDeviceProp p;` (an elaborated type specifier used as
     the type of a declaration), or None. A forward declaration `struct cudaDeviceProp;` has no

@@ -39,10 +39,15 @@ class TreeView:
         return P.in_comment_or_string(self.root, start, end)
 
 
+def preproc_model(src: SourceFile, root):
+    """The file's #if structure (porter.analysis.preproc.PPState)."""
+    from ..analysis.preproc import PPState
+    return PPState(TreeView(src.data, root))
+
+
 def vendor_switches(src: SourceFile, tree):
     """The file's #if structure, when it tests an AMD/HIP macro (a dual-vendor file), else None."""
-    from ..analysis.preproc import PPState
-    pp = PPState(TreeView(src.data, tree.root_node))
+    pp = preproc_model(src, tree.root_node)
     return pp if any(g.mentions_vendor() for g in pp.groups) else None
 
 
