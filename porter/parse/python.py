@@ -1,7 +1,7 @@
 """Python sources: the cheap relevance test, PEP 263 decoding and parsing with `ast`.
 
-Reading uses the standard library's `ast` (fast, no import cost); rewriting uses libcst
-(`porter.rewrite.python`), which keeps every byte outside an edit.
+Reading uses the standard library's `ast` (fast, no import cost); writing uses libcst
+(`porter.rewrite.python.write`), which re-prints every byte outside the nodes it replaces.
 
 Positions: `ast` reports columns as UTF-8 byte offsets within a line of the decoded text, so the
 analysis works on a UTF-8 buffer (`PySource.buf`) and maps results back to the file's own encoding
@@ -104,7 +104,10 @@ def parse(data: bytes) -> PySource:
     text = text.removeprefix("\ufeff")
     buf = text.encode("utf-8")
     try:
-        tree = ast.parse(buf, type_comments=False)
+        # the decoded text, not `buf`: from bytes, ast would honour a PEP 263 cookie and decode
+        # the UTF-8 buffer of a latin-1 file as latin-1, shifting every column after a non-ASCII
+        # character (ast columns are UTF-8 byte offsets either way)
+        tree = ast.parse(text, type_comments=False)
     except SyntaxError as exc:
         raise PySyntaxError(exc.msg or "invalid syntax", exc.lineno or 1, exc.offset or 1) from None
     except (ValueError, RecursionError, MemoryError) as exc:   # null bytes, absurd nesting

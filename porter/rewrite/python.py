@@ -8,8 +8,15 @@ decoding and an `ast` parse (`porter.parse.python`), the shared facts
 C++ rewriter and rules (`engine.process_data`); findings map back to the `.py` line and column
 and edits go back into the literal, escaped for its quoting.
 
-Literal parts (prefix, quotes, implicit concatenation) come from libcst, imported only when a
-file has such a call. Every edit is a byte splice; the result is re-parsed before it is kept.
+Reading is `ast` (fast, no import cost); writing is libcst. Rules and the string rewriter say
+what changes as `Edit`s on the file's UTF-8 text (so fixes can be reported, selected, suppressed
+and checked for overlap without libcst); `write()` then applies the chosen ones with a libcst
+transformer (`_EditTransformer`) that replaces the nodes they name: a dotted name or a call
+replaced whole, the `.cuda` step of an attribute chain dropped, the body of a string literal
+respliced, a statement inserted after a top-level statement. libcst re-prints everything else
+byte for byte, and an edit that names no node is an internal error (nothing is written).
+libcst is imported only when there is something to write (and, for its literal parts, when a
+file carries CUDA C++ in a string). The result is re-parsed before it is kept.
 """
 from __future__ import annotations
 
@@ -69,7 +76,7 @@ def process(rel: str, data: bytes):
 def _process_facts(rel: str, src: PySource, facts, res):
     from ..engine import _STATE, _override, _suppress
     from ..findings import Applicability
-    from ..rewrite.edits import EditSet, apply
+    from ..rewrite.edits import EditSet
     from ..rules.base import RuleContext
     opts = _STATE["options"]
     res.uses_cuda = True
@@ -114,10 +121,17 @@ def _process_facts(rel: str, src: PySource, facts, res):
                 if edits.add_group(fx.edits):
                     f.extra["fixed"] = True
                     res.fixes_applied += 1
-    new_buf = apply(src.buf, edits.edits) if len(edits) else src.buf
+    new_buf = src.buf
+    if len(edits):
+        try:
+            new_buf = write(src, edits.edits)
+        except CstWriteError as exc:
+            res.errors.append(f"internal error: {exc}; left unchanged")
+            for f in findings:
+                f.extra.pop("fixed", None)
     if new_buf != src.buf:
         try:
-            ast.parse(new_buf)
+            ast.parse(new_buf.decode("utf-8"))     # str: a coding cookie must not re-decode it
         except SyntaxError as exc:       # never write a file Python cannot read
             res.errors.append(f"internal error: the rewritten file does not parse "
                               f"(line {exc.lineno}: {exc.msg}); left unchanged")
@@ -129,6 +143,146 @@ def _process_facts(rel: str, src: PySource, facts, res):
     res.new_data = src.encode(new_buf)
     res.status = "ported" if res.new_data != res.old_data else "unchanged"
     return res
+
+
+# -- writing: libcst ---------------------------------------------------------------------------
+class CstWriteError(Exception):
+    """An edit that names no node of the libcst tree."""
+
+
+def write(src: PySource, edits: list[Edit]) -> bytes:
+    """`src.buf` with `edits` (non-overlapping, offsets in the UTF-8 text) applied through a
+    libcst transformer; untouched code is re-printed by libcst as it was."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper
+    try:
+        module = cst.parse_module(src.buf.decode("utf-8"))
+    except cst.ParserSyntaxError as exc:
+        raise CstWriteError(f"libcst cannot parse the file (line {exc.raw_line}: "
+                            f"{exc.message})") from None
+    transformer = _edit_transformer(cst)(src.buf, edits)
+    new = MetadataWrapper(module, unsafe_skip_copy=True).visit(transformer)
+    if transformer.pending:
+        e = transformer.pending[0]
+        raise CstWriteError(f"a rewrite at byte {e.start} names no node of the file "
+                            f"({len(transformer.pending)} such)")
+    return new.code.encode("utf-8")
+
+
+_TRANSFORMER: list = []
+
+
+def _edit_transformer(cst):
+    """The transformer class (built once, on first use, so that libcst is imported lazily)."""
+    if _TRANSFORMER:
+        return _TRANSFORMER[0]
+    from libcst.metadata import ByteSpanPositionProvider
+
+    def keep_parens(old, new):
+        """`new` in the place of `old`: `old`'s own parentheses stay around it."""
+        if not getattr(old, "lpar", None):
+            return new
+        return new.with_changes(lpar=[*old.lpar, *new.lpar], rpar=[*new.rpar, *old.rpar])
+
+    class EditTransformer(cst.CSTTransformer):
+        METADATA_DEPENDENCIES = (ByteSpanPositionProvider,)
+
+        def __init__(self, buf: bytes, edits: list[Edit]):
+            super().__init__()
+            self.buf = buf
+            self.pending = sorted(edits, key=lambda e: (e.start, e.end))
+
+        def _span(self, node) -> tuple[int, int]:
+            sp = self.get_metadata(ByteSpanPositionProvider, node)
+            return sp.start, sp.start + sp.length
+
+        def _take(self, pred) -> list[Edit]:
+            got = [e for e in self.pending if pred(e)]
+            if got:
+                self.pending = [e for e in self.pending if not pred(e)]
+            return got
+
+        # a string literal: edits inside its body (between the quotes) re-splice the body
+        def leave_SimpleString(self, original, updated):
+            s, e = self._span(original)
+            head = len((updated.prefix + updated.quote).encode("utf-8"))
+            lo, hi = s + head, e - len(updated.quote.encode("utf-8"))
+            mine = self._take(lambda ed: lo <= ed.start <= ed.end <= hi)
+            if not mine:
+                return updated
+            value = updated.value.encode("utf-8")
+            for ed in sorted(mine, key=lambda x: x.start, reverse=True):
+                value = value[:ed.start - s] + ed.text + value[ed.end - s:]
+            return updated.with_changes(value=value.decode("utf-8"))
+
+        # `X.cuda.libdevice` -> `X.libdevice`: the edit deletes `.cuda` (end of X to end of it)
+        def leave_Attribute(self, original, updated):
+            inner = original.value
+            if isinstance(inner, cst.Attribute):
+                cut = (self._span(inner.value)[1], self._span(inner)[1])
+                if self._take(lambda ed: (ed.start, ed.end) == cut and not ed.text):
+                    return updated.with_changes(
+                        value=keep_parens(updated.value, updated.value.value))
+            return updated
+
+        # a dotted name or a call replaced whole (an import's module, a fix's expression)
+        def on_leave(self, original, updated):
+            updated = super().on_leave(original, updated)
+            if isinstance(original, (cst.Name, cst.Attribute, cst.Call)) and \
+                    isinstance(updated, cst.BaseExpression):
+                span = self._span(original)
+                whole = self._take(lambda ed: (ed.start, ed.end) == span and ed.text)
+                if whole:
+                    return keep_parens(updated, self._expression(original, updated, whole[0]))
+            return updated
+
+        def _expression(self, original, updated, ed: Edit):
+            """The new expression. When it contains the old one's text (a fix that wraps the
+            original call), the old node itself goes in, so its layout and comments stay as
+            libcst read them in place (a multi-line call keeps its indentation)."""
+            text = ed.text.decode("utf-8")
+            s, e = self._span(original)
+            old = self.buf[s:e].decode("utf-8")
+            if old and old in text and old != text:
+                mark = "__porter_original_expression__"
+                while mark in text:
+                    mark += "_"
+                new = cst.parse_expression(text.replace(old, mark, 1))
+                inner = updated.with_changes(lpar=[], rpar=[]) \
+                    if getattr(updated, "lpar", None) else updated
+                return new.visit(_Put(mark, inner))
+            return cst.parse_expression(text)
+
+        # statements inserted at the start of the line after a top-level statement
+        def leave_Module(self, original, updated):
+            body = list(updated.body)
+            added = 0
+            for ed in self._take(lambda x: x.start == x.end and x.text.endswith(b"\n")
+                                 and x.start > 0 and self.buf[x.start - 1:x.start] == b"\n"):
+                before = [i for i, st in enumerate(original.body)
+                          if self._span(st)[1] <= ed.start]
+                nxt = before[-1] + 1 if before else 0
+                if nxt < len(original.body) and self._span(original.body[nxt])[0] < ed.start:
+                    self.pending.append(ed)       # inside a statement: not a line of its own
+                    continue
+                new = list(cst.parse_module(ed.text.decode("utf-8")).body)
+                body[nxt + added:nxt + added] = new      # in order: edits come sorted
+                added += len(new)
+            return updated.with_changes(body=body)
+
+    class _Put(cst.CSTTransformer):
+        """Replaces the name `mark` by `node`."""
+
+        def __init__(self, mark: str, node):
+            super().__init__()
+            self.mark = mark
+            self.node = node
+
+        def leave_Name(self, original, updated):
+            return self.node if updated.value == self.mark else updated
+
+    _TRANSFORMER.append(EditTransformer)
+    return EditTransformer
 
 
 # -- CUDA C++ in string literals --------------------------------------------------------------
