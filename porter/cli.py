@@ -109,6 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="apply no rule fixes, only the API mapping")
     p.add_argument("--no-include", action="store_true",
                    help="never add #include <hip/hip_runtime.h>")
+    p.add_argument("--port-build-files", action="store_true",
+                   help="also rewrite PyTorch extension build files (setup.py CUDAExtension, "
+                        "cpp_extension.load): nvcc flags and CUDA libraries to their ROCm "
+                        "equivalents; by default they are left for PyTorch's build-time hipify")
     p.add_argument("--verify", action="store_true",
                    help="after porting, compile every ported translation unit for each "
                         "--offload-arch target (-c) and report each file (compiled / failed / "

@@ -164,7 +164,9 @@ def _engine_options(res: Resolved, args, command: str, roc_areas=frozenset(), sh
     return EngineOptions(port=port, rules=res.rule_options, rule_codes=res.rule_codes,
                          severity=res.severity, apply_fixes=is_port and not args.no_fix,
                          unsafe_fixes=res.unsafe_fixes, rewrite=command in ("port", "review"),
-                         run_rules=True, max_file_size=res.max_file_size)
+                         run_rules=True, max_file_size=res.max_file_size,
+                         port_build_files=is_port and bool(getattr(args, "port_build_files",
+                                                                   False)))
 
 
 # -- port / check ----------------------------------------------------------------------------
@@ -209,6 +211,7 @@ def run_port_or_check(args) -> int:
         keep = [not (r.kind == "python" and r.note == NOT_RELEVANT) for r in results]
         results = [r for r, k in zip(results, keep) if k]
         plan.jobs = [j for j, k in zip(plan.jobs, keep) if k]
+    _link_extensions(res, plan, results)      # PT909: a PyTorch extension's sources' findings
     verified = _verify_port(args, plan, results, res.rule_codes) \
         if getattr(args, "verify", False) else None
     report = build_report(args, res, plan, results)
@@ -220,6 +223,14 @@ def run_port_or_check(args) -> int:
     print_report(args, plan, report, stream)
     write_reports(args, report)
     return report.exit_code
+
+
+def _link_extensions(res: Resolved, plan: PortPlan, results: list) -> None:
+    from .findings import Severity
+    from .rules.pyext import CODE, link_extensions
+    level = dict(res.severity).get(CODE)
+    link_extensions(plan.jobs, results, res.rule_codes,
+                    Severity.parse(level) if level else None)
 
 
 def _verify_port(args, plan: PortPlan, results: list, rule_codes=None):

@@ -39,6 +39,7 @@ class EngineOptions:
     rewrite: bool = True                     # port: apply the mapping edits
     run_rules: bool = True
     max_file_size: int = MAX_FILE_SIZE      # bytes; a larger source is copied unchanged (0: none)
+    port_build_files: bool = False          # port: rewrite PyTorch extension builds (rewrite/pyext)
 
 
 @dataclass
@@ -461,8 +462,11 @@ def run_job(job: Job) -> FileResult:
             from .rewrite.python import process
             res = process(e.rel, data)
             opts = _STATE["options"]
-            res.findings.extend(f for f in torch_extensions(e.rel, data)
+            res.findings.extend(f for f in torch_extensions(e.rel, data, e.path.parent)
                                 if opts.rule_codes is None or f.code in opts.rule_codes)
+            if opts.port_build_files and opts.rewrite:
+                from .rewrite.pyext import port_result as port_torch_build
+                port_torch_build(res, data, e.path.parent, opts)
             if job.out:
                 if res.new_data != data:
                     if job.backup:

@@ -682,44 +682,41 @@ TORCH_EXT = "PT908"
 _TORCH_CALLS = frozenset({"CUDAExtension", "load", "load_inline"})
 
 
-def torch_extensions(rel: str, data: bytes) -> list[Finding]:
+def torch_extensions(rel: str, data: bytes, folder: Path | None = None,
+                     ported: bool = False) -> list[Finding]:
     """PyTorch extension builds in a Python file (`CUDAExtension(...)` in setup.py,
-    `torch.utils.cpp_extension.load(...)`): one PT908 finding per call, naming its sources.
-    On ROCm these build through PyTorch's own hipify at build time, so porter leaves the build
-    file as it is; the sources' own findings (inline PTX and the other rules' errors) are what
-    that path will not handle."""
+    `torch.utils.cpp_extension.load(...)`): one PT908 finding per call that builds GPU code,
+    naming its CUDA sources (resolved statically, porter.parse.pyext). On ROCm these build
+    through PyTorch's own hipify at build time, so porter leaves the build file as it is unless
+    asked (`--port-build-files`); the sources' own findings (inline PTX and the other rules'
+    errors) are what that path will not handle (PT909 connects them to the build file)."""
     if b"CUDAExtension" not in data and b"cpp_extension" not in data:
         return []
-    import ast
+    from ..parse.pyext import find_extensions
+    from ..parse.python import PySyntaxError, parse
     try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError):
+        src = parse(data)
+    except PySyntaxError:
         return []
     out: list[Finding] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
+    for ext in find_extensions(src, folder):
+        if not ext.gpu and ext.call != "load":
             continue
-        f = node.func
-        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-        if name not in _TORCH_CALLS:
-            continue
-        if name != "CUDAExtension" and "cpp_extension" not in ast.unparse(f) and \
-                b"from torch.utils.cpp_extension import" not in data:
-            continue
-        sources: list[str] = []
-        for kw in node.keywords:
-            if kw.arg == "sources" and isinstance(kw.value, (ast.List, ast.Tuple)):
-                sources += [e.value for e in kw.value.elts
-                            if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-        if len(node.args) > 1 and isinstance(node.args[1], (ast.List, ast.Tuple)):
-            sources += [e.value for e in node.args[1].elts
-                        if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-        cu = [s for s in sources if s.endswith((".cu", ".cuh"))]
+        cu = [s.path for s in ext.sources if s.path.endswith((".cu", ".cuh"))]
         what = f" ({', '.join(cu)})" if cu else ""
+        if ext.unresolved:
+            what += f"; sources not resolved statically: {', '.join(ext.unresolved)}"
+        flags = sum(1 for fl in ext.flags if fl.key in ("nvcc", "extra_cuda_cflags"))
+        if ported:      # --port-build-files
+            done = "porter translated its nvcc flags and CUDA libraries (--port-build-files)"
+        else:
+            done = "porter leaves this file alone" + (
+                " (its nvcc flags reach hipcc unchanged: `porter port --port-build-files` "
+                "translates them)" if flags else "")
         out.append(Finding(
             TORCH_EXT, Severity.INFO,
-            f"PyTorch extension `{name}`: on ROCm PyTorch hipifies its CUDA sources{what} at "
-            "build time, so porter leaves this file alone; the sources' own findings (inline "
-            "PTX, warp-size and the other errors) are what that path does not handle",
-            rel, node.lineno, node.col_offset + 1, name=name))
+            f"PyTorch extension `{ext.call}`: on ROCm PyTorch hipifies its CUDA sources{what} at "
+            f"build time; {done}; the sources' own findings (inline PTX, warp-size and the "
+            "other errors) are what that path does not handle", rel, ext.line, ext.col,
+            name=ext.call))
     return out
