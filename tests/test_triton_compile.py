@@ -303,3 +303,59 @@ def test_extra_cuda_helpers_nvidia_side_unchanged(triton_env):
     ptx = k.asm["ptx"]
     assert "%globaltimer" in ptx and "%smid" in ptx
     assert f"arith.constant {NUM_WARPS * 32} : i32" in k.asm["ttir"]
+
+
+# -- PT679's facts: what the AMD backend makes of the PTX cache hints --------------------------
+HINTS_SRC = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def hinted(x_ptr, y_ptr, CM: tl.constexpr, EV: tl.constexpr, SCM: tl.constexpr,
+           SEV: tl.constexpr):
+    offs = tl.arange(0, 256)
+    x = tl.load(x_ptr + offs, cache_modifier=CM, eviction_policy=EV)
+    tl.store(y_ptr + offs, x, cache_modifier=SCM, eviction_policy=SEV)
+'''
+
+
+def _memory_ops(fn, arch: str, cm: str = "", ev: str = "", scm: str = "", sev: str = ""):
+    """The (load, store) instruction of the kernel with its operands blanked out: what is left
+    is the opcode and its cache-policy bits."""
+    import re
+
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    sig = {"x_ptr": F32, "y_ptr": F32, "CM": "constexpr", "EV": "constexpr",
+           "SCM": "constexpr", "SEV": "constexpr"}
+    k = triton.compile(ASTSource(fn, sig, constexprs={"CM": cm, "EV": ev, "SCM": scm,
+                                                      "SEV": sev}),
+                       target=GPUTarget("hip", arch, 64))
+    ops = [ln.split(None, 1) for ln in k.asm["amdgcn"].splitlines()
+           if re.match(r"\s*(global|buffer)_(load|store)", ln)]
+    bits = {op.split("_")[1]: tuple(t for t in re.split(r"[\s,]+", rest)
+                                    if t in ("sc0", "sc1", "nt")) for op, rest in ops}
+    return bits["load"], bits["store"]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_cache_hints_as_pt679_says(triton_env, arch):
+    from porter.rules.triton import _HINT_NOTES
+    mod = load(triton_env, "hints.py", HINTS_SRC.encode())
+    fn = mod.hinted
+    none = _memory_ops(fn, arch)
+    assert none == ((), ())
+    # reported: .cg load = .cs load (non-temporal); .cg store and eviction policies: no bits
+    assert _memory_ops(fn, arch, cm=".cg")[0] == _memory_ops(fn, arch, cm=".cs")[0] != ()
+    assert _memory_ops(fn, arch, scm=".cg")[1] == ()
+    for ev in ("evict_first", "evict_last"):
+        assert _memory_ops(fn, arch, ev=ev, sev=ev) == none
+    # not reported: the defaults stay default, the others keep distinct bits
+    assert _memory_ops(fn, arch, cm=".ca") == none and _memory_ops(fn, arch, scm=".wb") == none
+    assert len({_memory_ops(fn, arch, cm=c)[0] for c in ("", ".cs", ".cv")}) == 3
+    assert len({_memory_ops(fn, arch, scm=c)[1] for c in ("", ".cs", ".wt")}) == 3
+    assert {(k, v) for k, _, v in _HINT_NOTES} == {
+        ("load", ".cg"), ("store", ".cg"), ("load", "evict_first"), ("load", "evict_last"),
+        ("store", "evict_first"), ("store", "evict_last")}

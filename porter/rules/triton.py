@@ -1464,6 +1464,74 @@ def _version_cuda_tests(facts) -> list[ast.AST]:
     return out
 
 
+# -- PT679 -----------------------------------------------------------------------------------
+# What the AMD backend makes of the PTX-style cache hints, measured with the triton 3.9 wheel
+# (tl.load/tl.store of fp32 compiled for gfx942 and gfx950; tests/test_triton_compile.py checks
+# it again): load ".ca" = no bits (the default), ".cg" and ".cs" = `sc0 nt` (non-temporal),
+# ".cv" = `sc0 sc1`; store ".wb" and ".cg" = no bits, ".cs" = `sc0 nt`, ".wt" = `sc0 sc1`;
+# eviction_policy "evict_first"/"evict_last" = no bits. Only hints whose meaning changes are
+# reported: the others keep theirs (".cs" streams, ".cv"/".wt" reach the system scope).
+_HINT_NOTES = {
+    ("load", "cache_modifier", ".cg"): "load `.cg` (cache in L2, not L1, on NVIDIA) becomes a "
+                                       "non-temporal load on AMD, the same as `.cs`",
+    ("store", "cache_modifier", ".cg"): "store `.cg` is dropped on AMD (a default store)",
+    ("load", "eviction_policy", "evict_first"): "eviction_policy is ignored by the AMD backend",
+    ("load", "eviction_policy", "evict_last"): "eviction_policy is ignored by the AMD backend",
+    ("store", "eviction_policy", "evict_first"): "eviction_policy is ignored by the AMD backend",
+    ("store", "eviction_policy", "evict_last"): "eviction_policy is ignored by the AMD backend",
+}
+
+
+@register
+class TritonCacheHints(PyRule):
+    """PTX cache hints whose meaning changes on AMD (a performance note).
+
+    ## What it finds
+    `tl.load(..., cache_modifier=".cg")`, `tl.store(..., cache_modifier=".cg")` and
+    `eviction_policy="evict_first"`/`"evict_last"` on loads and stores (constant values).
+
+    ## Why it breaks on AMD
+    It does not break: the hints are PTX cache operators, and the AMD backend maps them to its
+    own cache-policy bits. Measured with triton 3.9 for gfx942 and gfx950: a `.cg` load gets the
+    non-temporal bits (`sc0 nt`), the same as `.cs`, where on NVIDIA it keeps the line in L2; a
+    `.cg` store and both eviction policies set no bits at all. Tuning that relied on them
+    (keeping a reused operand in L2, evicting a streamed one first) does not carry over.
+    `.ca`, `.wb` (the defaults), `.cs`, `.cv` and `.wt` keep their meaning and are not
+    reported.
+
+    ## Example
+    ```python
+    w = tl.load(w_ptr + offs, cache_modifier=".cg", eviction_policy="evict_last")
+    ```
+
+    ## Use instead
+    Benchmark on AMD with and without the hint; drop it there (choose it per vendor) when it
+    does not help.
+
+    ## References
+    - triton 3.9 wheel: `language/semantic.py` (`_str_to_load_cache_modifier`,
+      `_str_to_eviction_policy`); AMDGCN of gfx942/gfx950 compiled from it (the figures above)
+    - hazards.md TRITON-CACHE-MODIFIERS
+    """
+    code = "PT679"
+    name = "triton-cache-hints"
+    severity = Severity.INFO
+    triggers = (b"cache_modifier", b"eviction_policy")
+
+    def check(self, ctx):
+        from ..analysis.python import fold
+        facts = _facts(ctx)
+        calls = [("load", c) for c in _calls(facts, "triton.language.load")] + \
+            [("store", c) for c in _calls(facts, "triton.language.store")]
+        for kind, call in sorted(calls, key=lambda kc: facts.span(kc[1])):
+            for key in ("cache_modifier", "eviction_policy"):
+                arg = _kw(call, key)
+                value = fold(facts, arg) if arg is not None else None
+                note = _HINT_NOTES.get((kind, key, value)) if isinstance(value, str) else None
+                if note is not None:
+                    yield self.at(ctx, arg, f"{note}: benchmark it on AMD")
+
+
 # -- PT678 -----------------------------------------------------------------------------------
 _GLUON_NV = "triton.experimental.gluon.language.nvidia"
 
