@@ -136,7 +136,9 @@ def test_formats_github_markdown_sarif(repo):
     assert ("::warning file=src/k.cu,line=5,col=16,title=PT101 warp-size-literal::"
             in out)
     assert "::error file=src/ported.hip,line=4,col=3,title=PT006 cuda-api-in-ported-code::" in out
-    assert out.count("\n") == len(ADDED)
+    assert out.count("\n") == len(ADDED) + 1        # one annotation each, then the summary
+    assert out.splitlines()[-1].startswith("::notice title=porter summary::")
+    assert "; effort: " in out.splitlines()[-1] and "manual work left: " in out
     rc, out, _ = review(repo, "--base", "main", "--format", "markdown")
     assert out.startswith("## porter review")
     assert out.count("<details>") == 3 and out.count("</details>") == 3
