@@ -144,6 +144,9 @@ def test_formats_github_markdown_sarif(repo):
     assert out.count("<details>") == 3 and out.count("</details>") == 3
     assert "<summary><code>src/ported.hip</code>: 1 error</summary>" in out
     assert "5 |   int lane_b = threadIdx.x & 31;" in out
+    # the effort estimate, and no fix line when no reported finding has a fix (PT101, PT006)
+    assert "Effort: porter converts " in out and "manual work (" in out
+    assert "`porter port` fixes" not in out
     rc, out, _ = review(repo, "--base", "main", "--format", "sarif")
     validate_sarif(json.loads(out))
     assert json.loads(out)["runs"][0]["invocations"][0]["exitCode"] == 1
@@ -226,3 +229,29 @@ def test_macros_of_included_project_headers_are_known(tmp_path):
         "  CUDA_CHECK(hipFree(p));\n}\n")
     rc, out, err = review(root, "--base", "main", "--format", "json")
     assert rc == 0 and found(out) == set(), out + err
+
+
+def test_markdown_words_and_fences():
+    from porter.report.markdown import _fence, _plural
+    assert [_plural(1, "error"), _plural(2, "error"), _plural(2, "info"), _plural(1, "point")] \
+        == ["1 error", "2 errors", "2 info", "1 point"]
+    assert [_fence(p) for p in ("a/k.cu", "CMakeLists.txt", "x/y.cmake", "Makefile", "m.py")] \
+        == ["cpp", "cmake", "cmake", "makefile", "python"]
+
+
+def test_markdown_names_the_fixes_of_the_reported_findings(tmp_path):
+    need(shutil.which("git") is not None, "git is not installed")
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    k = root / "k.cu"
+    k.write_text("__global__ void k(int *o, bool p) {\n  o[0] = 1;\n}\n")
+    git(root, "add", "k.cu")
+    git(root, "commit", "-q", "-m", "base")
+    # PT104 (safe fix) and PT105 (safe fix: `vote` is only stored)
+    k.write_text("__global__ void k(int *o, bool p) {\n"
+                 "  unsigned vote = __ballot_sync(0xffffffff, p);\n  o[0] = vote;\n}\n")
+    rc, out, err = review(root, "--base", "main", "--format", "markdown")
+    assert rc == 1, err
+    assert "**2 errors** on added or modified lines" in out
+    assert "`porter port` fixes 2 of them." in out and "--unsafe-fixes" not in out

@@ -9,7 +9,21 @@ def _cell(s: str) -> str:
 
 
 def _plural(n: int, word: str) -> str:
+    if word == "info":              # uncountable: `2 info`
+        return f"{n} info"
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _fence(path: str) -> str:
+    """The code fence language of a file's source lines."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if name.endswith(".py"):
+        return "python"
+    if name == "cmakelists.txt" or name.endswith(".cmake"):
+        return "cmake"
+    if name.startswith(("makefile", "gnumakefile")) or name.endswith(".mk"):
+        return "makefile"
+    return "cpp"
 
 
 def render(report: RunReport) -> str:
@@ -41,7 +55,7 @@ def render(report: RunReport) -> str:
     if eff["converted_share"] is not None:
         out.append(f"| share of CUDA API references porter converts | "
                    f"{eff['converted_share']:.0%} |")
-    out += [f"| manual work left | {eff['manual']} ({eff['points']} points) |", ""]
+    out += [f"| manual work left | {eff['manual']} ({_plural(eff['points'], 'point')}) |", ""]
     if api["by_area"]:
         out += ["## API areas", "", "| area | converted | unsupported |", "|---|---:|---:|"]
         for a, v in api["by_area"].items():
@@ -103,6 +117,7 @@ def render_review(report: RunReport) -> str:
         head += (f"; targets {', '.join(opts.get('offload_arch', []))}, "
                  f"ROCm {opts.get('rocm_version', '')}")
     out += [head + ".", ""]
+    out += _review_footer(report)
     for path in sorted(by_file):
         fs = by_file[path]
         out += ["<details>", f"<summary><code>{_html(path)}</code>: {_counts(fs)}</summary>", ""]
@@ -115,7 +130,7 @@ def render_review(report: RunReport) -> str:
         sources = [(f.line, f.extra["source"]) for f in fs if "source" in f.extra]
         if sources:
             width = len(str(max(n for n, _ in sources)))
-            out += ["", "```cpp"]
+            out += ["", f"```{_fence(path)}"]
             for n, text in sorted(set(sources)):
                 out.append(f"{n:>{width}} | {text.replace('```', '` ` `')}")
             out.append("```")
@@ -126,6 +141,28 @@ def render_review(report: RunReport) -> str:
             out.append(f"- `{_cell(p)}`: {_cell(w)}")
         out.append("")
     return "\n".join(out)
+
+
+def _review_footer(report: RunReport) -> list[str]:
+    """The fixes `porter port` would make for the reported findings, and the effort estimate."""
+    from ..findings import Applicability
+    from .effort import estimate
+    kinds = [f.fix.applicability for f in report.open_findings if f.fix is not None]
+    safe = kinds.count(Applicability.SAFE)
+    unsafe = kinds.count(Applicability.UNSAFE)
+    lines = []
+    if safe or unsafe:
+        text = f"`porter port` fixes {safe} of them"
+        if unsafe:
+            text += f"; {unsafe} more with `--unsafe-fixes`"
+        lines.append(text + ".")
+    eff = estimate(report).overall_dict()
+    share = "the reviewed files hold no CUDA API references" if eff["converted_share"] is None \
+        else (f"porter converts {eff['converted_share']:.0%} of the CUDA API references in the "
+              f"reviewed files")
+    lines.append(f"Effort: {share}; the reported findings leave {eff['manual']} manual work "
+                 f"({_plural(eff['points'], 'point')}).")
+    return [" ".join(lines), ""]
 
 
 def _html(s: str) -> str:
