@@ -639,8 +639,11 @@ class TritonTensorDescriptor(PyRule):
     """Tensor descriptors run as pointer arithmetic on AMD (a performance note).
 
     ## What it finds
-    `tl.make_tensor_descriptor`, `tl.load_tensor_descriptor`/`store_tensor_descriptor` and
-    host `TensorDescriptor` objects.
+    Calls of `tl.make_tensor_descriptor`, `tl.load_tensor_descriptor`/`store_tensor_descriptor`
+    and host `TensorDescriptor(...)`/`TensorDescriptor.from_tensor(...)`. Not reported: imports
+    and `isinstance` tests (no descriptor is made), and launch glue that builds descriptors for
+    kernels it does not define (no `@triton.jit` in the file, block shape computed at run time,
+    as in PyTorch's `triton_kernel_wrap.py`): it chooses no tiles.
 
     ## Why it breaks on AMD
     It does not break: on AMD targets without a tensor data mover (all before gfx1250) the
@@ -671,10 +674,33 @@ class TritonTensorDescriptor(PyRule):
         if not archs:
             return
         for node, q in _refs(facts):
-            if any(q == p or q.startswith(p + ".") for p in _DESCRIPTORS):
-                yield self.at(ctx, node, "tensor descriptors become pointer arithmetic on "
-                              f"{', '.join(archs)} (no TMA): portable, but re-tune the tiles",
-                              targets=archs)
+            if not any(q == p or q.startswith(p + ".") for p in _DESCRIPTORS):
+                continue
+            par = facts.parent(node)
+            if not (isinstance(par, ast.Call) and par.func is node):
+                continue            # an import, an isinstance() test: no descriptor is made
+            if q.startswith(_HOST_DESCRIPTOR) and _built_for_another_kernel(facts, par, q):
+                continue
+            yield self.at(ctx, node, "tensor descriptors become pointer arithmetic on "
+                          f"{', '.join(archs)} (no TMA): portable, but re-tune the tiles",
+                          targets=archs)
+
+
+_HOST_DESCRIPTOR = "triton.tools.tensor_descriptor.TensorDescriptor"
+
+
+def _built_for_another_kernel(facts, call: ast.Call, q: str) -> bool:
+    """A host descriptor in a file that defines no Triton kernel, whose block shape is not
+    written in the call (computed at run time: PyTorch's wrappers parse it from the kernel's
+    signature): generic launch glue, which chooses no tiles to re-tune."""
+    from ..analysis.python import UNKNOWN, fold
+    if facts.kernels:
+        return False
+    index = 1 if q.endswith(".from_tensor") else 3
+    arg = _kw(call, "block_shape")
+    if arg is None and index < len(call.args):
+        arg = call.args[index]
+    return arg is not None and fold(facts, arg) is UNKNOWN
 
 
 # -- PT667 -----------------------------------------------------------------------------------
@@ -1338,7 +1364,9 @@ class TritonDeviceCheck(PyRule):
     Not reported: `x.device.type == "cuda"` (and `device_type == "cuda"`). PyTorch reports ROCm
     devices as `"cuda"` (`torch.cuda` is the HIP backend on ROCm builds), so the test is true on
     AMD GPUs as well: it is correct code, and porter does not read it as a vendor switch either
-    (a capability test under it is still reported).
+    (a capability test under it is still reported). Nor a device name that only picks a log
+    message (`if not name.startswith("NVIDIA A100"): logger.info(...)`), or one used as a
+    lookup key (`(op, device_name) in db`): neither misfires on AMD.
 
     ## Why it breaks on AMD
     On ROCm the torch device type is still `"cuda"` and the capability tuple is AMD's: (9, 4)
@@ -1382,8 +1410,10 @@ class TritonDeviceCheck(PyRule):
                 yield self.at(ctx, node, f"capability check on ROCm: {shown}, so NVIDIA "
                               "architecture tests misfire; use get_current_target().arch or "
                               "torch.version.hip")
-            elif any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) and \
-                    _mentions_device_name(node, dev_names):
+            elif len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) and \
+                    _mentions_device_name(node.comparators[0], dev_names) and \
+                    not _mentions_device_name(node.left, dev_names) and \
+                    not _only_reports(facts, node):
                 yield self.at(ctx, node, "device-name substring test: brittle across vendors; "
                               "use get_current_target().backend/.arch")
         for node in ast.walk(facts.src.tree):
@@ -1391,7 +1421,7 @@ class TritonDeviceCheck(PyRule):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                     node.func.attr in _NAME_TESTS and \
                     _mentions_device_name(node.func.value, dev_names) and \
-                    facts.vendor_of(node) != "amd":
+                    facts.vendor_of(node) != "amd" and not _only_reports(facts, node):
                 yield self.at(ctx, node, "device-name prefix test: brittle across vendors; "
                               "use get_current_target().backend/.arch")
         for node in _version_cuda_tests(facts):
@@ -1416,6 +1446,23 @@ def _assigned_from(facts, fns: tuple[str, ...]) -> set[str]:
             if isinstance(v, ast.Call):
                 names.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return names
+
+
+_REPORTERS = ("print", "warn", "warning", "info", "debug", "log", "error", "warn_once",
+              "warning_once", "info_once")
+
+
+def _only_reports(facts, node: ast.AST) -> bool:
+    """The test of an `if` without `else` whose body only logs or prints: a device name that
+    picks a message (torchao's "configurations are optimized for A100" notice) misfires on
+    nothing."""
+    cur, par = node, facts.parent(node)
+    while par is not None and not isinstance(par, ast.stmt):
+        cur, par = par, facts.parent(par)
+    if not (isinstance(par, ast.If) and par.test is cur) or par.orelse:
+        return False
+    return all(isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and
+               dotted_last(st.value.func).rsplit(".", 1)[-1] in _REPORTERS for st in par.body)
 
 
 def _mentions_device_name(node: ast.AST, names: set[str]) -> bool:
