@@ -10,7 +10,11 @@ compares each row with the pinned inputs of scripts/inputs.lock (see scripts/api
     without it (drift otherwise);
   * the CUDA name is declared by the current CUDA (13.0), or, for `removed` rows, by an older
     checked CUDA release, `cuda_removed` naming the first checked release without it;
-  * the committed API lists have the sha256 the lock records.
+  * the committed API lists have the sha256 the lock records;
+  * roc* names (and dnn.csv's MIOpen names) are declared by their own library's headers
+    (rocBLAS, rocSPARSE, rocSOLVER, rocRAND, MIOpen: scripts/roc_api.py) in the 6.4 / 7.2
+    prefixes inside the row's window, and a roc* function takes as many parameters as the CUDA
+    function (scripts/data/api/cuda_library_arity.tsv) unless the row's transform changes that.
 
 It prints the drift (exit status 1) and, with --proposals, CUDA names without a row whose
 conventional HIP name a checked release declares (proposed additions: review, then add rows).
@@ -227,6 +231,51 @@ def cuda_problems(where: str, r: Row, cuda: src.CudaNames, releases: list[Versio
     return out
 
 
+# -- roc* and MIOpen names: declared by their own library's headers --------------------------------
+# the `roc` column of these tables names rocBLAS / rocSPARSE / rocSOLVER / rocRAND API; the `hip`
+# column of dnn.csv names MIOpen (see scripts/roc_api.py)
+ROC_COLUMNS = (("blas", "roc"), ("sparse", "roc"), ("solver", "roc"), ("rand", "roc"),
+               ("dnn", "hip"))
+ROC_KINDS = frozenset({"function", "device_function", "type", "enum", "macro"})
+ARITY_CHANGING = ("drop_arg0", "default_arg:")
+
+
+def roc_library_problems(rows_by_area: dict[str, list[Row]], releases: list[Version]) -> list[str]:
+    """roc* (and MIOpen) names their library's headers of a checked release inside the row's
+    window do not declare, and functions whose parameter count differs from the CUDA one."""
+    import roc_api
+    out: list[str] = []
+    cuda_arity = roc_api.read_cuda_arity() if roc_api.ARITY_FILE.is_file() else {}
+    for area, column in ROC_COLUMNS:
+        rows = rows_by_area.get(area, [])
+        by_name: dict[str, list[Row]] = defaultdict(list)
+        for r in rows:
+            by_name[r.cuda].append(r)
+        what = "MIOpen name" if area == "dnn" else "roc name"
+        for i, r in enumerate(rows):
+            name = getattr(r, column)
+            if not name or r.kind not in ROC_KINDS:
+                continue
+            where = f"{area}.csv:{i + 2} {r.cuda}"
+            hi = r.removed or min((x.since for x in by_name[r.cuda] if x.since > r.since),
+                                  default=None)
+            for rel in releases:
+                if rel < r.since[:2] or (hi is not None and rel >= hi):
+                    continue
+                lib = roc_api.library(area, vt(rel))
+                if not lib.has(name, r.kind):
+                    out.append(f"{where}: {what} {name} not declared by the ROCm {vt(rel)} "
+                               f"{'/'.join(roc_api.LIBRARIES[area][1])} headers")
+                    continue
+                counts = cuda_arity.get(r.cuda)
+                if (r.kind in ("function", "device_function") and counts and name in lib.functions
+                        and not r.transform.startswith(ARITY_CHANGING)
+                        and not counts & lib.functions[name]):
+                    out.append(f"{where}: {what} {name} takes {sorted(lib.functions[name])} "
+                               f"parameters in ROCm {vt(rel)}, {r.cuda} {sorted(counts)}")
+    return out
+
+
 # -- proposals -----------------------------------------------------------------------------------
 PREFIX_RULES = [
     (r"^cuda(?=[A-Z])", "hip"), (r"^CUDA_", "HIP_"), (r"^cudart", "hiprt"),
@@ -336,6 +385,11 @@ def main(argv: list[str] | None = None) -> int:
     rows_by_area = {f.stem: read_table(f) for f in sorted(args.tables.glob("*.csv"))}
     row_drift, fixes = check_rows(rows_by_area, rocm, cuda, lock.cuda_releases())
     drift += row_drift
+    try:
+        drift += roc_library_problems(rows_by_area, sorted(rocm.headers))
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"check_mappings: roc libraries: {exc}", file=sys.stderr)
+        return 2
     for note in rocm.notes:
         print(f"note: {note}")
     props = proposals(rows_by_area, rocm, cuda)
