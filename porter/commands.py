@@ -495,19 +495,19 @@ def drop_project_headers(results: list, jobs: list) -> None:
     source (a quoted include resolves there); and, for a source in a git repository, the files
     git tracks there (a pre-commit run or a review checks a few files of a whole project)."""
     suffixes: set[str] | None = None
-    repos: dict[Path, set[str]] = {}        # git top folder -> trailing parts of tracked paths
     tops: dict[Path, Path | None] = {}      # a source's folder -> its git top folder
+    known: dict[tuple[Path, str], bool] = {}   # (git top folder, include) -> git tracks it
 
-    def tracked(path: Path) -> set[str]:
-        from .vcs import tracked_suffixes, work_tree_of
+    def tracked(path: Path, include: str) -> bool:
+        from .vcs import tracks, work_tree_of
         if path.parent not in tops:
             tops[path.parent] = work_tree_of(path.parent)
         top = tops[path.parent]
         if top is None:
-            return set()
-        if top not in repos:
-            repos[top] = tracked_suffixes(top)
-        return repos[top]
+            return False
+        if (top, include) not in known:
+            known[top, include] = tracks(top, include)
+        return known[top, include]
 
     for r, j in zip(results, jobs):
         if not any(f.code == "PT001" for f in r.findings):
@@ -522,7 +522,7 @@ def drop_project_headers(results: list, jobs: list) -> None:
             if f.code == "PT001" and f.name and f.message.startswith("include ") and (
                     f.name.lstrip("/") in suffixes
                     or (Path(j.entry.path).parent / f.name).is_file()
-                    or f.name.lstrip("/") in tracked(Path(j.entry.path))):
+                    or tracked(Path(j.entry.path), f.name)):
                 r.stats.unconverted -= 1
                 continue
             kept.append(f)

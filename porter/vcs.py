@@ -100,14 +100,13 @@ def work_tree_of(folder: Path) -> Path | None:
     return Path(_out(proc)) if proc.returncode == 0 else None
 
 
-def tracked_suffixes(root: Path) -> set[str]:
-    """Every trailing part of every path git tracks under `root` (`a/b/c.h`, `b/c.h`, `c.h`):
-    what an `#include` of a project header can name, whichever `-I` folder the build uses."""
-    out: set[str] = set()
-    for rel in tracked_files(root):
-        parts = rel.split("/")
-        out.update("/".join(parts[i:]) for i in range(len(parts)))
-    return out
+def tracks(root: Path, include: str) -> bool:
+    """Whether git tracks, under `root`, a file that an `#include` of `include` can name
+    (`include` itself, or a path ending in `/include`), whichever `-I` folder the build uses.
+    git filters its index by pathspec, so a large repository costs one quick call."""
+    escaped = "".join("\\" + c if c in "*?[]\\" else c for c in include.lstrip("/"))
+    proc = _git(root, "ls-files", "-z", "--", escaped, "*/" + escaped)
+    return proc.returncode == 0 and bool(proc.stdout)
 
 
 def diff_since(root: Path, base_commit: str, paths: list[str] | None = None) -> Diff:
