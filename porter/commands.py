@@ -875,7 +875,8 @@ severity: the rule's default. Rules that depend on the GPU grade a finding per t
 fix: safe    applied by `porter port` (not by check); equivalent code, nothing to review
      unsafe  applied only with --unsafe-fixes: usually right, but review the change
      display a suggestion shown in the report, never applied
-     none    no automatic fix"""
+     none    no automatic fix
+  `porter rule CODE` says under "Fix safety" what a rule's fix changes and how safe it is."""
 
 
 def rules_markdown(rules) -> str:

@@ -591,7 +591,9 @@ def test_rule_list_explains_fix_kinds_and_severities():
     rc, out, _ = run_cli("rule", "--all")
     assert rc == 0
     assert "fix: safe" in out and "applied by `porter port`" in out and "--unsafe-fixes" in out
-    assert "per target" in out
+    assert "per target" in out and '"Fix safety"' in out
+    rc, out, _ = run_cli("rule", "PT104")
+    assert rc == 0 and "fix: safe" in out and "\n## Fix safety\nSafe. " in out
 
 
 def test_help_documents_exit_codes():
