@@ -629,3 +629,20 @@ def test_docs_rules_md_is_up_to_date():
         "`porter rule --all --format markdown --full > docs/rules.md`")
     rc, out, _ = run_cli("rule", "--all", "--format", "markdown", "--full")
     assert rc == 0 and out == shipped      # the command the page names is its generator
+
+
+def test_cli_choices_match_the_modules_that_implement_them():
+    """The parser spells the formats and review filter modes out (importing the report and
+    review modules would cost every start-up); they must stay the ones those modules know."""
+    import argparse
+
+    from porter.cli import build_parser
+    from porter.report import FORMATS
+    from porter.review import FILTER_MODES
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for cmd in ("check", "port", "review"):
+        fmt = next(a for a in subs.choices[cmd]._actions if "--format" in a.option_strings)
+        assert tuple(fmt.choices) == FORMATS, cmd
+    mode = next(a for a in subs.choices["review"]._actions if "--filter-mode" in a.option_strings)
+    assert tuple(mode.choices) == FILTER_MODES
