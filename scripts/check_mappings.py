@@ -237,7 +237,7 @@ def cuda_problems(where: str, r: Row, cuda: src.CudaNames, releases: list[Versio
 ROC_COLUMNS = (("blas", "roc"), ("sparse", "roc"), ("solver", "roc"), ("rand", "roc"),
                ("dnn", "hip"))
 ROC_KINDS = frozenset({"function", "device_function", "type", "enum", "macro"})
-ARITY_CHANGING = ("drop_arg0", "default_arg:")
+ARITY_CHANGING = ("drop_arg0", "default_arg:", "drop_null_arg:")
 
 
 def roc_library_problems(rows_by_area: dict[str, list[Row]], releases: list[Version]) -> list[str]:

@@ -30,7 +30,7 @@ ROC_AREAS = ("blas", "sparse", "solver", "rand")
 IDENT_KINDS = ("function", "device_function", "type", "enum", "macro")
 V64 = (6, 4)
 # call transforms that change how many arguments the replacement takes
-ARITY_CHANGING = ("drop_arg0", "default_arg:")
+ARITY_CHANGING = ("drop_arg0", "default_arg:", "drop_null_arg:")
 
 
 @cache
