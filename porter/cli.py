@@ -61,9 +61,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE", help="configuration file (default: the nearest "
                    ".porter.toml or pyproject.toml with [tool.porter])")
     p.add_argument("--roc", action="store_true",
-                   help="target rocBLAS/rocRAND/rocSPARSE instead of the hip* libraries (a library "
-                        "moves only when every name used from it maps one to one; hipFFT and "
-                        "hipSOLVER have no one-to-one roc* API and stay)")
+                   help="target rocBLAS/rocSOLVER/rocRAND/rocSPARSE instead of the hip* libraries "
+                        "(a library moves only when every name used from it maps one to one; "
+                        "cuBLAS and cuSOLVER move together; cuSOLVER calls that take a workspace "
+                        "keep a project on hipSOLVER; hipFFT has no one-to-one roc* API and stays)")
     p.add_argument("--no-cache", action="store_true",
                    help="check: neither read nor write the result cache (see `porter clean`)")
     p.add_argument("--statistics", action="store_true",
