@@ -15,6 +15,7 @@ import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 # -- macro worlds ------------------------------------------------------------------------------
 # Verified with clang-22 -x hip -dM -E (host and device passes, --offload-arch=gfx942): HIP-Clang
@@ -88,6 +89,9 @@ def macro(name: str, world: str) -> tuple[bool | None, int | None]:
         return False, 0
     return None, None
 
+
+#: Distinct condition texts parse_cond remembers per process.
+_COND_CACHE = 4096
 
 # -- preprocessor expressions ------------------------------------------------------------------
 _TOK = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)"
@@ -207,7 +211,10 @@ class _Parser:
         return ("unk",)
 
 
+@lru_cache(maxsize=_COND_CACHE)
 def parse_cond(text: str) -> Cond:
+    """The parsed condition (cached: a tree's files repeat their guards; a Cond is not changed
+    after parsing)."""
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL)
     text = re.sub(r"//.*", "", text)
     toks = _tokens(text)
@@ -289,22 +296,66 @@ def _not(a):
 
 
 # -- directive structure -----------------------------------------------------------------------
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b",
-                        re.MULTILINE)
+# Found from the `#` (a literal prefix Python's re scans for quickly), then checked to start its
+# line: a `^`-anchored multi-line pattern is tried at every byte of the file.
+_DIRECTIVE = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
 
 
-@dataclass
+def _directives(data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:
+    """(start of the line, match) of each conditional directive: `#` first on its line after
+    spaces and tabs only (what `^[ \\t]*#` with re.MULTILINE matches)."""
+    for m in _DIRECTIVE.finditer(data):
+        h = m.start()
+        line = data.rfind(b"\n", 0, h) + 1
+        if not data[line:h].strip(b" \t"):
+            yield line, m
+
+
+@dataclass(eq=False)
 class Branch:
+    """One branch of an `#if` chain. Its condition is parsed when first read (`cond`, `raw`):
+    most files are asked about a few positions, and parsing every directive's condition up front
+    cost as much as the rules that ask."""
     kind: str                 # if / ifdef / ifndef / elif / elifdef / elifndef / else
-    cond: Cond | None         # None for #else
+    text: bytes               # the directive's text after the keyword
     start: int                # byte offset of the directive
     line_end: int             # byte offset after the directive line (body start)
     cond_start: int = 0       # byte range of the condition text
     cond_end: int = 0
-    raw: str = ""             # the condition as written
     end: int = 0              # byte offset of the next directive of the group (body end)
     group: Group | None = None
     index: int = 0
+    _cond: Cond | None | bool = field(default=False, repr=False)
+
+    @property
+    def cond(self) -> Cond | None:
+        """The parsed condition; None for #else."""
+        c = self._cond
+        if c is False:
+            c = self._cond = _branch_cond(self.kind, self._src())
+        return c  # type: ignore[return-value]
+
+    @property
+    def raw(self) -> str:
+        """The condition as written (comments dropped, white space collapsed)."""
+        return _raw(self._src())
+
+    def _src(self) -> str:
+        return self.text.decode("utf-8", "replace").replace("\\\n", " ").replace("\\\r\n", " ")
+
+
+def _branch_cond(kind: str, text: str) -> Cond | None:
+    if kind == "else":
+        return None
+    if kind in ("ifdef", "elifdef"):
+        return parse_cond(f"defined({text.strip().split()[0] if text.strip() else ''})")
+    if kind in ("ifndef", "elifndef"):
+        return parse_cond(f"!defined({text.strip().split()[0] if text.strip() else ''})")
+    return parse_cond(text)
+
+
+def _raw(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"/\*.*?\*/|//.*", "", text)).strip()
 
 
 @dataclass
@@ -353,37 +404,26 @@ class PPState:
         self._memo: dict = {}
         self._nl: list[int] | None = None
         stack: list[Group] = []
-        for m in _DIRECTIVE.finditer(data):
+        for start, m in _directives(data):
             if ctx.root is not None and ctx.in_comment_or_string(m.start(1), m.end(1)):
                 continue
             kind = m.group(1).decode()
             eol = _logical_line_end(data, m.end())
-            text = data[m.end():eol].decode("utf-8", "replace").replace("\\\n",
-                                                                        " ").replace("\\\r\n", " ")
             if kind in ("if", "ifdef", "ifndef"):
-                g = Group(parent=self._innermost(stack, m.start()))
+                g = Group(parent=self._innermost(stack, start))
                 stack.append(g)
                 self.groups.append(g)
             if not stack:
                 continue                   # stray #elif/#else/#endif (header fragment)
             g = stack[-1]
             if g.branches:
-                g.branches[-1].end = m.start()
+                g.branches[-1].end = start
             if kind == "endif":
                 g.end = eol
                 stack.pop()
                 continue
-            if kind == "else":
-                cond = None
-            elif kind in ("ifdef", "elifdef"):
-                cond = parse_cond(f"defined({text.strip().split()[0] if text.strip() else ''})")
-            elif kind in ("ifndef", "elifndef"):
-                cond = parse_cond(f"!defined({text.strip().split()[0] if text.strip() else ''})")
-            else:
-                cond = parse_cond(text)
-            raw = re.sub(r"\s+", " ", re.sub(r"/\*.*?\*/|//.*", "", text)).strip()
-            b = Branch(kind, cond, m.start(), eol, m.end(), eol, raw=raw, end=len(data), group=g,
-                       index=len(g.branches))
+            b = Branch(kind, data[m.end():eol], start, eol,
+                       m.end(), eol, end=len(data), group=g, index=len(g.branches))
             g.branches.append(b)
             self.branches.append(b)
         for g in stack:                    # unterminated
