@@ -80,32 +80,57 @@ class TriggerIndex:
         # trigger is absent without a scan of the whole file
         self._runs = {t: tuple(self._IDENTLIKE.findall(t)) for t in self.text_triggers}
         self._match = sorted(set(self.ident_triggers).union(*self._runs.values()))
-        # identifier -> the identifier-like triggers it contains: a tree's files share most of
-        # their identifiers, so each distinct one is matched against the triggers once
+        # identifier -> the identifier-like triggers it contains, for those that contain one;
+        # `_seen` holds every identifier matched so far: a tree's files share most of their
+        # identifiers, so each distinct one is matched once
         self._by_ident: dict[bytes, frozenset[bytes]] = {}
+        self._hitters: set[bytes] = set()
+        self._seen: set[bytes] = set()
+        # trigger -> indices of the rules it selects; the rules without triggers always run
+        self._rules_of: dict[bytes, list[int]] = {}
+        for i, r in enumerate(self.rules):
+            for t in set(r.triggers):
+                self._rules_of.setdefault(t, []).append(i)
+        self._always_idx = {i for i, r in enumerate(self.rules) if not r.triggers}
 
     def rules_for(self, data: bytes, idents=None) -> list:
         if idents is None:
             idents = set(self._IDENTLIKE.findall(data))
-        known = self._by_ident
-        new = [i for i in idents if i not in known]
-        if len(known) + len(new) > _TRIGGER_CACHE_MAX:
-            known.clear()           # bounded memory on a huge tree: start the cache over
+        new = idents - self._seen
         if new:
+            if len(self._seen) + len(new) > _TRIGGER_CACHE_MAX:
+                # bounded memory on a huge tree: start the cache over
+                self._seen.clear()
+                self._by_ident.clear()
+                self._hitters.clear()
+            self._seen |= new
             joined = b"\n".join(new)
             hits = [t for t in self._match if t in joined]
-            for i in new:
-                known[i] = frozenset(t for t in hits if t in i)
+            if hits:
+                for i in new:
+                    found = frozenset(t for t in hits if t in i)
+                    if found:
+                        self._by_ident[i] = found
+                        self._hitters.add(i)
         present: set[bytes] = set()
-        for i in idents:
-            found = known[i]
-            if found:
-                present |= found
-        present.update([t for t in self.text_triggers
-                        if all(r in present for r in self._runs[t]) and t in data])
+        known = self._by_ident
+        for i in idents & self._hitters:
+            present |= known[i]
+        runs = self._runs
+        for t in self.text_triggers:
+            for r in runs[t]:
+                if r not in present:
+                    break
+            else:
+                if t in data:
+                    present.add(t)
         if not present:
             return self.always
-        return [r for r in self.rules if not r.triggers or not present.isdisjoint(r.triggers)]
+        chosen = set(self._always_idx)
+        rules_of = self._rules_of
+        for t in present:
+            chosen.update(rules_of.get(t, ()))
+        return [self.rules[i] for i in sorted(chosen)]
 
 
 # -- per-process state ------------------------------------------------------------------------
