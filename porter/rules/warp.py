@@ -49,6 +49,20 @@ TID_NAME = re.compile(
 WARPISH_TARGET = re.compile(r"(?i)(lane|warp|^wid$|^w_?id$|^wrp)")
 
 
+def _names_body(rx) -> str:
+    """The alternatives of a `(?i)^...$` name pattern, for joining into one pattern."""
+    pat = rx.pattern
+    assert pat.startswith("(?i)^") and pat.endswith("$")
+    return pat[len("(?i)^"):-1]
+
+
+# PT101's pre-filter: an identifier of the file every finding needs (a thread index for the
+# `x & 31` forms, a warp-size name for the definitions), one search over the joined identifiers
+_PT101_NAMES = re.compile(
+    ("(?im)^(?:threadIdx|blockDim|thread_rank|hipThreadIdx_\\w*|hipBlockDim_\\w*|(?:"
+     + _names_body(TID_NAME) + ")|(?:" + _names_body(WARP_SIZE_NAME) + "))$").encode())
+
+
 # -- generic helpers --------------------------------------------------------------------------
 def literal_value(ctx: RuleContext, node):
     """Integer value of a (parenthesised) number literal or None."""
@@ -357,6 +371,12 @@ class WarpSizeLiteral(Rule):
     severity = Severity.WARNING
     fix = Applicability.NONE
     triggers = (b"31", b"32", b">> 5", b">>5", b"0x1f", b"0x1F")
+
+    def wanted(self, idents: set[bytes], index) -> bool:
+        """Every finding needs a thread-index identifier (`threadIdx`, `blockDim`,
+        `hipThreadIdx_x`, `thread_rank`, a name like `tid` or `lane`) or a warp-size name
+        (`WARP_SIZE`): without one the file needs no tree walk for this rule."""
+        return _PT101_NAMES.search(b"\n".join(idents)) is not None
 
     def check(self, ctx):
         w32 = ctx.options.wave32()
