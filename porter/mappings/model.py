@@ -41,6 +41,10 @@ MAX_ARGS = re.compile(r"^max_args:(\d+)$")
 ARGS_NAME = re.compile(r"^args:(\d+)=(\w+)$")
 # plus `arity:MIN-MAX`: calls with fewer or more arguments than the CUDA function takes are reported
 ARITY = re.compile(r"^arity:(\d+)-(\d+)$")
+# plus `drop_null_arg:N`: argument N (0-based) is a parameter the HIP function lacks; a call passing
+# a null pointer literal there (0, NULL, nullptr, possibly cast) drops it, any other call is
+# reported (cuOccupancyMaxPotentialBlockSize's block-size-to-shared-memory callback)
+DROP_NULL_ARG = re.compile(r"^drop_null_arg:(\d+)$")
 # several of these may be joined with `|` (`default_arg:2:0|args:5=hipGraphInstantiate`)
 TRANSFORM_SEP = "|"
 
@@ -48,7 +52,7 @@ TRANSFORM_SEP = "|"
 def _valid_part(t: str) -> bool:
     return (t in TRANSFORMS or DEFAULT_ARG.match(t) is not None or MEMLOC.match(t) is not None
             or MAX_ARGS.match(t) is not None or ARGS_NAME.match(t) is not None
-            or ARITY.match(t) is not None)
+            or ARITY.match(t) is not None or DROP_NULL_ARG.match(t) is not None)
 
 
 def valid_transform(t: str) -> bool:

@@ -65,6 +65,7 @@ from .names import (
     is_location,
     is_ported_guard,
     project_declaration_sites,
+    refusal,
     transform_edits,
 )
 from .roc import roc_area, roc_plan
@@ -176,6 +177,7 @@ class CudaRewriter:
         self.scan = scanner_for(index)
         self._own: set[str] = set()          # per file: see _project_declarations
         self._fallbacks: set[int] = set()
+        self._deleted: list[tuple[int, int]] = []
         v = options.rocm_version
         self.version_text = ".".join(map(str, v))
 
@@ -212,6 +214,7 @@ class CudaRewriter:
         self._implicit_use = False
         cuda_includes, hip_headers = self._includes(data, root, include_hits)
         self._own, self._fallbacks = self._project_declarations(data, name_hits)
+        self._deleted = []
         for m, key, skip in qual_hits:
             self._qualified(data, m, key, skip)
         for pos, n in name_hits:
@@ -345,6 +348,8 @@ class CudaRewriter:
         if name in self._own:
             self.res.declared.add(name)
             return                  # the project declares this name itself: its uses are its own
+        if self._deleted and any(a <= start < b for a, b in self._deleted):
+            return                  # inside an argument a call transform removed
         ctx, node = self._ctx.at(start, end)
         if not self._is_reference(name, ctx, node, start):
             return
@@ -482,8 +487,9 @@ class CudaRewriter:
             if done is None:
                 args = call_args(node)
                 if args is not None:
-                    why = (f"this call's {len(args)}-argument form has no HIP equivalent "
-                           f"porter knows ({row.transform})")
+                    why = refusal(self.src.data, row, args, new) or (
+                        f"this call's {len(args)}-argument form has no HIP equivalent "
+                        f"porter knows ({row.transform})")
                     if row.notes:
                         why += f": {row.notes}"
                 else:
@@ -505,6 +511,8 @@ class CudaRewriter:
     def _apply(self, row: Row, group: list[Edit], name: str, new: str, start: int) -> None:
         if not self.res.edits.add_group(group):
             return
+        # text a call transform deleted (a dropped argument): names in it are gone from the port
+        self._deleted += [(e.start, e.end) for e in group if not e.text and e.end > e.start]
         self._count(self.res.stats.converted, row.area)
         if row.area in IMPLICIT_AREAS:
             self._implicit_use = True

@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 
 from ..findings import Edit
-from ..mappings.model import ARGS_NAME, ARITY, DEFAULT_ARG, MAX_ARGS, TRANSFORM_SEP, Row
+from ..mappings.model import (
+    ARGS_NAME,
+    ARITY,
+    DEFAULT_ARG,
+    DROP_NULL_ARG,
+    MAX_ARGS,
+    TRANSFORM_SEP,
+    Row,
+)
 from ..parse import cuda as P
 from .lex import lex_code_spans
 
@@ -219,6 +227,12 @@ def _one_transform(data: bytes, t: str, args: list) -> list[Edit] | None:
         if len(args) != n or n == 0:
             return []                   # the defaulted argument is given
         return [Edit(args[-1].end_byte, args[-1].end_byte, b", " + text.encode())]
+    m = DROP_NULL_ARG.match(t)
+    if m:
+        i = int(m.group(1))
+        if len(args) <= i or not is_null_literal(data, args[i]):
+            return None
+        return [drop_argument(args, i)]
     if not args:
         return None
     if t == "drop_arg0":
@@ -235,6 +249,40 @@ def _one_transform(data: bytes, t: str, args: list) -> list[Edit] | None:
             return []
         return [Edit(a.start_byte, a.start_byte, b"HIP_SYMBOL("),
                 Edit(a.end_byte, a.end_byte, b")")]
+    return None
+
+
+_NULL = re.compile(rb"(?:\(\s*(?:[A-Za-z_]\w*\s*\**|void\s*\*)\s*\)\s*)?"
+                   rb"(?:0[uUlL]*|NULL|nullptr|\(\s*(?:0[uUlL]*|NULL|nullptr)\s*\))")
+
+
+def is_null_literal(data: bytes, arg) -> bool:
+    """Is this argument a null pointer written as a literal: `0`, `NULL`, `nullptr`, possibly in
+    parentheses or after a C cast (`(CUoccupancyB2DSize)0`)?"""
+    return _NULL.fullmatch(data[arg.start_byte:arg.end_byte].strip()) is not None
+
+
+def drop_argument(args: list, i: int) -> Edit:
+    """The edit removing argument i with its separating comma."""
+    a = args[i]
+    if i + 1 < len(args):
+        return Edit(a.start_byte, args[i + 1].start_byte, b"")
+    if i > 0:
+        return Edit(args[i - 1].end_byte, a.end_byte, b"")
+    return Edit(a.start_byte, a.end_byte, b"")
+
+
+def refusal(data: bytes, row: Row, args: list, new: str) -> str | None:
+    """Why a call transform does not apply to this call, when a part of it can say more than the
+    argument count (an argument HIP has no parameter for that is not null)."""
+    for t in row.transform.split(TRANSFORM_SEP):
+        m = DROP_NULL_ARG.match(t)
+        if m and len(args) > int(m.group(1)) and not is_null_literal(data,
+                                                                     args[int(m.group(1))]):
+            a = args[int(m.group(1))]
+            text = data[a.start_byte:a.end_byte].decode("utf-8", "replace")
+            return (f"its argument {int(m.group(1)) + 1} (`{text}`) is not a null pointer, and "
+                    f"`{new}` has no such parameter")
     return None
 
 

@@ -806,7 +806,7 @@ class WarpMask32Bit(Rule):
             # pick() returns None only for an empty row list; then fall back to the default set
             row = type(idx).pick(idx.by_name[name], ctx.options.rocm_version)
             if row is not None:
-                return {name} if row.transform == "drop_arg0" else set()
+                return {name} if "drop_arg0" in row.transform.split("|") else set()
         return DROPPED_BEFORE_70
 
     def _identifier(self, ctx, fname, ident):
