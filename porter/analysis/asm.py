@@ -7,6 +7,7 @@ cp.async, mma, special register, other PTX). `ctx.asm` is the per-file `AsmSites
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from .lazyre import re
@@ -100,22 +101,30 @@ class AsmSite:
         return f"inline PTX {shown}" if shown else "inline PTX"
 
 
+#: Distinct dotted opcode suffixes classify remembers per process.
+_SUFFIX_CACHE = 4096
+
 _ASM_TOKEN = re.compile(rb'"(?:\\.|[^"\\])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[():]|[A-Za-z_]\w*', re.S)
+
+
+# After the template (the first `:` at depth 1) only strings, comments and parentheses matter:
+# the operands' names and colons are skipped by the regex engine, not one token at a time.
+_ASM_REST = re.compile(rb'"(?:\\.|[^"\\])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[()]', re.S)
 
 
 def _lex_asm(data: bytes, pos: int, limit: int) -> tuple[str, int]:
     """From the `(` after `asm`: (template text, end offset after the matching `)`)."""
     assert data[pos:pos + 1] == b"("
-    depth, parts, in_template = 1, [], True
+    depth, parts = 1, []
     n = min(limit, len(data))
     end = n
+    rest = -1                       # where the operands start (after the template)
     for m in _ASM_TOKEN.finditer(data, pos + 1, n):
         tok = m.group()
         c = tok[:1]
         if c == b'"':
-            if in_template:
-                body = tok[1:-1] if len(tok) > 1 and tok.endswith(b'"') else tok[1:]
-                parts.append(body.decode("utf-8", "replace"))
+            body = tok[1:-1] if len(tok) > 1 and tok.endswith(b'"') else tok[1:]
+            parts.append(body.decode("utf-8", "replace"))
         elif c == b"/":
             continue
         elif c == b"(":
@@ -127,17 +136,34 @@ def _lex_asm(data: bytes, pos: int, limit: int) -> tuple[str, int]:
                 break
         elif c == b":":
             if depth == 1:
-                in_template = False
-        elif in_template:
+                rest = m.end()
+                break
+        else:
             parts.append(" {" + tok.decode() + "} ")
+    if rest >= 0:
+        for m in _ASM_REST.finditer(data, rest, n):
+            c = m.group()[:1]
+            if c == b"(":
+                depth += 1
+            elif c == b")":
+                depth -= 1
+                if depth == 0:
+                    end = m.end()
+                    break
     text = "".join(parts).replace("\\n", " ").replace("\\t", " ").replace("\\\n", " ")
     return text, end
 
 
+@lru_cache(maxsize=_SUFFIX_CACHE)
+def _ptx_suffixes(dotted: str) -> bool:
+    """Is one of the `.x.y` parts after a PTX opcode a PTX suffix? (cached: few distinct)"""
+    match = _PTX_SUFFIX.match
+    return any(match(s) for s in dotted.split(".")[1:])
+
+
 def classify(site: AsmSite) -> None:
     t = site.template
-    ops = [m.group(1) + m.group(2) for m in _DOTTED.finditer(t)
-           if any(_PTX_SUFFIX.match(s) for s in m.group(2).split(".")[1:])]
+    ops = [m.group(1) + m.group(2) for m in _DOTTED.finditer(t) if _ptx_suffixes(m.group(2))]
     if _EXIT_ONLY.match(t):
         ops = ["exit"]
     site.ops = ops
@@ -175,9 +201,9 @@ def find_asm_sites(ctx) -> list[AsmSite]:
         if ctx.in_comment_or_string(kw0, kw1):
             continue
         in_macro = False
-        p = node
-        while p is not None and p.type != "preproc_arg":
-            p = p.parent
+        # a #define body is one token (the grammar's preproc_arg has no children): the keyword
+        # is in one when the smallest node around it is that token, never deeper
+        p = node if node.type == "preproc_arg" else None
         limit = len(data)
         if p is not None:
             in_macro = True

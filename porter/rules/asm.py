@@ -14,12 +14,18 @@ compiles (`#ifdef __HIP_PLATFORM_NVIDIA__`, `#ifndef USE_ROCM`) is skipped; asm 
 """
 from __future__ import annotations
 
+import re as _re
+from functools import lru_cache
+
 from ..analysis.asm import FAMILY_CODE, AsmSite  # noqa: F401  (FAMILY_CODE: documented here)
 from ..analysis.lazyre import re
 from ..analysis.lex import code_matches
 from ..findings import Applicability, Edit, Severity
 from .base import Rule
 from .registry import register
+
+#: Distinct opcode lists whose suggestion is remembered per process.
+_SUGGEST_CACHE = 2048
 
 # -- suggestions for plain PTX -----------------------------------------------------------------
 _SUGGEST = [
@@ -66,10 +72,23 @@ _SUGGEST = [
 
 
 def suggestion(site: AsmSite) -> str:
-    for rx, text in _SUGGEST:
-        if any(re.match(rx, o) for o in site.ops):
+    return _suggestion_for(tuple(site.ops))
+
+
+@lru_cache(maxsize=_SUGGEST_CACHE)
+def _suggestion_for(ops: tuple[str, ...]) -> str:
+    """The first _SUGGEST entry one of the opcodes matches (cached: sites repeat their opcode
+    lists; matching each against every pattern was most of PT201's time)."""
+    for rx, text in _suggest_rx():
+        if any(rx(o) for o in ops):
             return text
     return "HIP intrinsics or `__builtin_amdgcn_*` builtins"
+
+
+@lru_cache(maxsize=1)
+def _suggest_rx():
+    """_SUGGEST's patterns, compiled on first use (not at import: `porter port one.cu`)."""
+    return [(_re.compile(rx).match, text) for rx, text in _SUGGEST]
 
 
 # -- PT201 -------------------------------------------------------------------------------------
