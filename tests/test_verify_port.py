@@ -367,3 +367,21 @@ def test_failed_compile_exits_1_whatever_the_findings(tmp_path, rocm72, hip_clan
     assert "[PT907]" not in proc.stdout
     proc = subprocess.run(base + ["--exit-zero"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_files_porter_did_not_port_are_skipped_with_why(tmp_path, rocm72, hip_clang):
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "big.cu").write_text("__global__ void k(float* p) { p[0] = 1.f; }\n")
+    (tmp_path / "proj" / "small.cu").write_text("__global__ void k(int* p) { *p = 1; }\n")
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", "proj", "-o", "out",
+                           "--verify", "--rocm-path", str(rocm72.parent), "--max-file-size", "40",
+                           "--format", "json", "-q"], cwd=tmp_path, capture_output=True,
+                          text=True)
+    doc = json.loads(proc.stdout)
+    validate_json_report(doc)
+    units = {u["path"]: u for u in doc["verify"]["units"]}
+    assert units["out/small.cu"]["status"] == "compiled"
+    big = units["out/big.cu"]
+    assert big["status"] == "skipped" and big["targets"] == {"gfx942": "skipped"}
+    assert big["skipped"].startswith("not ported (") and "--max-file-size" in big["skipped"]
+    assert proc.returncode == 0, proc.stderr       # skipped is not failed
