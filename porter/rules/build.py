@@ -402,10 +402,12 @@ class VerifyCompileFailed(Rule):
     ## What it finds
     With `--verify`, porter compiles every ported translation unit for each `--offload-arch`
     target with a real HIP compiler (object emission, `-c`). A file that fails is reported at
-    the original CUDA line when the error is on a line porter changed (else at the ported
-    line, named in the message), with the compiler's first error. A file that compiles only
-    when a flag the build lacks is added (`-include cstring`, ROCm 6.x's
-    `-DHIP_ENABLE_WARP_SYNC_BUILTINS`) is reported too.
+    the original CUDA line of its first error in that file, mapped back from the ported line
+    through the edits porter made, with the compiler's message and both locations (the ported
+    `file:line:col` and the original one, marked when porter changed that line); an error in
+    a ported header is named with the header's original line. The targets the file fails for
+    are the finding's targets. A file that compiles only when a flag the build lacks is added
+    (`-include cstring`, ROCm 6.x's `-DHIP_ENABLE_WARP_SYNC_BUILTINS`) is reported too.
 
     ## Why it breaks on AMD
     What the compiler rejects is what the port left behind: inline PTX (caught only when code
@@ -444,9 +446,11 @@ class TorchExtensionBuild(Rule):
 
     ## Why it breaks on AMD
     On a ROCm build of PyTorch these calls work as they are: PyTorch hipifies the sources at
-    build time. porter therefore leaves the build file alone. What that build-time hipify does
-    not handle is what porter's rules report in the sources themselves: inline PTX, 32-lane
-    warp assumptions, NVIDIA-only intrinsics.
+    build time. porter therefore leaves the build file alone unless asked
+    (`porter port --port-build-files` translates the nvcc flags, which reach hipcc unchanged,
+    and the CUDA library names). What that build-time hipify does not handle is what porter's
+    rules report in the sources themselves (inline PTX, 32-lane warp assumptions, NVIDIA-only
+    intrinsics); PT909 points from the build file to them.
 
     ## Example
     ```python
