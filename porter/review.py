@@ -219,8 +219,18 @@ def run_review(args) -> int:
         if h not in given:
             given.add(h)
             plan.jobs.append(Job(Entry(h, str(h), "cuda"), context=True))
-    results = run_pipeline(args, res, plan.jobs)
+    # C++ sources are ported in memory (PT006 compares the port with the change); build files
+    # are checked as `porter check` checks them: their port would absorb the findings it fixes
+    # (a change adding `enable_language(CUDA)` would pass)
+    import argparse
+    build = [j for j in plan.jobs if j.entry.kind == "build"]
+    other = [j for j in plan.jobs if j.entry.kind != "build"]
+    done_other = iter(run_pipeline(args, res, other) if other else [])
+    as_check = argparse.Namespace(**{**vars(args), "command": "check"})
+    done_build = iter(run_pipeline(as_check, res, build) if build else [])
     plan.jobs = [j for j in plan.jobs if not j.context]
+    results = [next(done_build) if j.entry.kind == "build" else next(done_other)
+               for j in plan.jobs]
     from .mappings.index import load_index
     index = load_index()
     want_introduced = res.rule_codes is None or INTRODUCED_CODE in res.rule_codes

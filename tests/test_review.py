@@ -255,3 +255,23 @@ def test_markdown_names_the_fixes_of_the_reported_findings(tmp_path):
     assert rc == 1, err
     assert "**2 errors** on added or modified lines" in out
     assert "`porter port` fixes 2 of them." in out and "--unsafe-fixes" not in out
+
+
+def test_build_file_changes_are_checked_like_check_does(tmp_path):
+    """A change that adds `enable_language(CUDA)` to a CMakeLists.txt is reported (PT901), as
+    `porter check` reports it; the build port must not absorb it."""
+    need(shutil.which("git") is not None, "git is not installed")
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    cm = root / "CMakeLists.txt"
+    cm.write_text("cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX)\n")
+    git(root, "add", "CMakeLists.txt")
+    git(root, "commit", "-q", "-m", "base")
+    cm.write_text(cm.read_text() + "enable_language(CUDA)\n")
+    rc, out, err = review(root, "--base", "main", "--format", "json")
+    assert rc == 1, err
+    assert found(out) == {("CMakeLists.txt", 3, "PT901")}
+    check = subprocess.run([sys.executable, "-m", "porter.cli", "check", "--format", "json",
+                            "CMakeLists.txt"], cwd=root, capture_output=True, text=True)
+    assert found(check.stdout) == found(out)
