@@ -138,7 +138,8 @@ def render(report: RunReport) -> str:
             ("fixes applied" if porting else "fixes available", fnd["fixed"] if porting else
              sum(1 for f in report.open_findings if f.fix is not None)),
             ("share of CUDA API references porter converts", share),
-            ("manual work left", f"{overall['manual']} ({overall['points']} points)")]
+            ("manual work left", f"{overall['manual']} ({overall['points']} "
+                                 f"point{'' if overall['points'] == 1 else 's'})")]
     title = {"port": "porter port report", "check": "porter check report",
              "review": "porter review"}.get(report.command, "porter report")
     out = ["<!DOCTYPE html>", "<html lang='en'><head><meta charset='utf-8'>",
