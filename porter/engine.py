@@ -354,20 +354,35 @@ def _discard(tmp: str) -> None:
         os.unlink(tmp)
 
 
+#: Output folders this process made or found (atomic_write does not ask again for each file).
+_MADE_DIRS: set[Path] = set()
+_MADE_DIRS_MAX = 10_000
+
+
 def atomic_write(path: Path, data: bytes, mode_from: Path | None = None) -> None:
     """Write through a temporary file in the same folder and rename: never half-written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_beside(path)
+    parent = path.parent
+    if parent not in _MADE_DIRS:
+        parent.mkdir(parents=True, exist_ok=True)
+        if len(_MADE_DIRS) >= _MADE_DIRS_MAX:
+            _MADE_DIRS.clear()
+        _MADE_DIRS.add(parent)
     try:
-        with open(tmp, "wb") as fh:
+        fd, tmp = tempfile.mkstemp(prefix=".porter-", suffix=".tmp", dir=parent)
+    except FileNotFoundError:           # the folder was removed since: make it again
+        _MADE_DIRS.discard(parent)
+        parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".porter-", suffix=".tmp", dir=parent)
+    try:
+        with open(fd, "wb") as fh:
             fh.write(data)
-        # mkstemp makes 0600 files: give the result the source's mode, or the umask's
-        mode = 0o666 & ~_UMASK
-        if mode_from is not None:
-            with contextlib.suppress(FileNotFoundError):     # the source vanished meanwhile
-                mode = os.stat(mode_from).st_mode & 0o7777
-        with contextlib.suppress(PermissionError):   # a file system without modes (FAT)
-            os.chmod(tmp, mode)
+            # mkstemp makes 0600 files: give the result the source's mode, or the umask's
+            mode = 0o666 & ~_UMASK
+            if mode_from is not None:
+                with contextlib.suppress(FileNotFoundError):     # the source vanished meanwhile
+                    mode = os.stat(mode_from).st_mode & 0o7777
+            with contextlib.suppress(PermissionError):   # a file system without modes (FAT)
+                os.fchmod(fh.fileno(), mode)
         os.replace(tmp, path)
     except BaseException:
         _discard(tmp)
