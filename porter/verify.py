@@ -686,6 +686,8 @@ def main_verify(args) -> int:
         at = f"  [in {r.location}]" if r.location else ""
         label = f"  FAIL  {rel}{at}" + (f"  (compiles only with {r.only_with} added)"
                                          if r.only_with else "")
+        if len({st for _, st in r.per_target}) > 1:     # fails for some targets only
+            label += "  [" + ", ".join(f"{t}: {st}" for t, st in r.per_target) + "]"
         lines = [label]
         detail = r.stderr_tail.splitlines() or [f"exit code {r.returncode}"]
         lines += [f"        {line}" for line in detail[: None if verbose else 6]]

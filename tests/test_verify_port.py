@@ -385,3 +385,16 @@ def test_files_porter_did_not_port_are_skipped_with_why(tmp_path, rocm72, hip_cl
     assert big["status"] == "skipped" and big["targets"] == {"gfx942": "skipped"}
     assert big["skipped"].startswith("not ported (") and "--max-file-size" in big["skipped"]
     assert proc.returncode == 0, proc.stderr       # skipped is not failed
+
+
+def test_porter_verify_names_the_failing_targets(tmp_path, rocm72, hip_clang, capsys):
+    import types
+    (tmp_path / "fp8.hip").write_text("#include <hip/hip_runtime.h>\n" + PROJECT["fp8.cu"])
+    args = types.SimpleNamespace(path=str(tmp_path), offload_arch="gfx942,gfx90a",
+                                 rocm_path=str(rocm72.parent))
+    assert verify.main_verify(args) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"^  FAIL  fp8\.hip .*  \[gfx942: compiled, gfx90a: failed\]$", out, re.M), out
+    [res] = verify.verify_tree(tmp_path, ["gfx942", "gfx90a"], rocm=verify.discover(rocm72))
+    assert res.per_target == (("gfx942", "compiled"), ("gfx90a", "failed"))
+    assert res.status == "failed"
