@@ -44,12 +44,12 @@ from .lex import (
     Scanner,
     Span,
     block_comment_spans,
+    cuda_looking,
     find_word,
     identifiers,
     in_spans,
     lex_code_spans,
     line_end,
-    looks_cuda,
     qualified_matches,
     qualified_regex,
     scanner_for,
@@ -233,7 +233,7 @@ class CudaRewriter:
         names (`a::b`, also through namespace aliases) the tables know, in the file."""
         scan = self.scan
         names = idents & scan.relevant
-        names |= {n for n in idents - names if looks_cuda(n)}
+        names |= cuda_looking(idents - names)
         name_hits = sorted((pos, n) for n in names for pos in find_word(data, n))
         qual_hits = []
         for first, keys in scan.qualified.items():

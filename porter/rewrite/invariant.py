@@ -23,7 +23,7 @@ from ..findings import Edit, Finding, Severity
 from ..mappings.index import MappingIndex
 from ..source import SourceFile
 from .includes import CUDA_HEADER, include_lines
-from .lex import IDENT, WORD, in_spans, looks_cuda
+from .lex import IDENT, WORD, cuda_looking, in_spans, table_names
 from .shims import on_nvidia_side
 
 # in every message of the check's findings (reports and tests tell them from other PT001s)
@@ -168,8 +168,8 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
     idents = set(IDENT.findall(new)) if idents is None else idents
     identity = _mapped_to_itself(index)
     by_name = index.by_name
-    names = [n for n in idents
-             if (n.decode("ascii", "replace") in by_name or looks_cuda(n))]
+    tables = table_names(index)
+    names = list(idents & tables | cuda_looking(idents - tables))
     includes = include_lines(new)
     if not names and not includes:
         return []
@@ -183,9 +183,14 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
             reported.setdefault(f.line, set()).add(f.name)
         if f.end_line >= f.line:
             spans.setdefault(f.line, []).append((f.col, f.end_line, f.end_col))
-    lexed = code_spans_to_skip(new)
-    quiet = lexed + _directive_spans(new)
-    quiet.sort()
+    lexed_quiet: list[list[tuple[int, int]]] = []   # lexed on first need: most files need none
+
+    def quiet_spans(i: int) -> list[tuple[int, int]]:
+        """0: comments and strings of `new`; 1: those and its directive lines, sorted."""
+        if not lexed_quiet:
+            lexed = code_spans_to_skip(new)
+            lexed_quiet.extend((lexed, sorted(lexed + _directive_spans(new))))
+        return lexed_quiet[i]
     back = _BackMap(edits)
     out: list[Leftover] = []
 
@@ -222,7 +227,7 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
             continue
         name, namespace = hit
         raw, pos = tok.group(), tok.start()
-        if in_spans(quiet, pos):
+        if in_spans(quiet_spans(1), pos):
             continue
         if _MEMBER.search(new, max(0, pos - 8), pos):
             continue
@@ -239,7 +244,7 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
         header = index.lookup_header(path, None)
         if header is not None and header[1] == path:
             continue                    # a header of the same name on both sides
-        if in_spans(lexed, m.start(1)):
+        if in_spans(quiet_spans(0), m.start(1)):
             continue
         ipos, written = back.back(m.start(1))
         if not accounted(path, ipos, written):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -29,6 +29,25 @@ _BLOCK_COMMENT = re.compile(rb"/\*.*?(?:\*/|\Z)", re.DOTALL)
 def looks_cuda(name: bytes) -> bool:
     """Does this identifier token look like a CUDA API name?"""
     return name[:2] in LOOKING_PREFIXES and CUDA_LOOKING_B.match(name) is not None
+
+
+# CUDA_LOOKING over identifiers joined one per line: one regex pass instead of a call per name
+# (each name between newlines; the literal `\n` lets the regex engine skip to the next one)
+assert CUDA_LOOKING_B.pattern.endswith(b"$")
+_LOOKING_LINES = re.compile(rb"\n(" + CUDA_LOOKING_B.pattern[:-1] + rb")(?=\n)")
+
+
+def cuda_looking(idents: Iterable[bytes]) -> set[bytes]:
+    """The identifier tokens that look like CUDA API names: {n for n in idents if
+    looks_cuda(n)}, from one search over the joined tokens (identifiers hold no newline)."""
+    return set(_LOOKING_LINES.findall(b"\n" + b"\n".join(idents) + b"\n"))
+
+
+@lru_cache(maxsize=4)
+def table_names(index: MappingIndex) -> frozenset[bytes]:
+    """The tables' (ASCII) names as bytes: `n in table_names(index)` is
+    `n.decode("ascii", "replace") in index.by_name` for an identifier token."""
+    return frozenset(k.encode() for k in index.by_name if k.isascii())
 
 
 @dataclass
