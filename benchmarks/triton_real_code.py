@@ -1,7 +1,8 @@
 """porter on Triton code nobody here wrote: counts of findings per rule code.
 
 Sources, by pinned version (fetched with `pip download --no-deps`, never committed):
-  torchao 0.13.0 and liger-kernel 0.6.2 wheels, plus the Triton files of the installed torch
+  torchao 0.13.0, liger-kernel 0.6.2 and fla-core 0.6.0 (flash-linear-attention's kernels,
+  written for NVIDIA and AMD) wheels, plus the Triton files of the installed torch
   (torch/_inductor/kernel, torch/_inductor/runtime, torch/sparse, torch/_higher_order_ops).
 
     python benchmarks/triton_real_code.py [--cache DIR] [--arch gfx942,gfx950]
@@ -20,7 +21,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-PINNED = ("torchao==0.13.0", "liger-kernel==0.6.2")
+PINNED = ("torchao==0.13.0", "liger-kernel==0.6.2", "fla-core==0.6.0")
 
 
 def fetch(cache: Path) -> list[Path]:

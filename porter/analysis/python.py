@@ -43,6 +43,10 @@ _NV_FN = re.compile(r"(?i)^_?(is|on|use|using|has)_?(cuda|nvidia|nv)$")
 _NV_ARCH_FN = re.compile(r"(?i)^_?(is|on|has)_?(hopper|blackwell|ampere|sm_?\d+\w*|"
                          r"cuda_\w+|nvidia_\w+|tma\w*|tcgen05\w*|wgmma\w*|triton_\w*tma\w*|"
                          r"datacenter_blackwell\w*)$")
+# flags true only on some NVIDIA GPUs (fla's IS_NVIDIA_HOPPER / IS_NVIDIA_BLACKWELL) or only
+# with an NVIDIA-only feature (USE_PDL: programmatic dependent launch, PTX griddepcontrol)
+_NV_ARCH_VAR = re.compile(r"(?i)^_?(is|on|has|use|using|enable)_?(nvidia_\w+|cuda_\w+|hopper|"
+                          r"blackwell|ampere|sm_?\d+\w*|pdl)$")
 _AMD_VAR = re.compile(r"(?i)^_?(is|on|use|using|has)?_?(hip|rocm|amd)$")
 _NV_VAR = re.compile(r"(?i)^_?(is|on|use|using|has)_?(cuda|nvidia)$")
 
@@ -164,6 +168,8 @@ class PyFacts:
                 return AMD, NVIDIA
             if _NV_VAR.match(last):
                 return NVIDIA, AMD
+            if _NV_ARCH_VAR.match(last):
+                return NVIDIA, None
             if isinstance(expr, ast.Name) and expr.id in self.module_consts:
                 val = self.module_consts[expr.id]
                 if val is not expr and isinstance(val, ast.expr) and not isinstance(val, ast.Name):

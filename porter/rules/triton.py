@@ -1276,6 +1276,8 @@ class TritonWarpSizeHost(PyRule):
 
     ## What it finds
     `num_warps * 32`, `32 * num_warps` and `num_warps = BLOCK // 32` (host or kernel code).
+    Not in files that build TileLang kernels: TileLang takes the thread count itself
+    (`T.Kernel(..., threads=num_warps * 32)`), so nothing is derived from it.
 
     ## Why it breaks on AMD
     A Triton warp is a wavefront on AMD: 64 threads on gfx9 (MI200/MI300/MI350), 32 on
@@ -1303,8 +1305,9 @@ class TritonWarpSizeHost(PyRule):
     def check(self, ctx):
         facts = _facts(ctx)
         wave64 = ctx.options.wave64()
-        if not wave64:
-            return
+        if not wave64 or any(m == "tilelang" or m.startswith("tilelang.")
+                             for m in facts.imported):
+            return          # TileLang takes the thread count itself (T.Kernel(threads=...))
         for node in ast.walk(facts.src.tree):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
                 for a, b in ((node.left, node.right), (node.right, node.left)):
@@ -1343,7 +1346,8 @@ def _capability_names(facts) -> set[str]:
 
 def _mentions_capability(node: ast.AST, names: set[str]) -> bool:
     for n in ast.walk(node):
-        if isinstance(n, ast.Call) and dotted_last(n.func).endswith("get_device_capability"):
+        if isinstance(n, ast.Call) and dotted_last(n.func).endswith("get_device_capability") \
+                and not dotted_last(n.func).startswith(_OTHER_DEVICE_MODULES):
             return True
         if isinstance(n, ast.Name) and n.id in names:
             return True
@@ -1465,9 +1469,14 @@ def _only_reports(facts, node: ast.AST) -> bool:
                dotted_last(st.value.func).rsplit(".", 1)[-1] in _REPORTERS for st in par.body)
 
 
+# device modules of other vendors' PyTorch backends: their names say nothing about CUDA/ROCm
+_OTHER_DEVICE_MODULES = ("torch.xpu.", "torch.npu.", "torch.mps.", "torch.mtia.")
+
+
 def _mentions_device_name(node: ast.AST, names: set[str]) -> bool:
     for n in ast.walk(node):
-        if isinstance(n, ast.Call) and dotted_last(n.func).endswith(_DEVICE_NAME_FNS):
+        if isinstance(n, ast.Call) and dotted_last(n.func).endswith(_DEVICE_NAME_FNS) and \
+                not dotted_last(n.func).startswith(_OTHER_DEVICE_MODULES):
             return True
         if isinstance(n, ast.Name) and n.id in names:
             return True
