@@ -510,8 +510,10 @@ def test_fixes_applied_and_unsafe_fixes_pending_are_named(tmp_path):
     rc, out, _ = run_cli("check", "reduce.cu", cwd=tmp_path)
     assert "fixable by `porter port`: 1 (PT104); 1 more with --unsafe-fixes (PT107)" in out
     # port --check writes nothing: it says what the port would do
-    rc, _, err = run_cli("port", "--check", "reduce.cu", cwd=tmp_path)
+    rc, _, err = run_cli("port", "--check", "reduce.cu", "--report", "check.html", cwd=tmp_path)
     assert rc == 1 and "1 file: 1 to port" in err
+    page = (tmp_path / "check.html").read_text()
+    assert "fixes the port would apply" in page and "fixes applied" not in page
     assert "fixes the port would apply: 1 (PT104)" in err and "fixes applied" not in err
     assert "1 more fix with --unsafe-fixes (PT107)" in err
     rc, out, _ = run_cli("port", "reduce.cu", "-o", "out", "--unsafe-fixes", cwd=tmp_path)

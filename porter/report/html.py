@@ -125,7 +125,7 @@ def render(report: RunReport) -> str:
     md = _md()
     s = report.summary()
     files, fnd, api = s["files"], s["findings"], s["api"]
-    porting = report.command == "port"
+    porting = report.command == "port" and report.would_change is None   # not port --check
     eff = estimate(report)
     overall = eff.overall_dict()
     share = "–" if overall["converted_share"] is None else f"{overall['converted_share']:.0%}"
@@ -135,7 +135,9 @@ def render(report: RunReport) -> str:
             ("references left unconverted", api["unconverted"]),
             ("references unsupported on HIP", api["unsupported"]),
             ("errors", fnd["error"]), ("warnings", fnd["warning"]), ("info", fnd["info"]),
-            ("fixes applied" if porting else "fixes available", fnd["fixed"] if porting else
+            ("fixes applied" if porting else "fixes the port would apply"
+             if report.command == "port" else "fixes available",
+             fnd["fixed"] if report.command == "port" else
              sum(1 for f in report.open_findings if f.fix is not None)),
             ("share of CUDA API references porter converts", share),
             ("manual work left", f"{overall['manual']} ({overall['points']} "
