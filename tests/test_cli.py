@@ -514,6 +514,9 @@ def test_fixes_applied_and_unsafe_fixes_pending_are_named(tmp_path):
     assert rc == 1 and "1 file: 1 to port" in err
     page = (tmp_path / "check.html").read_text()
     assert "fixes the port would apply" in page and "fixes applied" not in page
+    rc, _, _ = run_cli("port", "--check", "reduce.cu", "--report", "check.md", cwd=tmp_path)
+    md = (tmp_path / "check.md").read_text()
+    assert "| files to port | 1 |" in md and "| fixes the port would apply | 1 |" in md
     assert "fixes the port would apply: 1 (PT104)" in err and "fixes applied" not in err
     assert "1 more fix with --unsafe-fixes (PT107)" in err
     rc, out, _ = run_cli("port", "reduce.cu", "-o", "out", "--unsafe-fixes", cwd=tmp_path)

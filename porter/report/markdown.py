@@ -37,19 +37,21 @@ def render(report: RunReport) -> str:
         out.append("Targets: " + ", ".join(opts.get("offload_arch", [])) +
                    f"; ROCm {opts.get('rocm_version', '')}")
         out.append("")
-    converted = "API references converted" if report.command == "port" else \
+    dry = report.would_change is not None          # port --check writes nothing
+    converted = "API references converted" if report.command == "port" and not dry else \
         "API references that would convert"
     out += ["| | count |", "|---|---:|",
             f"| files | {files['files']} |", f"| files with CUDA code | {files['cuda_files']} |"]
     if report.command == "port":
-        out.append(f"| files ported | {files['ported']} |")
+        out.append(f"| files {'to port' if dry else 'ported'} | {files['ported']} |")
     out += [f"| {converted} | {api['converted']} |",
             f"| references left unconverted | {api['unconverted']} |",
             f"| references unsupported on HIP | {api['unsupported']} |",
             f"| errors | {fnd['error']} |", f"| warnings | {fnd['warning']} |",
             f"| info | {fnd['info']} |"]
     if report.command == "port":
-        out.append(f"| fixes applied | {fnd['fixed']} |")
+        out.append(f"| {'fixes the port would apply' if dry else 'fixes applied'} | "
+                   f"{fnd['fixed']} |")
     from .effort import estimate
     eff = estimate(report).overall_dict()
     if eff["converted_share"] is not None:
