@@ -170,3 +170,11 @@ def test_libcst_only_when_writing(tmp_path):
     f.write_bytes(CHAINS)
     assert _heavy(["check"], str(f)) == "False"
     assert _heavy(["port", "-o", str(tmp_path / "out.py")], str(f)) == "True"
+
+
+def test_import_added_after_a_last_line_without_newline():
+    src = (b"import triton\n\n\n@triton.jit\ndef k(x):\n    return tl.extra.cuda.libdevice.tanh(x)"
+           b"\n\n\nimport triton.language as tl")
+    new = port(src).new_data
+    assert new == src.replace(b"tl.extra.cuda.libdevice", b"tl.extra.libdevice") + b"\n" + \
+        ADDED.rstrip(b"\n")

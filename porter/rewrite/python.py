@@ -257,8 +257,9 @@ def _edit_transformer(cst):
         def leave_Module(self, original, updated):
             body = list(updated.body)
             added = 0
-            for ed in self._take(lambda x: x.start == x.end and x.text.endswith(b"\n")
-                                 and x.start > 0 and self.buf[x.start - 1:x.start] == b"\n"):
+            for ed in self._take(lambda x: x.start == x.end and x.text.endswith(b"\n") and (
+                    x.start == len(self.buf) or
+                    x.start > 0 and self.buf[x.start - 1:x.start] == b"\n")):
                 before = [i for i, st in enumerate(original.body)
                           if self._span(st)[1] <= ed.start]
                 nxt = before[-1] + 1 if before else 0
