@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from operator import attrgetter
 
 # Node types whose text is a comment or a string: never rewritten unless asked.
 COMMENT_TYPES = frozenset({"comment"})
@@ -99,8 +100,19 @@ def captures(pattern: str, node) -> dict[str, list]:
     cur = tree_sitter.QueryCursor(query(pattern))
     found = cur.captures(node)
     for nodes in found.values():
-        nodes.sort(key=_document_order)
+        sort_document_order(nodes)
     return found
+
+
+_START = attrgetter("start_byte")
+_END = attrgetter("end_byte")
+
+
+def sort_document_order(nodes: list) -> None:
+    """Sort in place by `_document_order` (start, outer node first; stable), with two stable
+    sorts on C-level keys: a Python key function per node cost more than the query."""
+    nodes.sort(key=_END, reverse=True)
+    nodes.sort(key=_START)
 
 
 def _document_order(n) -> tuple[int, int]:
@@ -150,6 +162,7 @@ def error_nodes(root) -> list:
             out.append(n)
             continue
         if n.has_error:
-            stack.extend(reversed(n.children))
+            # only children with errors (an ERROR or MISSING node has_error itself)
+            stack.extend([c for c in reversed(n.children) if c.has_error])
     out.sort(key=lambda n: n.start_byte)
     return out

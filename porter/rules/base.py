@@ -181,7 +181,7 @@ class RuleContext:
         key = tuple(sorted(types))
         if key not in self._types:
             merged = [n for t in key for n in self._by_type[t]]
-            merged.sort(key=lambda n: (n.start_byte, -n.end_byte))
+            P.sort_document_order(merged)
             self._types[key] = merged
         return self._types[key]
 
