@@ -334,13 +334,90 @@ def library(area: str, release: str = "7.2") -> Declared:
 # -- the CUDA side ---------------------------------------------------------------------------------
 def read_cuda_arity(path: Path = ARITY_FILE) -> dict[str, set[int]]:
     """name -> parameter counts of the CUDA library function (macro aliases resolved)."""
-    out: dict[str, set[int]] = {}
+    return {n: {len(p) for p in lists} for n, lists in read_cuda_params(path).items()}
+
+
+def read_cuda_params(path: Path = ARITY_FILE) -> dict[str, list[list[str]]]:
+    """name -> the parameter lists of the CUDA library function's declarations."""
+    out: dict[str, list[list[str]]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line or line.startswith("#"):
             continue
-        name, counts, *_ = line.split("\t")
-        out[name] = {int(c) for c in counts.split(",")}
+        name, _counts, _header, decls = line.split("\t")
+        out[name] = [[] if d == "void" else d.split(" ; ") for d in decls.split(" | ")]
     return out
+
+
+# -- parameter types ------------------------------------------------------------------------------
+# the integer typedefs of the ROCm libraries (rocblas-types.h, rocsparse-types.h): int32_t / int64_t
+SAME_TYPE = {"rocblas_int": "int", "int32_t": "int", "rocsparse_int": "int",
+             "rocblas_stride": "int64_t", "rocblas_int64": "int64_t", "rocblas_float": "float",
+             "rocblas_double": "double", "long long int": "long long",
+             "unsigned long long int": "unsigned long long", "unsigned int": "unsigned",
+             "long int": "long", "int64_t": "long",
+             # miopen.h (HIP back end): typedef hipStream_t miopenAcceleratorQueue_t
+             "miopenAcceleratorQueue_t": "hipStream_t"}
+INTEGERS = frozenset({"int", "long", "long long", "size_t", "unsigned", "unsigned long long",
+                      "uint64_t", "short", "char", "unsigned char", "uint32_t", "signed char"})
+_QUALIFIERS = frozenset({"const", "struct", "enum", "volatile", "__restrict__", "restrict",
+                         "__restrict"})
+_BUILTIN = frozenset({"int", "char", "long", "short", "double", "float", "unsigned", "signed",
+                      "void", "bool"})
+
+
+@dataclass(frozen=True)
+class ParamType:
+    """A parameter's type: base type name, pointer levels, const per level (base first)."""
+
+    base: str
+    levels: int
+    const: tuple[bool, ...]
+
+
+def param_type(param: str, rename=lambda name: name) -> ParamType:
+    """The type of one declared parameter (its name dropped; `T x[]` is `T* x`); `rename` maps
+    each identifier of the base type (a CUDA type to the name porter gives it)."""
+    m = re.match(r"^(.*?)\b[A-Za-z_]\w*\s*((?:\[[^\]]*\]\s*)+)$", param)
+    if m and m.group(1).strip():               # `T name[]`: a pointer, the name dropped
+        param = m.group(1) + "*" * m.group(2).count("[")
+    text = re.sub(r"\[[^\]]*\]", "*", param)
+    toks = re.findall(r"[A-Za-z_]\w*|\*|&", text)
+    ids = [t for t in toks if t not in _QUALIFIERS and t not in ("*", "&")]
+    if len(ids) > 1 and toks and toks[-1] == ids[-1] and ids[-1] not in _BUILTIN:
+        toks = toks[:-1]                       # the parameter's name
+    base: list[str] = []
+    const = [False]
+    levels = 0
+    for t in toks:
+        if t in ("*", "&"):
+            levels += 1
+            const.append(False)
+        elif t == "const":
+            const[-1] = True
+        elif t not in _QUALIFIERS and levels == 0:
+            base.append(t)
+    name = " ".join(rename(b) for b in base)
+    name = SAME_TYPE.get(name, name)
+    return ParamType(SAME_TYPE.get(name, name), levels, tuple(const))
+
+
+def passes(arg: ParamType, param: ParamType) -> bool:
+    """Does C++ pass an argument declared as `arg` to a parameter declared as `param` (the same
+    type, a by-value integer conversion, or const added where a qualification conversion may)?"""
+    if arg.levels != param.levels:
+        return False
+    if arg.levels == 0:
+        return arg.base == param.base or (arg.base in INTEGERS and param.base in INTEGERS)
+    if arg.base != param.base:
+        return False
+    top = len(arg.const) - 1                   # the parameter's own const does not matter
+    for i in range(top):
+        if arg.const[i] and not param.const[i]:
+            return False
+        if param.const[i] and not arg.const[i] and not all(param.const[j]
+                                                            for j in range(i + 1, top)):
+            return False
+    return True
 
 
 def build_cuda_arity(wheels: list[Path]) -> str:
@@ -357,7 +434,7 @@ def build_cuda_arity(wheels: list[Path]) -> str:
                         if inc not in incs:
                             incs.append(inc)
             names.append(w.name.split("-")[0] + "-" + w.name.split("-")[1])
-        rows: dict[str, tuple[set[int], str]] = {}
+        rows: dict[str, tuple[list[list[str]], str]] = {}
         for h in CUDA_HEADERS:
             found = [i / h for i in incs if (i / h).is_file()]
             if not found:
@@ -367,16 +444,23 @@ def build_cuda_arity(wheels: list[Path]) -> str:
                              ("-D__NV_NO_HOST_COMPILER_CHECK=1",))
             roots = tuple(str(i) + "/" for i in incs)
             d = parse_declarations(own_text(pre, lambda p, r=roots: p.startswith(r)))
-            for name, counts in d.functions.items():
-                rows.setdefault(name, (set(), h))[0].update(counts)
+            for name, lists in d.params.items():
+                have = rows.setdefault(name, ([], h))[0]
+                have += [p for p in lists if p not in have]
             for name, body in d.macros.items():   # cublasSgemm -> cublasSgemm_v2
-                if re.fullmatch(r"\w+", body) and body in d.functions and name not in rows:
-                    rows[name] = (set(d.functions[body]), h)
-    head = ["# name<TAB>parameter counts of the CUDA library function<TAB>header",
+                if re.fullmatch(r"\w+", body) and body in d.params and name not in rows:
+                    rows[name] = (list(d.params[body]), h)
+    head = ["# name<TAB>parameter counts of the CUDA library function<TAB>header<TAB>its "
+            "declarations' parameters (` ; ` between parameters, ` | ` between overloads)",
             "# made by `python scripts/roc_api.py --cuda-arity` from " + ", ".join(names),
             "# (object-like macros naming a function, e.g. cublasSgemm -> cublasSgemm_v2, "
-            "take that function's counts)"]
-    body = [f"{n}\t{','.join(map(str, sorted(c)))}\t{h}" for n, (c, h) in sorted(rows.items())]
+            "take that function's declarations)"]
+    body = []
+    for n, (lists, h) in sorted(rows.items()):
+        counts = ",".join(map(str, sorted({len(p) for p in lists})))
+        decls = " | ".join(" ; ".join(re.sub(r"\s+", " ", x) for x in p) or "void"
+                           for p in lists)
+        body.append(f"{n}\t{counts}\t{h}\t{decls}")
     return "\n".join(head + body) + "\n"
 
 

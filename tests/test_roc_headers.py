@@ -166,3 +166,68 @@ def test_workspace_solver_functions_have_no_roc_name():
                  "cusolverDnSgetrs"):
         rows = INDEX.by_name[name]
         assert not any(r.roc for r in rows), name
+
+
+# -- parameter types ------------------------------------------------------------------------------
+# roc areas whose roc* names a call of the area may receive: rocSOLVER calls take rocBLAS's
+# handle and enums (porter moves cuBLAS and cuSOLVER together)
+TYPE_AREAS = {"blas": {"blas"}, "sparse": {"sparse"}, "solver": {"solver", "blas"},
+              "rand": {"rand"}, "dnn": {"dnn"}}
+
+
+def _renamer(area: str):
+    """CUDA type name -> the name porter gives it in a project whose `area` goes to roc*."""
+    def rename(name: str) -> str:
+        rows = INDEX.by_name.get(name)
+        row = MappingIndex.pick(rows, (7, 2)) if rows else None
+        if row is None or not row.hip:
+            return name
+        return row.roc if row.roc and row.area in TYPE_AREAS[area] else row.hip
+    return rename
+
+
+def _type_mismatch(area: str, cuda_lists, roc_lists) -> str | None:
+    """None when some CUDA declaration's arguments pass to some roc* declaration's parameters;
+    otherwise the first mismatch."""
+    rename = _renamer(area)
+    why = "no declaration with the same parameter count"
+    for cp in cuda_lists:
+        for rp in roc_lists:
+            if len(cp) != len(rp):
+                continue
+            bad = [f"{a!r} -> {b!r}" for a, b in zip(cp, rp)
+                   if not roc_api.passes(roc_api.param_type(a, rename), roc_api.param_type(b))]
+            if not bad:
+                return None
+            why = bad[0]
+    return why
+
+
+def test_roc_functions_take_the_cuda_arguments():
+    """Each argument of the CUDA call, with its type renamed as porter renames it, passes to the
+    roc* (or MIOpen) function's parameter: complex and cudaDataType arguments, for example, do
+    not (rocblas_float_complex is not hipComplex, rocsparse_datatype is not hipDataType)."""
+    cuda = roc_api.read_cuda_params()
+    problems, checked = [], 0
+    for area, r, name in _arity_rows():
+        if r.transform or r.cuda not in cuda:
+            continue
+        roc_lists = declared(area, "7.2").params.get(name, [])
+        why = _type_mismatch(area, cuda[r.cuda], roc_lists)
+        if why is not None:
+            problems.append(f"{r.cuda} -> {name}: {why}")
+        checked += 1
+    assert checked > 400
+    assert not problems, "\n".join(problems[:40])
+
+
+def test_type_check_catches_complex_and_data_type_arguments():
+    cuda = roc_api.read_cuda_params()
+    blas = declared("blas", "7.2")
+    assert _type_mismatch("blas", cuda["cublasCgemm_v2"], blas.params["rocblas_cgemm"])
+    assert _type_mismatch("blas", cuda["cublasGemmEx"], blas.params["rocblas_gemm_ex"])
+    assert _type_mismatch("blas", cuda["cublasSgemm_v2"], blas.params["rocblas_sgemm"]) is None
+    # const added inside a double pointer is no implicit conversion in C++
+    rand = declared("rand", "7.2")
+    assert _type_mismatch("rand", cuda["curandGetScrambleConstants32"],
+                          rand.params["rocrand_get_scramble_constants32"])
