@@ -23,7 +23,7 @@ from ..findings import Edit, Finding, Severity
 from ..mappings.index import MappingIndex
 from ..source import SourceFile
 from .includes import CUDA_HEADER, include_lines
-from .lex import IDENT, WORD, cuda_looking, in_spans, table_names
+from .lex import IDENT, WORD, cuda_looking, find_word, in_spans, table_names
 from .shims import on_nvidia_side
 
 # in every message of the check's findings (reports and tests tell them from other PT001s)
@@ -217,25 +217,23 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
             if row is not None and row.since <= version and name in (row.hip, row.roc):
                 continue
         checked[raw] = (name, rows is not None and all(r.kind == "namespace" for r in rows))
-    # one pass over the output's tokens (a find per name costs more where names repeat)
-    # tokens starting like a checked name (C speed), then the exact test
-    heads = sorted({re.escape(n[:2]) for n in checked})
-    rx = re.compile(rb"(?<![\w$])(?:" + b"|".join(heads) + rb")[\w$]*") if heads else None
-    for tok in rx.finditer(new) if rx is not None else ():
-        hit = checked.get(tok.group())
-        if hit is None:
-            continue
-        name, namespace = hit
-        raw, pos = tok.group(), tok.start()
-        if in_spans(quiet_spans(1), pos):
-            continue
-        if _MEMBER.search(new, max(0, pos - 8), pos):
-            continue
-        if namespace and not re.match(rb"\s*::", new[pos + len(raw):pos + len(raw) + 8]):
-            continue
-        ipos, written = back.back(pos)
-        if not accounted(name, ipos, written):
-            out.append(Leftover(name, ipos, written))
+    # each checked name's occurrences as a whole token (a scan of every token that starts like
+    # one of them, `__` or `cu`, went through most of a header's tokens one at a time), then
+    # in document order, as one pass over the tokens finds them
+    found: list[tuple[int, Leftover]] = []
+    for raw, (name, namespace) in checked.items():
+        for pos in find_word(new, raw):
+            if in_spans(quiet_spans(1), pos):
+                continue
+            if _MEMBER.search(new, max(0, pos - 8), pos):
+                continue
+            if namespace and not re.match(rb"\s*::", new[pos + len(raw):pos + len(raw) + 8]):
+                continue
+            ipos, written = back.back(pos)
+            if not accounted(name, ipos, written):
+                found.append((pos, Leftover(name, ipos, written)))
+    found.sort(key=lambda x: x[0])
+    out.extend(x for _, x in found)
     for m in includes:
         path = m.group(1)[1:-1].decode("utf-8", "replace").strip()
         if path.startswith("hip/") or not (CUDA_HEADER.match(path)
