@@ -2,7 +2,8 @@
 
 Runs `python -m porter.cli check FILE` several times on a Triton kernel file and prints the
 best and the median wall time, and the same for a .py file without GPU code. Also reports
-whether libcst, triton or torch got imported by a check (they must not be).
+whether libcst, triton or torch got imported by a check (they must not be), and by a port of
+the file (libcst only, when porter has something to write).
 
     python benchmarks/check_py_startup.py [--runs 15] [FILE]
 """
@@ -38,12 +39,12 @@ def timed(args: list[str], runs: int) -> tuple[list[float], list[float]]:
     return wall, cpu
 
 
-def heavy_imports(path: Path) -> list[str]:
-    code = ("import sys, runpy; sys.argv = ['porter', 'check', %r]\n"
+def heavy_imports(path: Path, *verb: str) -> list[str]:
+    argv = list(verb or ("check",))
+    code = (f"import sys, runpy; sys.argv = ['porter', *{argv!r}, {str(path)!r}]\n"
             "try:\n    runpy.run_module('porter.cli', run_name='__main__')\n"
             "except SystemExit:\n    pass\n"
-            "print('HEAVY:', *(m for m in ('libcst', 'triton', 'torch') if m in sys.modules))"
-            % str(path))
+            "print('HEAVY:', *(m for m in ('libcst', 'triton', 'torch') if m in sys.modules))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("HEAVY:")]
     return lines[-1].split()[1:] if lines else ["(not measured)"]
@@ -69,6 +70,11 @@ def main() -> int:
               f"{min(c):.3f} s, median {statistics.median(c):.3f} s; {a.runs} runs")
     heavy = heavy_imports(f)
     print("heavy modules imported by the check:", ", ".join(heavy) if heavy else "none")
+    # port writes through libcst when there is something to rewrite (expected: libcst only)
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        heavy = heavy_imports(f, "port", "-o", str(Path(tmp) / f.name))
+    print("heavy modules imported by port -o:", ", ".join(heavy) if heavy else "none")
     return 0
 
 
