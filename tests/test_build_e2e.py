@@ -93,3 +93,20 @@ def test_make_build_of_the_ported_project(ported, tmp_path, rocm72, hip_clang):
     assert (tree / "obj" / "gemm.o").is_file()
     assert _device_targets(tree / "obj" / "scale.o") == set(ARCHS)
     assert (tree / "libblasdemo.a").is_file()
+
+
+def test_port_verify_of_the_project_compiles_every_unit(tmp_path, rocm72, hip_clang):
+    """`porter port --verify` on the same project: every translation unit compiled for both
+    targets, in the JSON report's verify object."""
+    import json
+    out = tmp_path / "blas-hip"
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(PROJECT), "-o", str(out),
+                           "--offload-arch", ",".join(ARCHS), "--verify", "--rocm-path",
+                           str(rocm72.parent), "--format", "json", "-q"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
+    ver = json.loads(proc.stdout)["verify"]
+    assert ver["targets"] == list(ARCHS)
+    assert sorted(Path(u["path"]).name for u in ver["units"]) == ["gemm.cu", "main.cpp",
+                                                                  "scale.cu"]
+    assert all(u["targets"] == {a: "compiled" for a in ARCHS} for u in ver["units"]), ver
