@@ -1006,13 +1006,12 @@ def _diagnostics(r: CompileResult, ported: dict[Path, _Ported], rocm: Path) -> l
 
 
 def verify_port(args, plan, results, rule_codes: Iterable[str] | None = None
-                ) -> VerifyReport | None:
+                ) -> VerifyReport:
     """`porter port ... --verify`: compile the ported translation units the run wrote, for each
     --offload-arch target, and return their results (the reports render them). Each failure is
     also a PT907 finding at the original CUDA line the first error maps back to (else the
     file's first line), naming both locations; each file's note says its result. One line per
-    file goes to standard error as it finishes (unless -q). None when nothing was written that
-    compiles."""
+    file goes to standard error as it finishes (unless -q)."""
     from .findings import Finding, Severity
     if plan.mode not in ("tree", "file", "inplace"):
         raise ValueError("--verify needs files written: -o DIR, -o FILE or --in-place")
@@ -1085,7 +1084,7 @@ def verify_port(args, plan, results, rule_codes: Iterable[str] | None = None
             res.findings.append(_failure_finding(unit, res.rel, archs, Finding, Severity))
     report.units += not_compiled
     report.units.sort(key=lambda u: u.path)
-    return report if report.units else None
+    return report         # also with no unit: the reports say 0 were compiled
 
 
 def _failure_finding(unit: UnitVerify, rel: str, archs: Sequence[str], finding_cls, severity):

@@ -398,3 +398,13 @@ def test_porter_verify_names_the_failing_targets(tmp_path, rocm72, hip_clang, ca
     [res] = verify.verify_tree(tmp_path, ["gfx942", "gfx90a"], rocm=verify.discover(rocm72))
     assert res.per_target == (("gfx942", "compiled"), ("gfx90a", "failed"))
     assert res.status == "failed"
+
+
+def test_no_translation_unit_is_said_so(tmp_path, rocm72, hip_clang):
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "a.cuh").write_text("__device__ int f();\n")
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", "proj", "-o", "out",
+                           "--verify", "--rocm-path", str(rocm72.parent), "-q"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "compile check: 0 compiled, 0 failed of 0 translation units" in proc.stdout
