@@ -90,8 +90,10 @@ OWN_NAMES = [("cudaStreamCaptureStatus", "hipStreamCaptureStatus"),
 PORTED = ["#if defined(__CUDA_BF16_H__)\n#else\n@D\n#endif",
           "#ifndef __CUDA_RUNTIME_H__\n@D\n#endif",
           "#ifdef __DRIVER_TYPES_H__\n#else\n@D\n#endif",
-          "#ifndef __CUDACC__\n@D\n#endif"]
-NOT_PORTED = ["@D", "#if CUDART_VERSION < 11000\n@D\n#endif",
+          "#ifndef __CUDACC__\n@D\n#endif",
+          # deepspeed's gelu.cu: a comment that says `typedef` just before the alias
+          "#if defined(__CUDA_BF16_H__)\n#else\n// typedef only if CUDA lacks it\n@D\n#endif"]
+NOT_PORTED = ["@D", "// a typedef of our own\n@D", "#if CUDART_VERSION < 11000\n@D\n#endif",
               "#ifndef BF16_AVAILABLE\n@D\n#endif", "#if 1\n@D\n#endif"]
 
 

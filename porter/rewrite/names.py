@@ -58,12 +58,14 @@ def is_declaration_name(node) -> bool:
 
 # Where a file may declare a name itself: `using N =`, `#define N`, `struct N {` / `: base`,
 # `typedef ... N;`, `} N;` (a typedef of a struct body). Each site is then checked in the tree.
-_DECL_SITE = re.compile(
-    rb"\busing[ \t]+([A-Za-z_]\w*)[ \t]*="
-    rb"|#[ \t]*define[ \t]+([A-Za-z_]\w*)"
-    rb"|\b(?:struct|class|union|enum)(?:[ \t]+class)?[ \t]+([A-Za-z_]\w*)[ \t\r\n]*[:{]"
-    rb"|\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)[ \t]*;"
-    rb"|\}[ \t]*([A-Za-z_]\w*)[ \t]*;")
+# Separate patterns, so that one match (a `typedef` in a comment running on to the next `;`)
+# cannot hide another.
+_DECL_SITES = tuple(re.compile(p) for p in (
+    rb"\busing[ \t]+([A-Za-z_]\w*)[ \t]*=",
+    rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)",
+    rb"\b(?:struct|class|union|enum)(?:[ \t]+class)?[ \t]+([A-Za-z_]\w*)[ \t\r\n]*[:{]",
+    rb"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)[ \t]*;",
+    rb"\}[ \t]*([A-Za-z_]\w*)[ \t]*;"))
 _DEFINITIONS = frozenset({"alias_declaration", "type_definition", "preproc_def",
                           "preproc_function_def", "enumerator"}) | TAG_SPECIFIERS
 # Macros whose tests porter ports, so that the test picks on AMD the branch it picks with CUDA:
@@ -88,10 +90,10 @@ def is_ported_guard(name: str) -> bool:
 def project_declaration_sites(data: bytes, names: set[bytes]):
     """(start, end) of each place where one of `names` may be declared by the file itself (to
     be checked with `is_declaration_name` and `is_definition`)."""
-    for m in _DECL_SITE.finditer(data):
-        i = m.lastindex or 1
-        if m.group(i) in names:
-            yield m.span(i)
+    for rx in _DECL_SITES:
+        for m in rx.finditer(data):
+            if m.group(1) in names:
+                yield m.span(1)
 
 
 def is_definition(node) -> bool:
