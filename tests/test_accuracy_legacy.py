@@ -75,3 +75,20 @@ def test_pycuda_legacy_names_are_decided():
         # a reason, not only "no mapping": the row's notes follow the verdict
         assert reported[name].split("left unchanged")[1].strip(": "), reported[name]
     assert "hipComputeModeExclusive" in out and "CU_COMPUTEMODE_EXCLUSIVE" not in out
+
+
+def test_fp16_configuration_macros_are_decided():
+    """cuda_fp16.h's user switches (CUDA_NO_HALF, __CUDA_NO_HALF_OPERATORS__ ...), which PyTorch
+    extensions define or test: HIP's where amd_hip_fp16.h tests one, reported otherwise."""
+    src = (b"#include <cuda_fp16.h>\n#ifndef __CUDA_NO_HALF_OPERATORS__\n#endif\n"
+           b"#if defined(__CUDA_NO_HALF_CONVERSIONS__)\n#endif\n"
+           b"#if !defined(CUDA_NO_HALF)\nhalf h;\n#endif\n"
+           b"#ifdef __CUDA_NO_HALF2_OPERATORS__\n#endif\n#ifdef __CUDA_NO_BFLOAT16_OPERATORS__\n"
+           b"#endif\n")
+    res = process_one("ext.cu", src, EngineOptions())
+    out = res.new_data.decode()
+    for hip in ("__HIP_NO_HALF_OPERATORS__", "__HIP_NO_HALF_CONVERSIONS__", "HIP_NO_HALF"):
+        assert hip in out
+    assert not [f for f in res.findings if f.code == "PT001"]
+    assert {f.name for f in res.findings if f.code == "PT002"} >= {
+        "__CUDA_NO_HALF2_OPERATORS__", "__CUDA_NO_BFLOAT16_OPERATORS__"}
