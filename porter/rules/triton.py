@@ -222,7 +222,9 @@ class TritonExtraCudaApi(PyRule):
     side, the other is never generated) and the NVIDIA side is the original call, unchanged.
     A host-side switch would need a driver at import time (none on CPU-only machines) or a new
     kernel argument at every launch; this one needs neither. `is_hip()` asks the active driver,
-    which is the compile target for JIT-compiled kernels; it needs Triton 3.5 or later, so the
+    which is the compile target for JIT-compiled kernels (ahead-of-time compilation for the
+    other vendor's target, on a machine whose driver is this vendor's, would take the wrong
+    side); Triton includes the target in its cache key. It needs Triton 3.5 or later, so the
     fix is offered only when the installed triton is at least 3.5. `num_threads` is safe (the
     AMD helper returns what the name promises); `globaltimer` -> `memrealtime` (ticks, not
     nanoseconds) and `smid` (unique within one XCC only) are unsafe, applied with
