@@ -6,6 +6,7 @@ cp.async, mma, special register, other PTX). `ctx.asm` is the per-file `AsmSites
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -14,6 +15,8 @@ from .lazyre import re
 from .lex import lex_code_spans
 
 if TYPE_CHECKING:
+    from re import Match
+
     from tree_sitter import Node
 
 # -- PTX recognition ---------------------------------------------------------------------------
@@ -185,13 +188,36 @@ def _ptx_name_to_template(name: str) -> str:
     return name.replace("_", ".") + ".b32"
 
 
+def _asm_keywords(data: bytes) -> Iterator[Match[bytes]]:
+    """What `_ASM_KW.finditer(data)` finds, from the `asm` inside every keyword: the pattern
+    starts with an alternation (`asm|__asm__|__asm`), so the regex engine would try it at every
+    `a` and `_` of the file. A match starts at an `asm` or two bytes before it (`__asm`), and
+    nothing after its keyword holds `asm`."""
+    match = _ASM_KW.match
+    pos, find = 0, data.find
+    while True:
+        i = find(b"asm", pos)
+        if i < 0:
+            return
+        m = None
+        if i >= pos + 2 and data[i - 2:i] == b"__":
+            m = match(data, i - 2)
+        if m is None:
+            m = match(data, i)
+        if m is None:
+            pos = i + 1
+            continue
+        yield m
+        pos = m.end()
+
+
 def find_asm_sites(ctx) -> list[AsmSite]:
     """Every asm statement (and `cuda::ptx::` wrapper call) of the file, classified."""
     data = ctx.data
     root = ctx.root
     out: list[AsmSite] = []
     macro_spans: dict[int, list] = {}
-    for m in _ASM_KW.finditer(data):
+    for m in _asm_keywords(data):
         kw0, kw1 = m.start(1), m.end(1)
         if not _word_start(data, kw0):
             continue
