@@ -15,10 +15,18 @@ __all__ = ["code_matches", "find_word", "identifiers", "include_directives", "is
            "lex_code_spans"]
 
 
-def code_matches(ctx, rx):
-    """Matches of a bytes regex in the file outside comments and strings (in code or in macro
-    bodies), in order."""
-    for m in rx.finditer(ctx.data):
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+
+
+def code_matches(ctx, rx, word_start: bool = False):
+    r"""Matches of a bytes regex in the file outside comments and strings (in code or in macro
+    bodies), in order. `word_start`: only matches not preceded by an identifier byte (what a
+    leading `(?<![\w$])` asks, which would cost the pattern the regex engine's fast scan for
+    its literal start)."""
+    data = ctx.data
+    for m in rx.finditer(data):
+        if word_start and m.start() > 0 and data[m.start() - 1] in _WORD_BYTES:
+            continue
         if ctx.in_comment_or_string(m.start(), m.end()):
             continue
         yield m

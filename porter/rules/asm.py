@@ -283,7 +283,7 @@ class PtxSpecialRegister(Rule):
 # -- PT203 -------------------------------------------------------------------------------------
 _CP_ASYNC_IDS = re.compile(r"__pipeline_memcpy_async|__pipeline_commit|__pipeline_wait_prior"
                            r"|__pipeline_arrive_on")
-_CP_ASYNC_QUAL = re.compile(rb"(?<![\w$])(?:cuda|cooperative_groups|cg)\s*::\s*"
+_CP_ASYNC_QUAL = re.compile(rb"(?:cuda|cooperative_groups|cg)\s*::\s*"
                             rb"(memcpy_async|pipeline|make_pipeline|pipeline_shared_state|pipeline_role"
                             rb"|wait|wait_prior)(?![\w$])")
 _CP_ASYNC_HEADERS = {"cuda/pipeline", "cuda_pipeline.h", "cuda_pipeline_primitives.h",
@@ -350,7 +350,7 @@ class PtxCpAsync(Rule):
             yield self.finding(ctx, node, f"`{ctx.text(node)}` (CUDA pipeline primitive) has no "
                                           "HIP "
                                f"equivalent; {self.ADVICE}")
-        for m in code_matches(ctx, _CP_ASYNC_QUAL):
+        for m in code_matches(ctx, _CP_ASYNC_QUAL, word_start=True):
             if pp.skip(m.start()):
                 continue
             what = ctx.data[m.start():m.end()].decode()

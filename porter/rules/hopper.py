@@ -50,7 +50,7 @@ def _macro_body_hits(ctx, rx_bytes: Pattern):
 
 # -- PT206 -------------------------------------------------------------------------------------
 _SM90_ATOM = re.compile(r"SM(?:90|100|101|103|110|120|121)_(?!TMA|BULK)\w+")
-_SM90_ARCH = re.compile(rb"(?<![\w$])arch\s*::\s*(Sm(?:90a?|100a?|101a?|103a?|120a?))(?![\w$])")
+_SM90_ARCH = re.compile(rb"arch\s*::\s*(Sm(?:90a?|100a?|101a?|103a?|120a?))(?![\w$])")
 
 
 @register
@@ -101,7 +101,7 @@ class HopperBlackwellMma(Rule):
                                    f"Hopper/Blackwell tensor cores; {self.ADVICE}")
         pp = ctx.pp
         seen = set()
-        for m in code_matches(ctx, _SM90_ARCH):
+        for m in code_matches(ctx, _SM90_ARCH, word_start=True):
             line = ctx.src.position(m.start())[0]
             if line in seen or pp.skip(m.start()):
                 continue
@@ -168,10 +168,10 @@ class TmaTensorMap(Rule):
 
 
 # -- PT208 -------------------------------------------------------------------------------------
-_BARRIER_QUAL = re.compile(rb"(?<![\w$])cuda\s*::\s*(?:std\s*::\s*)?"
+_BARRIER_QUAL = re.compile(rb"cuda\s*::\s*(?:(?:std\s*::\s*)?"
                            rb"(barrier|latch|counting_semaphore"
-                           rb"|binary_semaphore)(?![\w$])|(?<![\w$])cuda\s*::\s*device\s*::\s*"
-                           rb"(barrier_arrive_tx|barrier_expect_tx|barrier_native_handle)(?![\w$])")
+                           rb"|binary_semaphore)(?![\w$])|device\s*::\s*"
+                           rb"(barrier_arrive_tx|barrier_expect_tx|barrier_native_handle)(?![\w$]))")
 _BARRIER_IDS = re.compile(r"__mbarrier_\w+|__awbarrier_\w+")
 _BARRIER_HEADERS = {"cuda/barrier", "cuda/std/barrier", "cuda/latch", "cuda/std/latch",
                     "cuda/semaphore",
@@ -229,7 +229,7 @@ class AsyncBarrier(Rule):
         for s in ctx.asm.family(self.family):
             yield self.finding(ctx, s.span, f"{s.what()} (mbarrier arrive/wait) has no AMD "
                                f"equivalent; {self.ADVICE}")
-        for m in code_matches(ctx, _BARRIER_QUAL):
+        for m in code_matches(ctx, _BARRIER_QUAL, word_start=True):
             if pp.skip(m.start()):
                 continue
             what = re.sub(r"\s+", "", ctx.data[m.start():m.end()].decode())
@@ -255,7 +255,7 @@ _CLUSTER_IDS = re.compile(
     r"|CU_FUNC_ATTRIBUTE_\w*CLUSTER\w*|__cluster_(?:barrier_\w+|map_shared_rank|query_shared_rank)"
     r"|__clusterDim\w*|__clusterIdx|__clusterRelative\w+|__clusterGridDimInClusters|__clusterSizeInBlocks"
     r"|this_cluster|cluster_group")
-_CLUSTER_DIMS = re.compile(rb"(?<![\w$])__cluster_dims__(?![\w$])")
+_CLUSTER_DIMS = re.compile(rb"__cluster_dims__(?![\w$])")
 _CLUSTER_METHODS = {"sync", "map_shared_rank", "block_rank", "block_index", "dim_blocks",
                     "num_blocks",
                     "barrier_arrive", "barrier_wait", "query_shared_rank"}
@@ -311,7 +311,7 @@ class ThreadBlockCluster(Rule):
         for s in ctx.asm.family(self.family):
             yield self.finding(ctx, s.span, f"{s.what()} (thread-block cluster / distributed "
                                f"shared memory) has no AMD equivalent; {self.ADVICE}")
-        for m in code_matches(ctx, _CLUSTER_DIMS):
+        for m in code_matches(ctx, _CLUSTER_DIMS, word_start=True):
             if pp.skip(m.start()):
                 continue
             if no_cluster:
