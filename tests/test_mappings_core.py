@@ -130,7 +130,7 @@ def test_symbol_apis(core_rows):
     for name in ("cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbolAsync",
                  "cudaMemcpyFromSymbolAsync", "cudaGetSymbolAddress", "cudaGetSymbolSize"):
         want = "symbol_arg0" if "ToSymbol" in name else "symbol_arg1"   # where the symbol sits
-        assert by[name].transform == want, name
+        assert want in by[name].transform.split("|"), name
         assert by[name].hip == "hip" + name[4:]
 
 
