@@ -746,6 +746,9 @@ class Diagnostic:
         return f"{self.ported} (from {self.source}{', changed by porter' if self.changed else ''})"
 
 
+SHOWN_ERRORS = 3   # errors per failed unit shown in the reports
+
+
 @dataclass
 class UnitVerify:
     """One ported translation unit's compile result, per target."""
@@ -759,6 +762,12 @@ class UnitVerify:
     only_with: str = ""         # assisted: the flag the build lacks
     skipped: str = ""           # skipped: why
     seconds: float = 0.0
+
+    @property
+    def shown_errors(self) -> list[Diagnostic]:
+        """The error diagnostics every report format shows for this unit (the first few);
+        empty when none could be parsed, and the formats fall back to the raw `errors` lines."""
+        return [d for d in self.diagnostics if d.severity == "error"][:SHOWN_ERRORS]
 
     @property
     def summary(self) -> str:

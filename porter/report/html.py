@@ -270,7 +270,7 @@ def verify_section(verify) -> str:
         elif u.status == "skipped":
             result = f"skipped: {escape(u.skipped)}"
         else:
-            errs = [d for d in u.diagnostics if d.severity == "error"][:3]
+            errs = u.shown_errors
             text = "\n".join(f"{d.where()}: {d.message}" for d in errs) or "\n".join(u.errors)
             lead = "failed" if u.status == "failed" else \
                 f"compiles only with <code>{escape(u.only_with)}</code> added"

@@ -190,7 +190,7 @@ def verify_section(verify) -> list[str]:
         elif u.status == "skipped":
             result = f"skipped: {_cell(u.skipped)}"
         else:
-            errs = [d for d in u.diagnostics if d.severity == "error"][:3]
+            errs = u.shown_errors
             lines = [f"`{_cell(d.where())}`: {_cell(d.message)}" for d in errs] or \
                 [f"`{_cell(e)}`" for e in u.errors]
             lead = "failed" if u.status == "failed" else \

@@ -194,7 +194,7 @@ def verify_lines(verify) -> list[str]:
             detail += f"  (compiles only with {u.only_with} added)"
         out.append(f"  {_VERIFY_LABEL[u.status]:<6} {u.path:<{width}}{detail}".rstrip())
         if u.status in ("failed", "assisted"):
-            errors = [d for d in u.diagnostics if d.severity == "error"][:3]
+            errors = u.shown_errors
             if errors:
                 out += [f"         {d.where()}: {d.message}" for d in errors]
             else:
