@@ -6,6 +6,7 @@ which case a missing tool is a failure.
 """
 from __future__ import annotations
 
+import csv
 import os
 import shutil
 from pathlib import Path
@@ -51,3 +52,20 @@ def hip_clang() -> str:
     exe = shutil.which("clang++-22")
     need(exe is not None, "clang++-22 not installed (run scripts/setup-rocm.sh)")
     return exe
+
+
+def edit_table_row(folder: Path, table: str, cuda: str, **changes: str) -> None:
+    """Change the last row of mappings table TABLE (in FOLDER) whose cuda name is CUDA: the
+    checker tests mutate a copy of the tables and expect the check to see it."""
+    path = folder / f"{table}.csv"
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        fields = reader.fieldnames
+        rows = list(reader)
+    hit = [r for r in rows if r["cuda"] == cuda]
+    assert hit, cuda
+    hit[-1].update(changes)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=fields, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)

@@ -7,7 +7,6 @@ is imported).
 """
 from __future__ import annotations
 
-import csv
 import os
 import shutil
 import subprocess
@@ -15,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, need, rocm_prefix
+from conftest import ROOT, edit_table_row, need, rocm_prefix
 
 CHECKER = ROOT / "scripts" / "check_mappings.py"
 CUDA = Path(os.environ.get("CUDA_INCLUDE", "/usr/local/cuda/include"))
@@ -40,19 +39,6 @@ def test_tables_have_no_drift(inputs):
     assert "ROCm 6.2, 6.3, 6.4, 7.0, 7.1, 7.2, 10.0" in res.stdout
 
 
-def _edit(folder: Path, table: str, cuda: str, **changes: str) -> None:
-    path = folder / f"{table}.csv"
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        fields = reader.fieldnames
-        rows = list(reader)
-    hit = [r for r in rows if r["cuda"] == cuda]
-    assert hit, cuda
-    hit[-1].update(changes)
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=fields, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
 
 
 @pytest.mark.parametrize("table,cuda,changes,message", [
@@ -70,7 +56,7 @@ def _edit(folder: Path, table: str, cuda: str, **changes: str) -> None:
 def test_drift_is_found(inputs, tmp_path, table, cuda, changes, message):
     tables = tmp_path / "mappings"
     shutil.copytree(ROOT / "mappings", tables)
-    _edit(tables, table, cuda, **changes)
+    edit_table_row(tables, table, cuda, **changes)
     res = _run("--tables", str(tables), "--max-drift", "20")
     assert res.returncode == 1, res.stdout + res.stderr
     assert message in res.stdout and cuda in res.stdout, res.stdout

@@ -3,7 +3,6 @@ when another ROCm library does), and a roc* or MIOpen function whose parameter c
 CUDA function's."""
 from __future__ import annotations
 
-import csv
 import os
 import shutil
 import subprocess
@@ -11,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, need, rocm_prefix
+from conftest import ROOT, edit_table_row, need, rocm_prefix
 
 CHECKER = ROOT / "scripts" / "check_mappings.py"
 CUDA = Path(os.environ.get("CUDA_INCLUDE", "/usr/local/cuda/include"))
@@ -25,19 +24,6 @@ def inputs():
     need(shutil.which("clang++-22") is not None, "clang++-22 not installed")
 
 
-def _edit(folder: Path, table: str, cuda: str, **changes: str) -> None:
-    path = folder / f"{table}.csv"
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        fields = reader.fieldnames
-        rows = list(reader)
-    hit = [r for r in rows if r["cuda"] == cuda]
-    assert hit, cuda
-    hit[-1].update(changes)
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=fields, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
 
 
 EDITS = [
@@ -59,7 +45,7 @@ def test_roc_drift_is_found(inputs, tmp_path):
     tables = tmp_path / "mappings"
     shutil.copytree(ROOT / "mappings", tables)
     for table, cuda, changes, _ in EDITS:
-        _edit(tables, table, cuda, **changes)
+        edit_table_row(tables, table, cuda, **changes)
     res = subprocess.run([sys.executable, str(CHECKER), "--tables", str(tables),
                           "--max-drift", "50"], capture_output=True, text=True, timeout=300)
     assert res.returncode == 1, res.stdout + res.stderr
