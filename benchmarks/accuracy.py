@@ -10,6 +10,7 @@ This script is ``corpus.py --units``: the per-package table, then every unit sid
     python benchmarks/accuracy.py --quick          # one small package
     python benchmarks/accuracy.py --from-json corpus.json   # the tables of an earlier run
 """
+
 from __future__ import annotations
 
 import sys

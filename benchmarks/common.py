@@ -1,4 +1,5 @@
 """Shared helpers for the benchmarks: locating the tools, timing child processes."""
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,11 @@ def rocm_prefix(version: str = "7.2") -> Path:
 
 def hipify_perl() -> Path | None:
     """hipify-perl as unpacked by scripts/setup-rocm.sh (or $HIPIFY_PERL)."""
-    cands = [os.environ.get("HIPIFY_PERL", ""), str(rocm_prefix() / "usr" / "bin" / "hipify-perl"),
-             shutil.which("hipify-perl") or ""]
+    cands = [
+        os.environ.get("HIPIFY_PERL", ""),
+        str(rocm_prefix() / "usr" / "bin" / "hipify-perl"),
+        shutil.which("hipify-perl") or "",
+    ]
     for c in cands:
         if c and Path(c).is_file():
             return Path(c)
@@ -45,19 +49,25 @@ class Run:
     max_rss_kb: int
     returncode: int
     stderr: str = ""
-    user: float = 0.0       # CPU seconds of the child and the children it waited for
+    user: float = 0.0  # CPU seconds of the child and the children it waited for
     system: float = 0.0
-    stdout: str = ""        # when run with stdout=subprocess.PIPE
+    stdout: str = ""  # when run with stdout=subprocess.PIPE
 
 
-def run_timed(cmd: list[str], *, stdout=subprocess.DEVNULL, cwd: Path | None = None,
-              env: dict[str, str] | None = None) -> Run:
+def run_timed(
+    cmd: list[str],
+    *,
+    stdout=subprocess.DEVNULL,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> Run:
     """Wall time, CPU time and peak resident set size of one child process (wait4 gives the
     rusage of that child alone, including the children it waited for: ru_maxrss is the largest of
     them, ru_utime/ru_stime their sum)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            cwd=cwd, env=env)
+    proc = subprocess.Popen(
+        cmd, stdout=stdout, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, cwd=cwd, env=env
+    )
     assert proc.stderr is not None
     # drain both pipes (stderr in a thread) so that a chatty child never blocks on a full one;
     # communicate() would reap the child before wait4 could read its rusage
@@ -70,8 +80,15 @@ def run_timed(cmd: list[str], *, stdout=subprocess.DEVNULL, cwd: Path | None = N
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Run(seconds, int(usage.ru_maxrss), proc.returncode, err.decode(errors="replace")[-4000:],
-               usage.ru_utime, usage.ru_stime, (out or b"").decode(errors="replace"))
+    return Run(
+        seconds,
+        int(usage.ru_maxrss),
+        proc.returncode,
+        err.decode(errors="replace")[-4000:],
+        usage.ru_utime,
+        usage.ru_stime,
+        (out or b"").decode(errors="replace"),
+    )
 
 
 def source_files(root: Path) -> list[Path]:

@@ -34,6 +34,7 @@ each tool's output (the same scan for both), and the translation units that comp
     python benchmarks/corpus.py --only cupy,pycuda --json corpus.json
     python benchmarks/corpus.py --fetch-only      # download and unpack, nothing else
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,81 +64,126 @@ from porter import verify  # noqa: E402
 class Package:
     name: str
     version: str
-    sha256: str                          # of the sdist pip downloads
-    roots: tuple[str, ...]               # folders (in the sdist) holding the package's CUDA code
-    includes: tuple[str, ...] = ()       # the package's include folders (in the sdist)
-    exclude: tuple[str, ...] = ()        # folders under the roots that are vendored code
-    torch: bool = False                  # a PyTorch extension (compiled against torch's headers)
-    python: bool = False                 # includes Python.h
-    roc: bool = False                    # port with porter --roc / hipify-perl -roc
-    defines: tuple[str, ...] = ()        # what the project's own AMD build defines (both tools)
+    sha256: str  # of the sdist pip downloads
+    roots: tuple[str, ...]  # folders (in the sdist) holding the package's CUDA code
+    includes: tuple[str, ...] = ()  # the package's include folders (in the sdist)
+    exclude: tuple[str, ...] = ()  # folders under the roots that are vendored code
+    torch: bool = False  # a PyTorch extension (compiled against torch's headers)
+    python: bool = False  # includes Python.h
+    roc: bool = False  # port with porter --roc / hipify-perl -roc
+    defines: tuple[str, ...] = ()  # what the project's own AMD build defines (both tools)
     what: str = ""
 
 
 #: The corpus. Chosen for: real CUDA, an sdist whose metadata pip can prepare here without a CUDA
 #: build of PyTorch, and a size that keeps the whole run near 20-30 minutes on 2 cores.
 PACKAGES: tuple[Package, ...] = (
-    Package("torch-scatter", "2.1.2",
-            "69b3aa435f2424ac6a1bfb6ff702da6eb73b33ca0db38fb26989c74159258e47",
-            roots=("csrc",), includes=("csrc",), torch=True, python=True,
-            what="PyTorch extension: scatter/segment reductions with warp shuffles"),
-    Package("torch-harmonics", "0.8.1",
-            "f9ff6b2a877e492c9a9fa98dec85eb4be36265e4ec737127fb6eb2537337e9ff",
-            roots=("torch_harmonics",), torch=True, python=True,
-            what="PyTorch extension: spherical DISCO convolution and attention kernels"),
-    Package("deepspeed", "0.19.8",
-            "9e491abd0827ea5c389dd702e15e11e13d83d904bac4a20d6c2a4cb37207a9af",
-            roots=("csrc",), torch=True, python=True,
-            # the include_paths of its op_builder/*.py
-            includes=("csrc/includes", "csrc/fp_quantizer/includes", "csrc/spatial/includes",
-                      "csrc/transformer/inference/includes"),
-            exclude=("csrc/xpu", "csrc/mps", "csrc/cpu", "csrc/aio", "csrc/gds"),
-            # op_builder/builder.py adds it to every ROCm build (64 on gfx9)
-            defines=("ROCM_WAVEFRONT_SIZE=64",),
-            what="fused optimizers, transformer and quantization kernels, cuBLAS wrappers"),
-    Package("cupy", "13.6.0",
-            "3cba30ae3dd32b5d5c6536e710cb98015227cd4ba83c46b3f1825a7ae55b6667",
-            roots=("cupy/cuda", "cupy/random", "cupy/_core/include/cupy"),
-            includes=("cupy/_core/include",),
-            exclude=("cupy/_core/include/cupy/_cccl", "cupy/_core/include/cupy/_jitify",
-                     "cupy/_core/include/cupy/_dlpack"),
-            defines=("CUPY_USE_HIP",),      # cupy's ROCm build (install/cupy_builder)
-            what="CUB/Thrust/cuFFT wrappers, cuRAND distributions, device headers"),
-    Package("pycuda", "2026.1",
-            "759516160628ba06f32ce7e563e3f5b9214691dc9528a03ea99ea1073f4e14ba",
-            roots=("src",), includes=("src/cpp", "bpl-subset/bpl_subset"), python=True,
-            # aksetup_helper.py's defines for the shipped Boost subset (boost_chrono=False)
-            defines=("BOOST_ALL_NO_LIB=1", "BOOST_THREAD_BUILD_DLL=1",
-                     "BOOST_MULTI_INDEX_DISABLE_SERIALIZATION=1", "BOOST_PYTHON_SOURCE=1",
-                     "BOOST_THREAD_DONT_USE_CHRONO=1"),
-            what="C++ wrapper of the CUDA driver API, cuRAND, GL interop (Boost.Python)"),
-    Package("llama-cpp-python", "0.3.16",
-            "34ed0f9bd9431af045bb63d9324ae620ad0536653740e9bb163a2e1fcb973be6",
-            roots=("vendor/llama.cpp/ggml/src/ggml-cuda", "vendor/llama.cpp/ggml/src/ggml-common.h",
-                   "vendor/llama.cpp/ggml/src/ggml-impl.h"),
-            defines=("GGML_USE_HIP",),      # ggml's HIP build (ggml-hip/CMakeLists.txt)
-            includes=("vendor/llama.cpp/ggml/include", "vendor/llama.cpp/ggml/src"),
-            exclude=("vendor/llama.cpp/ggml/src/ggml-cuda/template-instances",),
-            what="ggml's CUDA backend (quantized matmul, flash attention); needs "
-                 "scikit-build-core installed for pip to prepare its metadata"),
+    Package(
+        "torch-scatter",
+        "2.1.2",
+        "69b3aa435f2424ac6a1bfb6ff702da6eb73b33ca0db38fb26989c74159258e47",
+        roots=("csrc",),
+        includes=("csrc",),
+        torch=True,
+        python=True,
+        what="PyTorch extension: scatter/segment reductions with warp shuffles",
+    ),
+    Package(
+        "torch-harmonics",
+        "0.8.1",
+        "f9ff6b2a877e492c9a9fa98dec85eb4be36265e4ec737127fb6eb2537337e9ff",
+        roots=("torch_harmonics",),
+        torch=True,
+        python=True,
+        what="PyTorch extension: spherical DISCO convolution and attention kernels",
+    ),
+    Package(
+        "deepspeed",
+        "0.19.8",
+        "9e491abd0827ea5c389dd702e15e11e13d83d904bac4a20d6c2a4cb37207a9af",
+        roots=("csrc",),
+        torch=True,
+        python=True,
+        # the include_paths of its op_builder/*.py
+        includes=(
+            "csrc/includes",
+            "csrc/fp_quantizer/includes",
+            "csrc/spatial/includes",
+            "csrc/transformer/inference/includes",
+        ),
+        exclude=("csrc/xpu", "csrc/mps", "csrc/cpu", "csrc/aio", "csrc/gds"),
+        # op_builder/builder.py adds it to every ROCm build (64 on gfx9)
+        defines=("ROCM_WAVEFRONT_SIZE=64",),
+        what="fused optimizers, transformer and quantization kernels, cuBLAS wrappers",
+    ),
+    Package(
+        "cupy",
+        "13.6.0",
+        "3cba30ae3dd32b5d5c6536e710cb98015227cd4ba83c46b3f1825a7ae55b6667",
+        roots=("cupy/cuda", "cupy/random", "cupy/_core/include/cupy"),
+        includes=("cupy/_core/include",),
+        exclude=(
+            "cupy/_core/include/cupy/_cccl",
+            "cupy/_core/include/cupy/_jitify",
+            "cupy/_core/include/cupy/_dlpack",
+        ),
+        defines=("CUPY_USE_HIP",),  # cupy's ROCm build (install/cupy_builder)
+        what="CUB/Thrust/cuFFT wrappers, cuRAND distributions, device headers",
+    ),
+    Package(
+        "pycuda",
+        "2026.1",
+        "759516160628ba06f32ce7e563e3f5b9214691dc9528a03ea99ea1073f4e14ba",
+        roots=("src",),
+        includes=("src/cpp", "bpl-subset/bpl_subset"),
+        python=True,
+        # aksetup_helper.py's defines for the shipped Boost subset (boost_chrono=False)
+        defines=(
+            "BOOST_ALL_NO_LIB=1",
+            "BOOST_THREAD_BUILD_DLL=1",
+            "BOOST_MULTI_INDEX_DISABLE_SERIALIZATION=1",
+            "BOOST_PYTHON_SOURCE=1",
+            "BOOST_THREAD_DONT_USE_CHRONO=1",
+        ),
+        what="C++ wrapper of the CUDA driver API, cuRAND, GL interop (Boost.Python)",
+    ),
+    Package(
+        "llama-cpp-python",
+        "0.3.16",
+        "34ed0f9bd9431af045bb63d9324ae620ad0536653740e9bb163a2e1fcb973be6",
+        roots=(
+            "vendor/llama.cpp/ggml/src/ggml-cuda",
+            "vendor/llama.cpp/ggml/src/ggml-common.h",
+            "vendor/llama.cpp/ggml/src/ggml-impl.h",
+        ),
+        defines=("GGML_USE_HIP",),  # ggml's HIP build (ggml-hip/CMakeLists.txt)
+        includes=("vendor/llama.cpp/ggml/include", "vendor/llama.cpp/ggml/src"),
+        exclude=("vendor/llama.cpp/ggml/src/ggml-cuda/template-instances",),
+        what="ggml's CUDA backend (quantized matmul, flash attention); needs "
+        "scikit-build-core installed for pip to prepare its metadata",
+    ),
 )
 QUICK = ("torch-scatter",)
 
 #: The source extensions porter parses by default: both tools get exactly these files.
-EXTS = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl",
-                  ".cuinl", ".hip"})
+EXTS = frozenset(
+    {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".cuinl", ".hip"}
+)
 TU_EXTS = frozenset({".cu", ".cpp", ".cc", ".cxx"})
 _CUDA_USE = re.compile(
     rb"#\s*include\s*[<\"](?:cuda[\w.]*\.h|cu(?:blas|sparse|rand|fft|dnn|solver)\w*\.h|nccl\.h"
-    rb"|cub/|thrust/|cooperative_groups)|\bcuda[A-Z]\w*\s*\(|\bcu[A-Z][a-z]\w*\s*\(|__global__|<<<")
+    rb"|cub/|thrust/|cooperative_groups)|\bcuda[A-Z]\w*\s*\(|\bcu[A-Z][a-z]\w*\s*\(|__global__|<<<"
+)
 # CUDA-looking identifiers: the pattern of porter's rewriter (porter/rewrite), kept here so that
 # both outputs are scanned the same way whatever porter's internals do.
 _CUDA_NAME = re.compile(
     rb"(?<![\w$])(?:cuda[A-Z]\w*|cu[A-Z][a-z]\w*|CU_[A-Z0-9_]+|CUDA_[A-Z0-9_]+|CUDART_[A-Z0-9_]+"
     rb"|(?:cublas|cublasLt|cusparse|cufft|curand|cusolver|cudnn|nvrtc|cutensor)[A-Z_]\w*"
-    rb"|(?:CUBLAS|CUSPARSE|CUFFT|CURAND|CUSOLVER|CUDNN|NVRTC|CUTENSOR)_\w+)(?![\w$])")
-_COMMENT_OR_STRING = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
-                                re.S)
+    rb"|(?:CUBLAS|CUSPARSE|CUFFT|CURAND|CUSOLVER|CUDNN|NVRTC|CUTENSOR)_\w+)(?![\w$])"
+)
+_COMMENT_OR_STRING = re.compile(
+    rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S
+)
 DEFAULT_TIMEOUT = 120.0
 ERROR_CHARS = 200
 
@@ -148,6 +194,7 @@ def default_cache() -> Path:
 
 
 # --- fetching ----------------------------------------------------------------------------------
+
 
 class FetchError(RuntimeError):
     pass
@@ -174,11 +221,24 @@ def fetch(pkg: Package, cache: Path) -> Path:
     sdists.mkdir(parents=True, exist_ok=True)
     archive = sdists / sdist_name(pkg)
     if not archive.is_file() or sha256(archive) != pkg.sha256:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-               "--no-build-isolation", "--disable-pip-version-check", "-q", "-d", str(sdists),
-               f"{pkg.name}=={pkg.version}"]
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                              stdin=subprocess.DEVNULL)
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "-q",
+            "-d",
+            str(sdists),
+            f"{pkg.name}=={pkg.version}",
+        ]
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL
+        )
         if proc.returncode != 0 or not archive.is_file():
             last = [ln for ln in proc.stderr.splitlines() if "rror" in ln][-1:]
             last = last or ["no sdist saved"]
@@ -201,6 +261,7 @@ def fetch(pkg: Package, cache: Path) -> Path:
 
 
 # --- the input tree ----------------------------------------------------------------------------
+
 
 def select_files(pkg: Package, src: Path) -> list[Path]:
     """Source files (relative to the sdist) under the roots, minus the excluded folders."""
@@ -248,12 +309,29 @@ def translation_units(tree: Path, files: list[Path]) -> list[Path]:
 
 # --- the tools ---------------------------------------------------------------------------------
 
+
 def run_porter(inp: Path, out: Path, report: Path, roc: bool, jobs: int) -> tuple[dict, float]:
-    cmd = porter_cmd() + ["port", str(inp), "-o", str(out), "--force", "-q", "--exit-zero",
-                          "-j", str(jobs), "--report", str(report)] + (["--roc"] if roc else [])
+    cmd = (
+        porter_cmd()
+        + [
+            "port",
+            str(inp),
+            "-o",
+            str(out),
+            "--force",
+            "-q",
+            "--exit-zero",
+            "-j",
+            str(jobs),
+            "--report",
+            str(report),
+        ]
+        + (["--roc"] if roc else [])
+    )
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                          stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL
+    )
     seconds = time.perf_counter() - start
     if proc.returncode != 0 or not report.is_file():
         tail = proc.stderr.strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
@@ -261,8 +339,9 @@ def run_porter(inp: Path, out: Path, report: Path, roc: bool, jobs: int) -> tupl
     return json.loads(report.read_text(encoding="utf-8")), seconds
 
 
-def run_hipify_perl(tool: Path, inp: Path, out: Path, files: list[Path], roc: bool,
-                    jobs: int) -> tuple[int, float]:
+def run_hipify_perl(
+    tool: Path, inp: Path, out: Path, files: list[Path], roc: bool, jobs: int
+) -> tuple[int, float]:
     """hipify-perl -inplace over a copy of the input, the files split over `jobs` processes.
     Returns (processes that exited non-zero, seconds)."""
     copy_tree(inp, out, files)
@@ -271,8 +350,12 @@ def run_hipify_perl(tool: Path, inp: Path, out: Path, files: list[Path], roc: bo
     opts = ["-quiet-warnings", "-inplace"] + (["-roc"] if roc else [])
 
     def one(chunk: list[str]) -> int:
-        return subprocess.run(["perl", str(tool), *opts, *chunk], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL).returncode
+        return subprocess.run(
+            ["perl", str(tool), *opts, *chunk],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+        ).returncode
 
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=len(chunks) or 1) as pool:
@@ -294,11 +377,15 @@ def cuda_names_left(tree: Path, files: list[Path]) -> collections.Counter:
 
 
 def changed(a: Path, b: Path, files: list[Path]) -> int:
-    return sum(1 for rel in files
-               if (b / rel).is_file() and (a / rel).read_bytes() != (b / rel).read_bytes())
+    return sum(
+        1
+        for rel in files
+        if (b / rel).is_file() and (a / rel).read_bytes() != (b / rel).read_bytes()
+    )
 
 
 # --- compiling ---------------------------------------------------------------------------------
+
 
 def torch_includes() -> list[str]:
     try:
@@ -308,8 +395,16 @@ def torch_includes() -> list[str]:
     return [str(p) for p in include_paths()]
 
 
-def compile_units(tree: Path, tus: list[Path], pkg: Package, src: Path, tc: verify.Toolchain,
-                  jobs: int, timeout: float, torch_inc: list[str]) -> dict[str, dict]:
+def compile_units(
+    tree: Path,
+    tus: list[Path],
+    pkg: Package,
+    src: Path,
+    tc: verify.Toolchain,
+    jobs: int,
+    timeout: float,
+    torch_inc: list[str],
+) -> dict[str, dict]:
     """{unit: {"ok", "error", "location", "seconds"}} for one tool's output tree."""
     incs: list[str] = []
     for inc in pkg.includes:
@@ -327,24 +422,35 @@ def compile_units(tree: Path, tus: list[Path], pkg: Package, src: Path, tc: veri
     def one(rel: Path) -> tuple[str, dict]:
         unit = tree / rel
         if needs_torch(unit):
-            return rel.as_posix(), {"ok": False, "skipped": "needs PyTorch (ROCm)", "error": "",
-                                    "location": "", "seconds": 0.0}
-        r = verify.compile_file(unit, ["gfx942"], tc, flags,
-                                include_dirs=[str(unit.parent), *incs], timeout=timeout)
+            return rel.as_posix(), {
+                "ok": False,
+                "skipped": "needs PyTorch (ROCm)",
+                "error": "",
+                "location": "",
+                "seconds": 0.0,
+            }
+        r = verify.compile_file(
+            unit, ["gfx942"], tc, flags, include_dirs=[str(unit.parent), *incs], timeout=timeout
+        )
         err = r.first_error
         if "error:" in err:
             err = err.split("error:", 1)[1].strip()
         loc = r.location
         if loc.startswith(str(tree) + "/"):
-            loc = loc[len(str(tree)) + 1:]
-        return rel.as_posix(), {"ok": r.ok, "error": err[:ERROR_CHARS], "location": loc,
-                                "seconds": round(r.seconds, 2)}
+            loc = loc[len(str(tree)) + 1 :]
+        return rel.as_posix(), {
+            "ok": r.ok,
+            "error": err[:ERROR_CHARS],
+            "location": loc,
+            "seconds": round(r.seconds, 2),
+        }
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         return dict(pool.map(one, tus))
 
 
 # --- driver ------------------------------------------------------------------------------------
+
 
 @dataclass
 class Result:
@@ -353,27 +459,45 @@ class Result:
     record: dict = field(default_factory=dict)
 
 
-def run_package(pkg: Package, cache: Path, work: Path, args: argparse.Namespace, tool: Path | None,
-                tc: verify.Toolchain | None, torch_inc: list[str]) -> dict:
+def run_package(
+    pkg: Package,
+    cache: Path,
+    work: Path,
+    args: argparse.Namespace,
+    tool: Path | None,
+    tc: verify.Toolchain | None,
+    torch_inc: list[str],
+) -> dict:
     src = fetch(pkg, cache)
     files = select_files(pkg, src)
     base = work / pkg.name
     inp, out_p, out_h = base / "input", base / "porter", base / "hipify-perl"
     copy_tree(src, inp, files)
     tus = translation_units(inp, files)
-    rec: dict = {"package": pkg.name, "version": pkg.version, "what": pkg.what,
-                 "files": len(files), "bytes": sum((inp / f).stat().st_size for f in files),
-                 "translation_units": len(tus), "torch_extension": pkg.torch, "roc": pkg.roc}
-    print(f"{pkg.name} {pkg.version}: {len(files)} files, {len(tus)} translation units",
-          file=sys.stderr)
+    rec: dict = {
+        "package": pkg.name,
+        "version": pkg.version,
+        "what": pkg.what,
+        "files": len(files),
+        "bytes": sum((inp / f).stat().st_size for f in files),
+        "translation_units": len(tus),
+        "torch_extension": pkg.torch,
+        "roc": pkg.roc,
+    }
+    print(
+        f"{pkg.name} {pkg.version}: {len(files)} files, {len(tus)} translation units",
+        file=sys.stderr,
+    )
     report, secs = run_porter(inp, out_p, base / "porter-report.json", pkg.roc, args.jobs)
     summ = report["summary"]
     by_rule = collections.Counter(f["code"] for f in report["findings"])
     rec["porter"] = {
         "seconds": round(secs, 2),
         "files_changed": changed(inp, out_p, files),
-        "converted": summ["api"]["converted"], "unsupported": summ["api"]["unsupported"],
-        "unconverted": summ["api"]["unconverted"], "launches": summ.get("launches", 0),
+        "converted": summ["api"]["converted"],
+        "unsupported": summ["api"]["unsupported"],
+        "unconverted": summ["api"]["unconverted"],
+        "launches": summ.get("launches", 0),
         "includes_added": summ.get("includes_added", 0),
         "findings_by_rule": dict(sorted(by_rule.items())),
         "errors": report.get("errors", []),
@@ -381,23 +505,29 @@ def run_package(pkg: Package, cache: Path, work: Path, args: argparse.Namespace,
     }
     if tool is not None:
         bad, hsecs = run_hipify_perl(tool, inp, out_h, files, pkg.roc, args.jobs)
-        rec["hipify_perl"] = {"seconds": round(hsecs, 2), "failed_processes": bad,
-                              "files_changed": changed(inp, out_h, files),
-                              "cuda_names_left": dict(cuda_names_left(out_h, files).most_common())}
+        rec["hipify_perl"] = {
+            "seconds": round(hsecs, 2),
+            "failed_processes": bad,
+            "files_changed": changed(inp, out_h, files),
+            "cuda_names_left": dict(cuda_names_left(out_h, files).most_common()),
+        }
     if tc is not None and not args.no_compile:
         if args.original:
-            rec["original"] = {"compile": compile_units(inp, tus, pkg, src, tc, args.jobs,
-                                                        args.timeout, torch_inc)}
-        rec["porter"]["compile"] = compile_units(out_p, tus, pkg, src, tc, args.jobs, args.timeout,
-                                                 torch_inc)
+            rec["original"] = {
+                "compile": compile_units(inp, tus, pkg, src, tc, args.jobs, args.timeout, torch_inc)
+            }
+        rec["porter"]["compile"] = compile_units(
+            out_p, tus, pkg, src, tc, args.jobs, args.timeout, torch_inc
+        )
         if tool is not None:
-            rec["hipify_perl"]["compile"] = compile_units(out_h, tus, pkg, src, tc, args.jobs,
-                                                          args.timeout, torch_inc)
+            rec["hipify_perl"]["compile"] = compile_units(
+                out_h, tus, pkg, src, tc, args.jobs, args.timeout, torch_inc
+            )
     return rec
 
 
 def ok_count(tool_rec: dict | None) -> str:
-    """"ok/compiled" of a tool's units (units skipped for PyTorch left out)."""
+    """ "ok/compiled" of a tool's units (units skipped for PyTorch left out)."""
     if not tool_rec or "compile" not in tool_rec:
         return "-"
     units = [u for u in tool_rec["compile"].values() if not u.get("skipped")]
@@ -411,27 +541,49 @@ def skipped_count(rec: dict) -> int:
 
 def print_tables(res: dict) -> None:
     print(f"\n{res['date']}: {res['command']}")
-    print(f"porter {res['porter_version']}; hipify-perl {res['hipify_perl'] or '-'}; compiled for "
-          f"gfx942 with {res['compiler'] or '-'}\n")
-    head = ["package", "files", "TUs (PyTorch)", "changed porter/hipify-perl", "converted",
-            "unconverted", "unsupported", "CUDA names left porter/hipify-perl",
-            "TUs compile porter", "TUs compile hipify-perl", "TUs compile unported"]
+    print(
+        f"porter {res['porter_version']}; hipify-perl {res['hipify_perl'] or '-'}; compiled for "
+        f"gfx942 with {res['compiler'] or '-'}\n"
+    )
+    head = [
+        "package",
+        "files",
+        "TUs (PyTorch)",
+        "changed porter/hipify-perl",
+        "converted",
+        "unconverted",
+        "unsupported",
+        "CUDA names left porter/hipify-perl",
+        "TUs compile porter",
+        "TUs compile hipify-perl",
+        "TUs compile unported",
+    ]
     rows = []
     tot = collections.Counter()
     for rec in res["packages"]:
         if "error" in rec:
-            rows.append([f"{rec['package']} {rec['version']}", "-", "-", rec["error"][:60]]
-                        + ["-"] * 7)
+            rows.append(
+                [f"{rec['package']} {rec['version']}", "-", "-", rec["error"][:60]] + ["-"] * 7
+            )
             continue
         p, h = rec["porter"], rec.get("hipify_perl")
         left_p = sum(p["cuda_names_left"].values())
         left_h = sum(h["cuda_names_left"].values()) if h else None
-        rows.append([f"{rec['package']} {rec['version']}", str(rec["files"]),
-                     f"{rec['translation_units']} ({skipped_count(rec)})",
-                     f"{p['files_changed']}/{h['files_changed'] if h else '-'}",
-                     str(p["converted"]), str(p["unconverted"]), str(p["unsupported"]),
-                     f"{left_p}/{'-' if left_h is None else left_h}", ok_count(p), ok_count(h),
-                     ok_count(rec.get("original"))])
+        rows.append(
+            [
+                f"{rec['package']} {rec['version']}",
+                str(rec["files"]),
+                f"{rec['translation_units']} ({skipped_count(rec)})",
+                f"{p['files_changed']}/{h['files_changed'] if h else '-'}",
+                str(p["converted"]),
+                str(p["unconverted"]),
+                str(p["unsupported"]),
+                f"{left_p}/{'-' if left_h is None else left_h}",
+                ok_count(p),
+                ok_count(h),
+                ok_count(rec.get("original")),
+            ]
+        )
         for key, tool_rec in (("porter", p), ("hipify", h), ("original", rec.get("original"))):
             if tool_rec and "compile" in tool_rec:
                 units = [u for u in tool_rec["compile"].values() if not u.get("skipped")]
@@ -443,11 +595,16 @@ def print_tables(res: dict) -> None:
     for r in rows:
         print("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |")
     if tot["porter_n"]:
-        print(f"\ntranslation units that compile for gfx942: porter {tot['porter_ok']} of "
-              f"{tot['porter_n']}, hipify-perl {tot['hipify_ok']} of {tot['hipify_n']}"
-              + (f", unported {tot['original_ok']} of {tot['original_n']}" if tot["original_n"]
-                 else "")
-              + " (units that include PyTorch headers, in parentheses above, not compiled)")
+        print(
+            f"\ntranslation units that compile for gfx942: porter {tot['porter_ok']} of "
+            f"{tot['porter_n']}, hipify-perl {tot['hipify_ok']} of {tot['hipify_n']}"
+            + (
+                f", unported {tot['original_ok']} of {tot['original_n']}"
+                if tot["original_n"]
+                else ""
+            )
+            + " (units that include PyTorch headers, in parentheses above, not compiled)"
+        )
     if res.get("show_units"):
         print_units(res)
     print("\nporter findings by rule:")
@@ -475,8 +632,9 @@ def print_units(res: dict) -> None:
         p = rec.get("porter", {}).get("compile", {})
         h = rec.get("hipify_perl", {}).get("compile", {})
         for unit in sorted(set(p) | set(h)):
-            rows.append((f"{rec['package']}/{unit}", unit_status(p.get(unit)),
-                         unit_status(h.get(unit))))
+            rows.append(
+                (f"{rec['package']}/{unit}", unit_status(p.get(unit)), unit_status(h.get(unit)))
+            )
     if not rows:
         return
     w0 = max(len(r[0]) for r in rows)
@@ -487,26 +645,49 @@ def print_units(res: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cache", type=Path, default=default_cache(),
-                    help="where sdists, unpacked sources and outputs go (default %(default)s)")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--cache",
+        type=Path,
+        default=default_cache(),
+        help="where sdists, unpacked sources and outputs go (default %(default)s)",
+    )
     ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}")
     ap.add_argument("--only", help="comma-separated package names")
     ap.add_argument("--fetch-only", action="store_true", help="download and unpack, then stop")
     ap.add_argument("--no-compile", action="store_true", help="port and count, compile nothing")
-    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
-                    help="parallel ports and compiles (default %(default)s)")
-    ap.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                    help="seconds per translation unit compile (default %(default)s)")
+    ap.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="parallel ports and compiles (default %(default)s)",
+    )
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help="seconds per translation unit compile (default %(default)s)",
+    )
     ap.add_argument("--json", metavar="FILE", help="also write every figure and error as JSON")
-    ap.add_argument("--original", action="store_true",
-                    help="also compile the unported sources the same way (what a project's own "
-                         "HIP support compiles before any tool touches it)")
-    ap.add_argument("--units", action="store_true",
-                    help="also list every translation unit: porter's and hipify-perl's result")
-    ap.add_argument("--from-json", metavar="FILE",
-                    help="print the tables of an earlier --json run (nothing is run)")
+    ap.add_argument(
+        "--original",
+        action="store_true",
+        help="also compile the unported sources the same way (what a project's own "
+        "HIP support compiles before any tool touches it)",
+    )
+    ap.add_argument(
+        "--units",
+        action="store_true",
+        help="also list every translation unit: porter's and hipify-perl's result",
+    )
+    ap.add_argument(
+        "--from-json",
+        metavar="FILE",
+        help="print the tables of an earlier --json run (nothing is run)",
+    )
     args = ap.parse_args(argv)
     if args.from_json:
         try:
@@ -525,15 +706,20 @@ def main(argv: list[str] | None = None) -> int:
         names = {n.strip() for n in args.only.split(",") if n.strip()}
         unknown = names - {p.name for p in PACKAGES}
         if unknown:
-            print(f"corpus: unknown package(s): {', '.join(sorted(unknown))} (known: "
-                  f"{', '.join(p.name for p in PACKAGES)})", file=sys.stderr)
+            print(
+                f"corpus: unknown package(s): {', '.join(sorted(unknown))} (known: "
+                f"{', '.join(p.name for p in PACKAGES)})",
+                file=sys.stderr,
+            )
             return 2
         chosen = [p for p in chosen if p.name in names]
     cache = args.cache.expanduser().resolve()
     repo = Path(__file__).resolve().parent.parent
     if cache == repo or repo in cache.parents:
-        print("corpus: --cache must be outside the repository (the corpus is never committed)",
-              file=sys.stderr)
+        print(
+            "corpus: --cache must be outside the repository (the corpus is never committed)",
+            file=sys.stderr,
+        )
         return 2
 
     if args.fetch_only:
@@ -548,8 +734,10 @@ def main(argv: list[str] | None = None) -> int:
 
     tool = hipify_perl()
     if tool is None:
-        print("corpus: hipify-perl not found (run scripts/setup-rocm.sh); porter only",
-              file=sys.stderr)
+        print(
+            "corpus: hipify-perl not found (run scripts/setup-rocm.sh); porter only",
+            file=sys.stderr,
+        )
     tc = None
     if not args.no_compile:
         try:
@@ -558,12 +746,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"corpus: {exc}; not compiling", file=sys.stderr)
     torch_inc = torch_includes() if any(p.torch for p in chosen) else []
     version = subprocess.run(porter_cmd() + ["--version"], capture_output=True, text=True).stdout
-    res: dict = {"date": time.strftime("%Y-%m-%d"),
-                 "command": "python benchmarks/corpus.py " + " ".join(
-                     argv if argv is not None else sys.argv[1:]),
-                 "porter_version": version.strip(), "hipify_perl": str(tool) if tool else None,
-                 "compiler": tc.describe() if tc else None, "timeout": args.timeout,
-                 "show_units": args.units, "packages": []}
+    res: dict = {
+        "date": time.strftime("%Y-%m-%d"),
+        "command": "python benchmarks/corpus.py "
+        + " ".join(argv if argv is not None else sys.argv[1:]),
+        "porter_version": version.strip(),
+        "hipify_perl": str(tool) if tool else None,
+        "compiler": tc.describe() if tc else None,
+        "timeout": args.timeout,
+        "show_units": args.units,
+        "packages": [],
+    }
     work = cache / "work"
     for pkg in chosen:
         try:

@@ -33,6 +33,7 @@ half of it (a streaming pipeline should not grow with the tree).
     python benchmarks/port_speed.py --runs 5 --json speed.json
     python benchmarks/port_speed.py --skip cccl --runs 1        # the small example only
 """
+
 from __future__ import annotations
 
 import argparse
@@ -91,6 +92,7 @@ TOOLS = (
 
 # --- inputs ----------------------------------------------------------------------------------
 
+
 def copy_sources(src_root: Path, dst: Path, files: list[Path]) -> None:
     for f in files:
         out = dst / f.relative_to(src_root)
@@ -129,26 +131,39 @@ def fresh(path: Path) -> Path:
 
 # --- the tools: each returns (wall seconds, CPU seconds) -------------------------------------
 
+
 def cpu_of(r: Run) -> float:
     return r.user + r.system
 
 
 def time_porter(tree: Path, out: Path, jobs: int) -> tuple[float, float, int]:
     """(wall, CPU, peak RSS in kB) of one ``porter port`` run."""
-    cmd = porter_cmd() + ["port", str(tree), "-o", str(fresh(out)), "--force", "-q",
-                          "-j", str(jobs)]
+    cmd = porter_cmd() + [
+        "port",
+        str(tree),
+        "-o",
+        str(fresh(out)),
+        "--force",
+        "-q",
+        "-j",
+        str(jobs),
+    ]
     r = run_timed(cmd)
     if r.returncode == PORTER_INTERNAL_ERROR:
         # one file hit a porter bug (reported, copied unchanged): the run still timed the rest
-        print(f"  note: porter reported an internal error on {tree.name}: "
-              f"{r.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+        print(
+            f"  note: porter reported an internal error on {tree.name}: "
+            f"{r.stderr.strip().splitlines()[-1:]}",
+            file=sys.stderr,
+        )
     elif r.returncode not in PORTER_OK:
         raise RuntimeError(f"porter failed ({r.returncode}) on {tree}:\n{r.stderr}")
     return r.seconds, cpu_of(r), r.max_rss_kb
 
 
-def time_hipify_perl(tool: Path, tree: Path, out: Path,
-                     groups: list[list[Path]]) -> tuple[float, float]:
+def time_hipify_perl(
+    tool: Path, tree: Path, out: Path, groups: list[list[Path]]
+) -> tuple[float, float]:
     """hipify-perl ``-inplace`` over a fresh copy of the tree, one process per group, all at
     once. Wall time of the whole, CPU of every process."""
     fresh(out)
@@ -175,8 +190,10 @@ def time_torch(trees: list[Path], out: Path) -> tuple[tuple[float, float], tuple
 
     def one(i_tree: tuple[int, Path]) -> tuple[Run, dict]:
         i, tree = i_tree
-        r = run_timed([sys.executable, "-c", TORCH_SNIPPET, str(tree), str(out / str(i)), exts],
-                      stdout=subprocess.PIPE)
+        r = run_timed(
+            [sys.executable, "-c", TORCH_SNIPPET, str(tree), str(out / str(i)), exts],
+            stdout=subprocess.PIPE,
+        )
         if r.returncode != 0:
             raise RuntimeError(f"torch hipify failed on {tree}:\n{r.stderr[-2000:]}")
         return r, json.loads(r.stdout.strip().splitlines()[-1])
@@ -237,6 +254,7 @@ def have_tree_sitter() -> bool:
 
 # --- driver ----------------------------------------------------------------------------------
 
+
 def median(xs: list[float]) -> float | None:
     return statistics.median(xs) if xs else None
 
@@ -264,8 +282,9 @@ def loadavg() -> float | None:
         return None
 
 
-def measure_input(name: str, tree: Path, work: Path, args: argparse.Namespace, tools: dict,
-                  jobs: int) -> dict:
+def measure_input(
+    name: str, tree: Path, work: Path, args: argparse.Namespace, tools: dict, jobs: int
+) -> dict:
     files = source_files(tree)
     size = sum(f.stat().st_size for f in files)
     print(f"{name}: {len(files)} files, {size / 1e6:.2f} MB", file=sys.stderr)
@@ -291,16 +310,26 @@ def measure_input(name: str, tree: Path, work: Path, args: argparse.Namespace, t
             if mode == "core":
                 rss.append(m)
             if tools["hipify_perl"]:
-                add(mode, "hipify_perl", time_hipify_perl(
-                    tools["hipify_perl"], tree, work / "out-hipify-perl",
-                    [files] if n == 1 else groups))
+                add(
+                    mode,
+                    "hipify_perl",
+                    time_hipify_perl(
+                        tools["hipify_perl"],
+                        tree,
+                        work / "out-hipify-perl",
+                        [files] if n == 1 else groups,
+                    ),
+                )
             if tools["torch"]:
                 call, proc = time_torch([tree] if n == 1 else shards, work / "out-torch")
                 add(mode, "torch", call)
                 add(mode, "torch_process", proc)
             if tools["parse_only"]:
-                add(mode, "parse_only", time_parse_only(files) if n == 1
-                    else time_parse_parallel(groups, work))
+                add(
+                    mode,
+                    "parse_only",
+                    time_parse_only(files) if n == 1 else time_parse_parallel(groups, work),
+                )
         last = {m: {t: f"{v[-1][0]:.2f}" for t, v in s.items()} for m, s in samples.items() if s}
         print(f"  run {i + 1}/{args.runs} (wall s): {json.dumps(last)}", file=sys.stderr)
 
@@ -308,8 +337,10 @@ def measure_input(name: str, tree: Path, work: Path, args: argparse.Namespace, t
     for mode, per_tool in samples.items():
         if not per_tool:
             continue
-        med = {t: {"wall": median([w for w, _ in v]), "cpu": median([c for _, c in v])}
-               for t, v in per_tool.items()}
+        med = {
+            t: {"wall": median([w for w, _ in v]), "cpu": median([c for _, c in v])}
+            for t, v in per_tool.items()
+        }
         base = med["porter"]
         for m in med.values():
             m["wall_over_porter"] = ratio(m["wall"], base["wall"])
@@ -320,23 +351,40 @@ def measure_input(name: str, tree: Path, work: Path, args: argparse.Namespace, t
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--runs", type=int, default=3, help="runs per figure; medians are reported")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                    help="N for the equal-parallelism columns (default: the CPUs, %(default)s)")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="N for the equal-parallelism columns (default: the CPUs, %(default)s)",
+    )
     ap.add_argument("--json", metavar="FILE", help="also write every figure as JSON ('-': stdout)")
-    ap.add_argument("--skip", action="append", default=[],
-                    choices=("hipify-perl", "torch", "parse-only", "cccl"),
-                    help="leave out a tool or the CCCL input (repeatable)")
+    ap.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=("hipify-perl", "torch", "parse-only", "cccl"),
+        help="leave out a tool or the CCCL input (repeatable)",
+    )
     args = ap.parse_args(argv)
     args.runs = max(1, args.runs)
     jobs = max(1, args.jobs)
     # An installed wheel is byte-compiled by pip; a checkout under PYTHONDONTWRITEBYTECODE=1 would
     # otherwise recompile porter's sources in every timed start-up.
-    subprocess.run([sys.executable, "-m", "compileall", "-q",
-                    str(Path(__file__).resolve().parent.parent / "porter")],
-                   check=False, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "compileall",
+            "-q",
+            str(Path(__file__).resolve().parent.parent / "porter"),
+        ],
+        check=False,
+        stdout=subprocess.DEVNULL,
+    )
 
     tools: dict = {
         "hipify_perl": None if "hipify-perl" in args.skip else hipify_perl(),
@@ -346,17 +394,25 @@ def main(argv: list[str] | None = None) -> int:
     if "hipify-perl" not in args.skip and tools["hipify_perl"] is None:
         print("hipify-perl not found (run scripts/setup-rocm.sh); leaving it out", file=sys.stderr)
     if "torch" not in args.skip and not tools["torch"]:
-        print("torch not importable (pip install torch==2.13.0); leaving PyTorch's hipify out",
-              file=sys.stderr)
+        print(
+            "torch not importable (pip install torch==2.13.0); leaving PyTorch's hipify out",
+            file=sys.stderr,
+        )
     with_cccl = "cccl" not in args.skip and CCCL.is_dir()
 
     results: dict = {
         "date": time.strftime("%Y-%m-%d"),
-        "command": "python benchmarks/port_speed.py " + " ".join(argv if argv is not None
-                                                                 else sys.argv[1:]),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "platform": platform.platform(), "load_before": loadavg()},
-        "runs": args.runs, "jobs": jobs, "porter": " ".join(porter_cmd()),
+        "command": "python benchmarks/port_speed.py "
+        + " ".join(argv if argv is not None else sys.argv[1:]),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "load_before": loadavg(),
+        },
+        "runs": args.runs,
+        "jobs": jobs,
+        "porter": " ".join(porter_cmd()),
         "hipify_perl": str(tools["hipify_perl"]) if tools["hipify_perl"] else None,
         "inputs": {},
     }
@@ -367,15 +423,20 @@ def main(argv: list[str] | None = None) -> int:
             if name != "cccl-half":
                 results["inputs"][name] = measure_input(name, tree, work, args, tools, jobs)
         if "cccl-half" in trees:
-            half = [time_porter(trees["cccl-half"], work / "out-porter", 1)[2]
-                    for _ in range(args.runs)]
+            half = [
+                time_porter(trees["cccl-half"], work / "out-porter", 1)[2] for _ in range(args.runs)
+            ]
             results["inputs"]["cccl"]["porter_peak_rss_mb_half_tree"] = max(half) / 1024
             results["inputs"]["cccl"]["half_tree_files"] = len(source_files(trees["cccl-half"]))
         one = EXAMPLE / "src" / "saxpy.cu"
-        walls = [run_timed(porter_cmd() + ["port", str(one)]).seconds
-                 for _ in range(max(args.runs, 5))]
-        results["one_file"] = {"file": one.relative_to(EXAMPLE.parent.parent).as_posix(),
-                               "seconds": median(walls), "all_seconds": walls}
+        walls = [
+            run_timed(porter_cmd() + ["port", str(one)]).seconds for _ in range(max(args.runs, 5))
+        ]
+        results["one_file"] = {
+            "file": one.relative_to(EXAMPLE.parent.parent).as_posix(),
+            "seconds": median(walls),
+            "all_seconds": walls,
+        }
     results["machine"]["load_after"] = loadavg()
 
     print_table(results)
@@ -392,11 +453,22 @@ def print_table(res: dict) -> None:
     jobs = res["jobs"]
     m = res["machine"]
     load = ", ".join(f"{m[k]:.1f}" for k in ("load_before", "load_after") if m.get(k) is not None)
-    print(f"\n{res['date']}, {m['cpus']} CPUs, Python {m['python']}; medians of {res['runs']} "
-          f"runs; load average before/after: {load or '-'}")
+    print(
+        f"\n{res['date']}, {m['cpus']} CPUs, Python {m['python']}; medians of {res['runs']} "
+        f"runs; load average before/after: {load or '-'}"
+    )
     print("x = tool / porter (above 1: porter is faster). CPU = user + system seconds.\n")
-    head = ["input", "tool", "per core: wall", "CPU", "x wall", "x CPU",
-            f"N={jobs}: wall", "CPU", "x wall"]
+    head = [
+        "input",
+        "tool",
+        "per core: wall",
+        "CPU",
+        "x wall",
+        "x CPU",
+        f"N={jobs}: wall",
+        "CPU",
+        "x wall",
+    ]
     rows = []
     for name, rec in res["inputs"].items():
         core = rec["modes"].get("core", {}).get("median", {})
@@ -408,35 +480,51 @@ def print_table(res: dict) -> None:
                 continue
             where = f"{name} ({rec['files']} files, {rec['bytes'] / 1e6:.1f} MB)" if first else ""
             first = False
-            rows.append([where, label,
-                         fmt_s(c and c["wall"]), fmt_s(c and c["cpu"]),
-                         fmt_r(c and c["wall_over_porter"]), fmt_r(c and c["cpu_over_porter"]),
-                         fmt_s(p and p["wall"]), fmt_s(p and p["cpu"]),
-                         fmt_r(p and p["wall_over_porter"])])
+            rows.append(
+                [
+                    where,
+                    label,
+                    fmt_s(c and c["wall"]),
+                    fmt_s(c and c["cpu"]),
+                    fmt_r(c and c["wall_over_porter"]),
+                    fmt_r(c and c["cpu_over_porter"]),
+                    fmt_s(p and p["wall"]),
+                    fmt_s(p and p["cpu"]),
+                    fmt_r(p and p["wall_over_porter"]),
+                ]
+            )
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
     print("| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for row in rows:
         print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
     print()
-    print(f"per core: porter -j 1, hipify-perl one process over all files, torch hipify and "
-          f"tree-sitter one thread. N={jobs}: porter -j {jobs}; hipify-perl, torch hipify "
-          f"(which has "
-          f"no parallel mode) and tree-sitter on {jobs} shards of the files, {jobs} processes "
-          f"at once; the torch call and parse-only exclude interpreter start-up and imports.")
+    print(
+        f"per core: porter -j 1, hipify-perl one process over all files, torch hipify and "
+        f"tree-sitter one thread. N={jobs}: porter -j {jobs}; hipify-perl, torch hipify "
+        f"(which has "
+        f"no parallel mode) and tree-sitter on {jobs} shards of the files, {jobs} processes "
+        f"at once; the torch call and parse-only exclude interpreter start-up and imports."
+    )
     for name, rec in res["inputs"].items():
         core = rec["modes"].get("core", {}).get("median", {})
         if "porter" in core and "parse_only" in core:
             cost = core["porter"]["cpu"] / core["parse_only"]["cpu"]
-            print(f"{name}: porter per core costs {cost:.2f}x the CPU of parsing the same files "
-                  f"with tree-sitter")
+            print(
+                f"{name}: porter per core costs {cost:.2f}x the CPU of parsing the same files "
+                f"with tree-sitter"
+            )
     cccl = res["inputs"].get("cccl")
     if cccl and "porter_peak_rss_mb_half_tree" in cccl:
-        print(f"porter -j 1 peak RSS: {cccl['porter_peak_rss_mb']:.0f} MB on the CCCL tree "
-              f"({cccl['files']} files), {cccl['porter_peak_rss_mb_half_tree']:.0f} MB on half of "
-              f"it ({cccl['half_tree_files']} files)")
-    print(f"porter port {res['one_file']['file']} (one file, interpreter start-up included): "
-          f"{fmt_s(res['one_file']['seconds'])}")
+        print(
+            f"porter -j 1 peak RSS: {cccl['porter_peak_rss_mb']:.0f} MB on the CCCL tree "
+            f"({cccl['files']} files), {cccl['porter_peak_rss_mb_half_tree']:.0f} MB on half of "
+            f"it ({cccl['half_tree_files']} files)"
+        )
+    print(
+        f"porter port {res['one_file']['file']} (one file, interpreter start-up included): "
+        f"{fmt_s(res['one_file']['seconds'])}"
+    )
 
 
 if __name__ == "__main__":

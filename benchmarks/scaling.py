@@ -15,6 +15,7 @@ size) columns: flat for linear cost. Series:
 - `size`: the example project's sources repeated to S MiB (real code: kernels, launches, the
   runtime API, findings), ported with `--max-file-size 0` (no limit).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,10 @@ def refs_file(n: int, one_line: bool) -> bytes:
 
 
 def sized_file(mib: float) -> bytes:
-    body = b"\n".join(p.read_bytes().replace(b"#include", b"// include")
-                      for p in sorted((EXAMPLE / "src").glob("*.cu")))
+    body = b"\n".join(
+        p.read_bytes().replace(b"#include", b"// include")
+        for p in sorted((EXAMPLE / "src").glob("*.cu"))
+    )
     out = [b"#include <cuda_runtime.h>\n"]
     size, i = 0, 0
     while size < mib * 2**20:
@@ -52,8 +55,19 @@ def measure(data: bytes, tmp: Path, runs: int, extra: list[str]) -> tuple[float,
     src.write_bytes(data)
     times, rss = [], []
     for _ in range(runs):
-        r = run_timed([*porter_cmd(), "port", str(src), "-o", str(tmp / "out.cu"), "--force",
-                       "-q", "--exit-zero", *extra])
+        r = run_timed(
+            [
+                *porter_cmd(),
+                "port",
+                str(src),
+                "-o",
+                str(tmp / "out.cu"),
+                "--force",
+                "-q",
+                "--exit-zero",
+                *extra,
+            ]
+        )
         if r.returncode != 0:
             raise SystemExit(f"porter failed ({r.returncode}): {r.stderr.strip()[-500:]}")
         times.append(r.seconds)
@@ -65,8 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--refs", type=int, nargs="*", default=[2500, 5000, 10000, 20000, 40000])
     ap.add_argument("--line-refs", type=int, nargs="*", default=[3500, 7000, 14000, 28000])
-    ap.add_argument("--sizes", type=float, nargs="*", default=[0.5, 1, 2, 4],
-                    help="file sizes in MiB for the real-code series")
+    ap.add_argument(
+        "--sizes",
+        type=float,
+        nargs="*",
+        default=[0.5, 1, 2, 4],
+        help="file sizes in MiB for the real-code series",
+    )
     ap.add_argument("--runs", type=int, default=1, help="runs per case (median time)")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
@@ -75,10 +94,14 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(t)
         # start-up and the loaded tables: an empty file, subtracted to show what a file adds
         base_s, base_kb = measure(b"", tmp, max(args.runs, 3), [])
-        print(f"empty file: {base_s:.2f} s, {base_kb / 1024:.0f} MB peak RSS (start-up; "
-              f"subtracted in the +columns)")
-        print(f"{'series':10} {'case':>12} {'bytes':>11} {'seconds':>8} {'+s/1k refs':>10} "
-              f"{'peak RSS MB':>11} {'+RSS/size':>9}")
+        print(
+            f"empty file: {base_s:.2f} s, {base_kb / 1024:.0f} MB peak RSS (start-up; "
+            f"subtracted in the +columns)"
+        )
+        print(
+            f"{'series':10} {'case':>12} {'bytes':>11} {'seconds':>8} {'+s/1k refs':>10} "
+            f"{'peak RSS MB':>11} {'+RSS/size':>9}"
+        )
         cases = [("refs", f"{n} refs", refs_file(n, False), n) for n in args.refs]
         cases += [("one line", f"{n} refs", refs_file(n, True), n) for n in args.line_refs]
         cases += [("size", f"{s:g} MiB", sized_file(s), 0) for s in args.sizes]
@@ -86,10 +109,21 @@ def main(argv: list[str] | None = None) -> int:
             seconds, rss_kb = measure(data, tmp, args.runs, ["--max-file-size", "0"])
             per_k = f"{(seconds - base_s) / n * 1000:10.3f}" if n else f"{'':>10}"
             ratio = (rss_kb - base_kb) * 1024 / len(data)
-            print(f"{series:10} {label:>12} {len(data):11d} {seconds:8.2f} {per_k} "
-                  f"{rss_kb / 1024:11.0f} {ratio:9.0f}", flush=True)
-            rows.append({"series": series, "case": label, "bytes": len(data), "refs": n,
-                         "seconds": round(seconds, 3), "peak_rss_kb": rss_kb})
+            print(
+                f"{series:10} {label:>12} {len(data):11d} {seconds:8.2f} {per_k} "
+                f"{rss_kb / 1024:11.0f} {ratio:9.0f}",
+                flush=True,
+            )
+            rows.append(
+                {
+                    "series": series,
+                    "case": label,
+                    "bytes": len(data),
+                    "refs": n,
+                    "seconds": round(seconds, 3),
+                    "peak_rss_kb": rss_kb,
+                }
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     return 0

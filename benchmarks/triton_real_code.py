@@ -10,6 +10,7 @@ Sources, by pinned version (fetched with `pip download --no-deps`, never committ
 Prints, per source, the files checked and the findings per code; `--list` prints every
 finding (to read them and count true and false positives by hand).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,22 @@ def fetch(cache: Path) -> list[Path]:
         name = pin.split("==")[0].replace("-", "_")
         dest = cache / pin.replace("==", "-")
         if not dest.is_dir():
-            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q",
-                            "--only-binary", ":all:", pin, "-d", str(cache)], check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--no-deps",
+                    "-q",
+                    "--only-binary",
+                    ":all:",
+                    pin,
+                    "-d",
+                    str(cache),
+                ],
+                check=True,
+            )
             wheel = next(cache.glob(f"{name}-{pin.split('==')[1]}*.whl"))
             with zipfile.ZipFile(wheel) as z:
                 for info in z.infolist():
@@ -44,6 +59,7 @@ def fetch(cache: Path) -> list[Path]:
 
 def torch_tree(cache: Path) -> Path | None:
     import importlib.util
+
     spec = importlib.util.find_spec("torch")
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -60,9 +76,22 @@ def torch_tree(cache: Path) -> Path | None:
 
 
 def check(tree: Path, arch: str) -> dict:
-    p = subprocess.run([sys.executable, "-m", "porter.cli", "check", str(tree), "--format",
-                        "json", "--offload-arch", arch, "--exit-zero"],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "porter.cli",
+            "check",
+            str(tree),
+            "--format",
+            "json",
+            "--offload-arch",
+            arch,
+            "--exit-zero",
+        ],
+        capture_output=True,
+        text=True,
+    )
     if p.returncode != 0:
         raise SystemExit(f"porter failed on {tree}: {p.stderr[-2000:]}")
     return json.loads(p.stdout)
@@ -84,8 +113,10 @@ def main() -> int:
         findings = rep.get("findings", [])
         files = rep.get("summary", {}).get("files", {})
         codes = collections.Counter(f["code"] for f in findings)
-        print(f"{tree.name}: {files.get('files', '?')} files checked; "
-              + ", ".join(f"{c} {n}" for c, n in sorted(codes.items())))
+        print(
+            f"{tree.name}: {files.get('files', '?')} files checked; "
+            + ", ".join(f"{c} {n}" for c, n in sorted(codes.items()))
+        )
         if a.list:
             for f in findings:
                 print(f"  {f['path']}:{f['line']}:{f.get('col', 0)}: {f['code']} {f['message']}")

@@ -15,6 +15,7 @@ file in the same folder and is renamed into place, so concurrent runs never see 
 an unreadable entry counts as a miss. `--no-cache` neither reads nor writes it; `porter clean`
 empties it.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -44,10 +45,10 @@ def code_fingerprint() -> str:
     """porter's version, its modules and its mapping tables (size and mtime of each)."""
     from . import __version__
     from .mappings.index import tables_dir
+
     h = hashlib.sha256(f"{CACHE_FORMAT}:{__version__}".encode())
     package = Path(__file__).resolve().parent
-    for folder, pattern in ((package, "**/*.py"), (package, "**/*.json"),
-                            (tables_dir(), "*.csv")):
+    for folder, pattern in ((package, "**/*.py"), (package, "**/*.json"), (tables_dir(), "*.csv")):
         for p in sorted(folder.glob(pattern)):
             try:
                 st = p.stat()
@@ -102,8 +103,16 @@ class ResultCache:
         try:
             with open(self._path(key), "rb") as fh:
                 value = pickle.load(fh)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
-                IndexError, TypeError, ValueError):
+        except (
+            OSError,
+            pickle.UnpicklingError,
+            EOFError,
+            AttributeError,
+            ImportError,
+            IndexError,
+            TypeError,
+            ValueError,
+        ):
             self.misses += 1
             return None
         self.hits += 1
@@ -122,11 +131,11 @@ class ResultCache:
                     pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
                 os.replace(tmp, path)
             except BaseException:
-                with contextlib.suppress(OSError):     # already gone: nothing to clean up
+                with contextlib.suppress(OSError):  # already gone: nothing to clean up
                     os.unlink(tmp)
                 raise
         except OSError:
-            self.writable = False     # a read-only or full disk only costs speed
+            self.writable = False  # a read-only or full disk only costs speed
 
 
 def clean(folder: Path | None = None) -> tuple[int, int]:
@@ -134,6 +143,7 @@ def clean(folder: Path | None = None) -> tuple[int, int]:
     porter keeps beside it (one file per version of the tables), goes too; the next run
     rebuilds it."""
     from .mappings.index import _cache_dir as index_dir
+
     folder = folder or cache_dir()
     count = size = 0
     files = list(folder.rglob("*.pickle")) if folder.is_dir() else []

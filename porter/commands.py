@@ -1,4 +1,5 @@
 """What each CLI verb does: resolve options, run the engine, write outputs and reports."""
+
 from __future__ import annotations
 
 import difflib
@@ -13,15 +14,16 @@ from pathlib import Path
 
 from .exits import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 
-LATEST_ROCM = (7, 2)   # default target: the newest ROCm whose headers the compile proof has;
+LATEST_ROCM = (7, 2)  # default target: the newest ROCm whose headers the compile proof has;
 # the tables also cover the releases of porter.mappings.model.CHECKED_ROCM (10.0 included)
 SUPPORTED_ROCM_MIN = (5, 0)
-_ROC_BLOCKERS_SHOWN = 5     # --roc: names listed per library area that stays on hip*
+_ROC_BLOCKERS_SHOWN = 5  # --roc: names listed per library area that stays on hip*
 
 
 def known_error(exc: BaseException) -> str | None:
     from .config import ConfigError
     from .discover import InputError
+
     if isinstance(exc, (UsageError, InputError, ConfigError)):
         return str(exc)
     if isinstance(exc, PermissionError):
@@ -55,9 +57,11 @@ def hip_version_header_candidates() -> list[Path]:
             out.append(Path(os.environ[env]) / "include/hip/hip_version.h")
     if os.environ.get("PORTER_ROCM_PREFIX"):
         out.append(Path(os.environ["PORTER_ROCM_PREFIX"]) / "usr/include/hip/hip_version.h")
-    out += [Path("/opt/rocm/include/hip/hip_version.h"),
-            Path("/opt/porter-rocm/7.2/usr/include/hip/hip_version.h"),
-            Path("/usr/include/hip/hip_version.h")]
+    out += [
+        Path("/opt/rocm/include/hip/hip_version.h"),
+        Path("/opt/porter-rocm/7.2/usr/include/hip/hip_version.h"),
+        Path("/usr/include/hip/hip_version.h"),
+    ]
     return out
 
 
@@ -71,8 +75,10 @@ def detect_rocm_version() -> tuple[int, ...]:
         mi = re.search(r"#define\s+HIP_VERSION_MINOR\s+(\d+)", text)
         if ma and mi:
             return (int(ma.group(1)), int(mi.group(1)))
-    raise UsageError("--rocm-version auto: no installed HIP found (hip/hip_version.h under "
-                     "$ROCM_PATH, /opt/rocm or /usr/include)")
+    raise UsageError(
+        "--rocm-version auto: no installed HIP found (hip/hip_version.h under "
+        "$ROCM_PATH, /opt/rocm or /usr/include)"
+    )
 
 
 def _split(values) -> list[str]:
@@ -90,9 +96,13 @@ class Resolved:
         from .findings import Severity
         from .rules.base import RuleOptions, parse_archs
         from .source import CUDA_EXTS
+
         first = Path(args.paths[0]) if getattr(args, "paths", None) else Path(".")
-        cfg_path = Path(args.config) if getattr(args, "config", None) else (
-            find_config(first) if first.exists() else None)
+        cfg_path = (
+            Path(args.config)
+            if getattr(args, "config", None)
+            else (find_config(first) if first.exists() else None)
+        )
         if getattr(args, "config", None) and (cfg_path is None or not cfg_path.is_file()):
             raise UsageError(f"--config {args.config}: no such file")
         cfg = load_config(cfg_path)
@@ -113,60 +123,87 @@ class Resolved:
         self.ignore = _split(args.ignore) + list(cfg.get("ignore", []))
         try:
             self.fail_level = Severity.parse(pick(args.fail_level, "fail-level", "warning"))
-            self.severity = tuple(sorted((k.upper(), str(Severity.parse(v)))
-                                         for k, v in cfg.get("severity", {}).items()))
+            self.severity = tuple(
+                sorted(
+                    (k.upper(), str(Severity.parse(v))) for k, v in cfg.get("severity", {}).items()
+                )
+            )
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         exts = _split([args.extensions]) if args.extensions else cfg.get("extensions")
-        self.extensions = (frozenset(e if e.startswith(".") else "." + e for e in exts)
-                           if exts else CUDA_EXTS)
+        self.extensions = (
+            frozenset(e if e.startswith(".") else "." + e for e in exts) if exts else CUDA_EXTS
+        )
         self.exclude = tuple(args.exclude) + tuple(cfg.get("exclude", []))
         self.roc = bool(args.roc or cfg.get("roc", False))
-        self.unsafe_fixes = bool(getattr(args, "unsafe_fixes", False)
-                                 or cfg.get("unsafe-fixes", False))
-        self.launch_syntax = (getattr(args, "launch_syntax", None)
-                              or cfg.get("launch-syntax", "keep"))
+        self.unsafe_fixes = bool(
+            getattr(args, "unsafe_fixes", False) or cfg.get("unsafe-fixes", False)
+        )
+        self.launch_syntax = getattr(args, "launch_syntax", None) or cfg.get(
+            "launch-syntax", "keep"
+        )
         if self.launch_syntax not in ("keep", "hip"):
             raise UsageError(f"launch-syntax must be keep or hip, not {self.launch_syntax!r}")
         from .config import parse_size
         from .engine import MAX_FILE_SIZE
+
         size = getattr(args, "max_file_size", None)
-        self.max_file_size = parse_size(size, "--max-file-size") if size is not None else \
-            cfg.get("max-file-size", MAX_FILE_SIZE)
+        self.max_file_size = (
+            parse_size(size, "--max-file-size")
+            if size is not None
+            else cfg.get("max-file-size", MAX_FILE_SIZE)
+        )
         from .rules.registry import all_rules, get, select
+
         for code in self.select + self.ignore:
-            if code.upper() != "ALL" and not any(r.code.startswith(code.upper()) or r.name == code
-                                                  for r in all_rules()):
+            if code.upper() != "ALL" and not any(
+                r.code.startswith(code.upper()) or r.name == code for r in all_rules()
+            ):
                 raise UsageError(f"unknown rule code or name {code!r} (see `porter rule --all`)")
         for code, _ in self.severity:
             if get(code) is None:
                 raise UsageError(f"{cfg_path}: severity override for unknown rule {code}")
         self.rule_codes = None
-        if self.select or self.ignore:      # (no rule module is loaded when none is named)
+        if self.select or self.ignore:  # (no rule module is loaded when none is named)
             chosen = select(self.select or None, self.ignore or None)
             self.rule_codes = tuple(r.code for r in chosen)
 
     def options_dict(self) -> dict:
-        return {"rocm_version": ".".join(map(str, self.rocm_version)),
-                "offload_arch": [t.arch for t in self.targets], "roc": self.roc}
+        return {
+            "rocm_version": ".".join(map(str, self.rocm_version)),
+            "offload_arch": [t.arch for t in self.targets],
+            "roc": self.roc,
+        }
 
 
 def _engine_options(res: Resolved, args, command: str, roc_areas=frozenset(), shims=frozenset()):
     from .engine import EngineOptions
     from .rewrite.cuda import PortOptions
-    port = PortOptions(rocm_version=res.rocm_version, roc=res.roc, roc_areas=roc_areas, shims=shims,
-                       launch_syntax=res.launch_syntax,
-                       rewrite_comments=getattr(args, "rewrite_comments", False),
-                       rewrite_strings=getattr(args, "rewrite_strings", False),
-                       add_runtime_include=not getattr(args, "no_include", False))
+
+    port = PortOptions(
+        rocm_version=res.rocm_version,
+        roc=res.roc,
+        roc_areas=roc_areas,
+        shims=shims,
+        launch_syntax=res.launch_syntax,
+        rewrite_comments=getattr(args, "rewrite_comments", False),
+        rewrite_strings=getattr(args, "rewrite_strings", False),
+        add_runtime_include=not getattr(args, "no_include", False),
+    )
     is_port = command == "port"
     # review ports in memory (nothing written, no fixes) to see the CUDA names a change adds
-    return EngineOptions(port=port, rules=res.rule_options, rule_codes=res.rule_codes,
-                         severity=res.severity, apply_fixes=is_port and not args.no_fix,
-                         unsafe_fixes=res.unsafe_fixes, rewrite=command in ("port", "review"),
-                         run_rules=True, max_file_size=res.max_file_size,
-                         port_build_files=is_port and bool(getattr(args, "port_build_files",
-                                                                   False)))
+    return EngineOptions(
+        port=port,
+        rules=res.rule_options,
+        rule_codes=res.rule_codes,
+        severity=res.severity,
+        apply_fixes=is_port and not args.no_fix,
+        unsafe_fixes=res.unsafe_fixes,
+        rewrite=command in ("port", "review"),
+        run_rules=True,
+        max_file_size=res.max_file_size,
+        port_build_files=is_port and bool(getattr(args, "port_build_files", False)),
+    )
 
 
 # -- port / check ----------------------------------------------------------------------------
@@ -182,17 +219,17 @@ def _is_within(child: Path, parent: Path) -> bool:
 class PortPlan:
     """What one `port` or `check` run does, decided before any file is read."""
 
-    command: str                    # port | check
-    mode: str                       # check | diff | stdout | file | tree | inplace
+    command: str  # port | check
+    mode: str  # check | diff | stdout | file | tree | inplace
     inputs: list[Path]
-    out_root: Path | None = None    # -o
-    stamp: str = ""                 # --in-place backup folder name
-    backups: dict[Path, Path] = field(default_factory=dict)   # input folder -> backup folder
-    jobs: list = field(default_factory=list)            # engine.Job, in report order
+    out_root: Path | None = None  # -o
+    stamp: str = ""  # --in-place backup folder name
+    backups: dict[Path, Path] = field(default_factory=dict)  # input folder -> backup folder
+    jobs: list = field(default_factory=list)  # engine.Job, in report order
     skipped: list[tuple[str, str]] = field(default_factory=list)
-    show_diff: bool = False         # port --check --diff
-    fmt: str = "terminal"           # the report format on standard output
-    stale: list[str] = field(default_factory=list)      # port --check: files it would change
+    show_diff: bool = False  # port --check --diff
+    fmt: str = "terminal"  # the report format on standard output
+    stale: list[str] = field(default_factory=list)  # port --check: files it would change
 
 
 def run_port_or_check(args) -> int:
@@ -203,17 +240,21 @@ def run_port_or_check(args) -> int:
     add_context_headers(plan, discoveries, res.max_file_size)
     try:
         results = run_pipeline(args, res, plan.jobs)
-    finally:                        # Ctrl-C too: no empty backup folder is left behind
+    finally:  # Ctrl-C too: no empty backup folder is left behind
         drop_empty_backups(plan)
     plan.jobs = [j for j in plan.jobs if not j.context]
-    if plan.mode in ("check", "diff", "review"):   # .py files without GPU code: not checked
+    if plan.mode in ("check", "diff", "review"):  # .py files without GPU code: not checked
         from .rewrite.python import NOT_RELEVANT
+
         keep = [not (r.kind == "python" and r.note == NOT_RELEVANT) for r in results]
         results = [r for r, k in zip(results, keep) if k]
         plan.jobs = [j for j, k in zip(plan.jobs, keep) if k]
-    _link_extensions(res, plan, results)      # PT909: a PyTorch extension's sources' findings
-    verified = _verify_port(args, plan, results, res.rule_codes) \
-        if getattr(args, "verify", False) else None
+    _link_extensions(res, plan, results)  # PT909: a PyTorch extension's sources' findings
+    verified = (
+        _verify_port(args, plan, results, res.rule_codes)
+        if getattr(args, "verify", False)
+        else None
+    )
     report = build_report(args, res, plan, results)
     report.verify = verified
     stream = emit_port_output(plan, results)
@@ -228,15 +269,16 @@ def run_port_or_check(args) -> int:
 def _link_extensions(res: Resolved, plan: PortPlan, results: list) -> None:
     from .findings import Severity
     from .rules.pyext import CODE, link_extensions
+
     level = dict(res.severity).get(CODE)
-    link_extensions(plan.jobs, results, res.rule_codes,
-                    Severity.parse(level) if level else None)
+    link_extensions(plan.jobs, results, res.rule_codes, Severity.parse(level) if level else None)
 
 
 def _verify_port(args, plan: PortPlan, results: list, rule_codes=None):
     """port --verify: compile what was written (porter/verify.py) and return the per-file
     results (verify.VerifyReport); no toolchain is a usage error (one line, exit 2)."""
     from .verify import ToolchainNotFound, verify_port
+
     try:
         return verify_port(args, plan, results, rule_codes)
     except (ToolchainNotFound, ValueError) as exc:
@@ -250,15 +292,24 @@ def plan_run(args) -> PortPlan:
         if not os.path.lexists(p):
             raise UsageError(f"{p}: no such file or directory")
     check_report_paths(args)
-    plan = PortPlan(args.command, "check", inputs, stamp=time.strftime("%Y%m%d-%H%M%S"),
-                    fmt=getattr(args, "format", None) or "terminal")
+    plan = PortPlan(
+        args.command,
+        "check",
+        inputs,
+        stamp=time.strftime("%Y%m%d-%H%M%S"),
+        fmt=getattr(args, "format", None) or "terminal",
+    )
     if args.command == "port":
         plan.mode, plan.out_root = _port_mode(args, inputs)
         plan.show_diff = plan.mode == "portcheck" and args.diff
     if plan.mode in ("tree", "file") and plan.out_root is not None:
         plan.out_root = _check_output_target(args, plan.mode, inputs[0], plan.out_root)
-    if plan.mode == "portcheck" and plan.out_root is not None and not inputs[0].is_dir() \
-            and plan.out_root.is_dir():
+    if (
+        plan.mode == "portcheck"
+        and plan.out_root is not None
+        and not inputs[0].is_dir()
+        and plan.out_root.is_dir()
+    ):
         plan.out_root = plan.out_root / inputs[0].name
     return plan
 
@@ -314,8 +365,8 @@ def collect_jobs(args, res: Resolved, plan: PortPlan) -> list:
     """Discover the files under each input and make one engine job per file (what the job
     writes depends on the mode). Returns the discoveries, in input order."""
     from .discover import discover
-    discoveries = [discover(p, extensions=res.extensions, exclude=res.exclude)
-                   for p in plan.inputs]
+
+    discoveries = [discover(p, extensions=res.extensions, exclude=res.exclude) for p in plan.inputs]
     for p, d in zip(plan.inputs, discoveries):
         for rel, why in d.skipped:
             plan.skipped.append((_display(p, rel, d.root), why))
@@ -336,6 +387,7 @@ def collect_jobs(args, res: Resolved, plan: PortPlan) -> list:
 def make_job(args, plan: PortPlan, e, root: Path | None):
     """The engine job for one discovered file in this mode (None: the file is not read)."""
     from .engine import Job
+
     mode = plan.mode
     if mode in ("check", "diff", "review"):
         if e.kind in ("cuda", "build", "python"):
@@ -362,7 +414,7 @@ def make_job(args, plan: PortPlan, e, root: Path | None):
 
 
 BACKUP_DIR = ".porter-backup"
-_BACKUP_TRIES = 1000      # runs in one second that find a free name (`<stamp>-999`)
+_BACKUP_TRIES = 1000  # runs in one second that find a free name (`<stamp>-999`)
 
 
 def backup_folder(plan: PortPlan, base: Path) -> Path:
@@ -374,13 +426,15 @@ def backup_folder(plan: PortPlan, base: Path) -> Path:
     folder = plan.backups.get(base)
     if folder is not None:
         return folder
-    if plan.backups:      # the run's name is chosen: the same, new, in this folder too
+    if plan.backups:  # the run's name is chosen: the same, new, in this folder too
         folder = base / BACKUP_DIR / plan.stamp
         try:
             folder.mkdir(parents=True)
         except FileExistsError:
-            raise UsageError(f"{folder} exists: porter never writes into an earlier run's "
-                             f"backups (move it away, or use --no-backup)") from None
+            raise UsageError(
+                f"{folder} exists: porter never writes into an earlier run's "
+                f"backups (move it away, or use --no-backup)"
+            ) from None
     else:
         for n in range(1, _BACKUP_TRIES + 1):
             name = plan.stamp if n == 1 else f"{plan.stamp}-{n}"
@@ -391,8 +445,9 @@ def backup_folder(plan: PortPlan, base: Path) -> Path:
             except FileExistsError:
                 continue
         else:
-            raise UsageError(f"{base / BACKUP_DIR}: no new backup folder could be made "
-                             f"(is it a folder?)")
+            raise UsageError(
+                f"{base / BACKUP_DIR}: no new backup folder could be made (is it a folder?)"
+            )
         plan.stamp = name
     plan.backups[base] = folder
     return folder
@@ -413,6 +468,7 @@ def add_context_headers(plan: PortPlan, discoveries: list, max_size: int) -> Non
     """A file ported on its own still sees what its quoted project headers declare."""
     from .discover import Entry
     from .engine import Job, local_headers
+
     if not any(d.root is None for d in discoveries):
         return
     given = {j.entry.path.resolve() for j in plan.jobs}
@@ -428,6 +484,7 @@ def run_pipeline(args, res: Resolved, jobs: list) -> list:
     """The project-wide pre-pass, then every job through the engine (in parallel). Returns the
     results of the non-context jobs, in job order."""
     from .engine import filter_declared
+
     cached = args.command == "check" and not getattr(args, "no_cache", False)
     digests: dict[int, bytes] | None = {} if cached else None
     shims, roc_areas = _project_prepass(res, jobs, args.quiet, digests)
@@ -444,6 +501,7 @@ def run_pipeline(args, res: Resolved, jobs: list) -> list:
 
 def _run_engine(jobs: list, options, workers: int, quiet: bool) -> list:
     from .engine import run_jobs
+
     progress = _progress(len(jobs), quiet=quiet)
     try:
         return run_jobs(jobs, options, workers, progress=progress.advance if progress else None)
@@ -452,13 +510,13 @@ def _run_engine(jobs: list, options, workers: int, quiet: bool) -> list:
             progress.close()
 
 
-def _run_cached(jobs: list, options, workers: int, digests: dict[int, bytes],
-                quiet: bool) -> list:
+def _run_cached(jobs: list, options, workers: int, digests: dict[int, bytes], quiet: bool) -> list:
     """check: results of unchanged files from the content-hash cache (porter/cache.py), the
     others through the engine, then stored. A result with errors is not stored."""
     import hashlib
 
     from .cache import ResultCache
+
     cache = ResultCache(options)
     results: list = [None] * len(jobs)
     todo: list[tuple[int, str | None]] = []
@@ -467,11 +525,14 @@ def _run_cached(jobs: list, options, workers: int, digests: dict[int, bytes],
         digest = digests.get(id(job))
         if digest is None:
             try:
-                with open(job.entry.path, "rb") as fh:   # in blocks: a huge file is not read whole
-                    digest = hashlib.file_digest(fh, "sha256").digest() \
-                        if hasattr(hashlib, "file_digest") else hashlib.sha256(fh.read()).digest()
+                with open(job.entry.path, "rb") as fh:  # in blocks: a huge file is not read whole
+                    digest = (
+                        hashlib.file_digest(fh, "sha256").digest()
+                        if hasattr(hashlib, "file_digest")
+                        else hashlib.sha256(fh.read()).digest()
+                    )
             except OSError:
-                todo.append((i, None))      # the engine reports the error
+                todo.append((i, None))  # the engine reports the error
                 continue
         key = cache.key(job.entry.rel, job.entry.kind, job.context, digest)
         hit = cache.get(key)
@@ -495,11 +556,12 @@ def drop_project_headers(results: list, jobs: list) -> None:
     source (a quoted include resolves there); and, for a source in a git repository, the files
     git tracks there (a pre-commit run or a review checks a few files of a whole project)."""
     suffixes: set[str] | None = None
-    tops: dict[Path, Path | None] = {}      # a source's folder -> its git top folder
-    known: dict[tuple[Path, str], bool] = {}   # (git top folder, include) -> git tracks it
+    tops: dict[Path, Path | None] = {}  # a source's folder -> its git top folder
+    known: dict[tuple[Path, str], bool] = {}  # (git top folder, include) -> git tracks it
 
     def tracked(path: Path, include: str) -> bool:
         from .vcs import tracks, work_tree_of
+
         if path.parent not in tops:
             tops[path.parent] = work_tree_of(path.parent)
         top = tops[path.parent]
@@ -512,17 +574,23 @@ def drop_project_headers(results: list, jobs: list) -> None:
     for r, j in zip(results, jobs):
         if not any(f.code == "PT001" for f in r.findings):
             continue
-        if suffixes is None:        # every trailing part of every path: a/b/c.h, b/c.h, c.h
+        if suffixes is None:  # every trailing part of every path: a/b/c.h, b/c.h, c.h
             suffixes = set()
             for job in jobs:
                 parts = Path(job.entry.path).parts
                 suffixes.update("/".join(parts[i:]) for i in range(1, len(parts)))
         kept = []
         for f in r.findings:
-            if f.code == "PT001" and f.name and f.message.startswith("include ") and (
+            if (
+                f.code == "PT001"
+                and f.name
+                and f.message.startswith("include ")
+                and (
                     f.name.lstrip("/") in suffixes
                     or (Path(j.entry.path).parent / f.name).is_file()
-                    or tracked(Path(j.entry.path), f.name)):
+                    or tracked(Path(j.entry.path), f.name)
+                )
+            ):
                 r.stats.unconverted -= 1
                 continue
             kept.append(f)
@@ -531,6 +599,7 @@ def drop_project_headers(results: list, jobs: list) -> None:
 
 def build_report(args, res: Resolved, plan: PortPlan, results: list):
     from .report import RunReport, attach_sources
+
     # --in-place has rewritten the files: their lines are no longer the ones the findings name
     attach_sources(results, read_disk=plan.mode != "inplace")
     errors = [(r.rel, r.note) for r in results if r.status == "error"]
@@ -553,8 +622,9 @@ def collect_changes(args, plan: PortPlan, results: list) -> list[tuple[str, byte
             if r.old_data is not None and r.new_data is not None and r.new_data != r.old_data:
                 out.append((r.rel, r.old_data, r.new_data))
         return out
-    wants_html = plan.fmt == "html" or any(str(p).lower().endswith((".html", ".htm"))
-                                           for p in getattr(args, "report", None) or [])
+    wants_html = plan.fmt == "html" or any(
+        str(p).lower().endswith((".html", ".htm")) for p in getattr(args, "report", None) or []
+    )
     if not wants_html or plan.mode not in ("tree", "file", "inplace"):
         return out
     for job, r in zip(plan.jobs, results):
@@ -577,6 +647,7 @@ def explain_severities(results: list, res: Resolved) -> None:
     """A finding whose severity is not its rule's default says why (`severity_reason`): the
     configuration set it, or the rule grades it per target GPU."""
     from .rules.registry import get
+
     overrides = dict(res.severity)
     for r in results:
         for f in r.findings:
@@ -584,12 +655,14 @@ def explain_severities(results: list, res: Resolved) -> None:
             if rule is None or f.severity == rule.severity:
                 continue
             if f.code in overrides:
-                f.extra["severity_reason"] = (f"{f.severity}: set in "
-                                              f"{res.config_path or 'the configuration'}")
+                f.extra["severity_reason"] = (
+                    f"{f.severity}: set in {res.config_path or 'the configuration'}"
+                )
             else:
                 where = ", ".join(f.targets) if f.targets else "these targets"
-                f.extra["severity_reason"] = (f"{f.severity} on {where}; {f.code} is a "
-                                              f"{rule.severity} by default")
+                f.extra["severity_reason"] = (
+                    f"{f.severity} on {where}; {f.code} is a {rule.severity} by default"
+                )
 
 
 def emit_port_output(plan: PortPlan, results: list):
@@ -668,11 +741,16 @@ def _emit_port_check(plan: PortPlan, results: list):
 
 def print_report(args, plan: PortPlan, report, stream) -> None:
     from .report import render
+
     fmt = args.format or "terminal"
-    text = render(fmt, report, color=(fmt == "terminal" and stream.isatty()
-                                      and not os.environ.get("NO_COLOR")),
-                  statistics=getattr(args, "statistics", False),
-                  grouped=getattr(args, "group_by_file", False), quiet=args.quiet)
+    text = render(
+        fmt,
+        report,
+        color=(fmt == "terminal" and stream.isatty() and not os.environ.get("NO_COLOR")),
+        statistics=getattr(args, "statistics", False),
+        grouped=getattr(args, "group_by_file", False),
+        quiet=args.quiet,
+    )
     if plan.mode == "tree" and fmt == "terminal" and not args.quiet:
         text += f"ported tree written to {plan.out_root}\n"
     if plan.mode == "inplace" and fmt == "terminal" and not args.quiet and not args.no_backup:
@@ -697,8 +775,12 @@ UNPORTED_CODES = frozenset({"PT001", "PT002"})
 
 def failing_findings(report, fail_level) -> list:
     from .findings import Severity
-    return [f for f in report.open_findings if f.severity >= fail_level
-            or (f.code in UNPORTED_CODES and f.severity >= Severity.WARNING)]
+
+    return [
+        f
+        for f in report.open_findings
+        if f.severity >= fail_level or (f.code in UNPORTED_CODES and f.severity >= Severity.WARNING)
+    ]
 
 
 def exit_status(args, res: Resolved, report, plan: PortPlan | None = None) -> int:
@@ -711,12 +793,13 @@ def exit_status(args, res: Resolved, report, plan: PortPlan | None = None) -> in
     if args.exit_zero:
         return EXIT_OK
     if getattr(report, "verify", None) is not None and report.verify.failed:
-        return EXIT_FINDINGS        # port --verify: a unit that does not compile
+        return EXIT_FINDINGS  # port --verify: a unit that does not compile
     return EXIT_FINDINGS if failing_findings(report, res.fail_level) else EXIT_OK
 
 
-def _project_prepass(res: Resolved, jobs, quiet: bool,
-                     digests: dict[int, bytes] | None = None) -> tuple[frozenset, frozenset]:
+def _project_prepass(
+    res: Resolved, jobs, quiet: bool, digests: dict[int, bytes] | None = None
+) -> tuple[frozenset, frozenset]:
     """One read of every source before porting, for the two project-wide decisions:
     the CUDA names the project shims to HIP itself (see shim_names), and with --roc which
     libraries move to roc* (see roc_plan). Returns (shims, roc areas). With `digests` (the
@@ -726,10 +809,12 @@ def _project_prepass(res: Resolved, jobs, quiet: bool,
 
     from .mappings.index import load_index
     from .rewrite.cuda import roc_plan, shim_names
+
     names: set[str] = set()
     shim_cache = None
     if digests is not None:
         from .cache import ResultCache
+
         shim_cache = ResultCache({"shim_names": 1})
 
     def sources():
@@ -737,7 +822,7 @@ def _project_prepass(res: Resolved, jobs, quiet: bool,
             if j.entry.kind == "cuda":
                 try:
                     if res.max_file_size and j.entry.path.stat().st_size > res.max_file_size:
-                        continue        # not read: the engine copies it unchanged
+                        continue  # not read: the engine copies it unchanged
                     data = j.entry.path.read_bytes()
                 except OSError:
                     continue
@@ -753,21 +838,27 @@ def _project_prepass(res: Resolved, jobs, quiet: bool,
                 else:
                     names.update(shim_names(data))
                 yield data
+
     areas: frozenset = frozenset()
     if res.roc:
         areas, blockers = roc_plan(load_index(), sources(), res.rocm_version)
         if not quiet:
             for area, used in sorted(blockers.items()):
-                more = (f" and {len(used) - _ROC_BLOCKERS_SHOWN} more"
-                        if len(used) > _ROC_BLOCKERS_SHOWN else "")
+                more = (
+                    f" and {len(used) - _ROC_BLOCKERS_SHOWN} more"
+                    if len(used) > _ROC_BLOCKERS_SHOWN
+                    else ""
+                )
                 shown = ", ".join(used[:_ROC_BLOCKERS_SHOWN]) + more
-                print(f"porter: --roc: {area} stays on the hip* library: {shown} "
-                      f"{'has' if len(used) == 1 else 'have'} no one-to-one roc* equivalent",
-                      file=sys.stderr)
+                print(
+                    f"porter: --roc: {area} stays on the hip* library: {shown} "
+                    f"{'has' if len(used) == 1 else 'have'} no one-to-one roc* equivalent",
+                    file=sys.stderr,
+                )
     else:
         for _ in sources():
             pass
-    if not names:               # most projects: no shim, and no need to load the tables here
+    if not names:  # most projects: no shim, and no need to load the tables here
         return frozenset(), areas
     idx = load_index()
     shims = frozenset(n for n in names if n in idx.by_name or n in idx.qualified)
@@ -782,7 +873,7 @@ def _display(input_path: Path, rel: str, root) -> str:
     if os.path.isabs(path):
         cwd = _cwd()
         if cwd and path.startswith(cwd.rstrip(os.sep) + os.sep):
-            return path[len(cwd.rstrip(os.sep)) + 1:]
+            return path[len(cwd.rstrip(os.sep)) + 1 :]
     return path
 
 
@@ -807,26 +898,36 @@ def _unified_diff(rel: str, old: bytes, new: bytes) -> str:
     return "".join(out).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-_EXT_FORMATS = {".md": "markdown", ".markdown": "markdown", ".json": "json", ".sarif": "sarif",
-                ".html": "html", ".htm": "html", ".txt": "terminal"}
+_EXT_FORMATS = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".json": "json",
+    ".sarif": "sarif",
+    ".html": "html",
+    ".htm": "html",
+    ".txt": "terminal",
+}
 
 
 def check_report_paths(args) -> None:
     """Refuse an unknown --report extension before any work is done."""
     for path in getattr(args, "report", None) or []:
         if Path(path).suffix.lower() not in _EXT_FORMATS:
-            raise UsageError(f"--report {path}: unknown extension "
-                             "(use .md, .json, .sarif, .html or .txt)")
+            raise UsageError(
+                f"--report {path}: unknown extension (use .md, .json, .sarif, .html or .txt)"
+            )
 
 
 def _write_report(path: Path, report) -> None:
     from .engine import atomic_write
     from .report import render
     from .source import escape_undecodable
+
     fmt = _EXT_FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise UsageError(f"--report {path}: unknown extension "
-                         "(use .md, .json, .sarif, .html or .txt)")
+        raise UsageError(
+            f"--report {path}: unknown extension (use .md, .json, .sarif, .html or .txt)"
+        )
     # a file name that is not UTF-8 is written as \xNN escapes: the report stays valid UTF-8
     atomic_write(path, escape_undecodable(render(fmt, report)).encode())
 
@@ -835,9 +936,15 @@ class _Progress:
     def __init__(self, total: int):
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-        self.p = Progress("[progress.description]{task.description}", BarColumn(),
-                          MofNCompleteColumn(), TimeElapsedColumn(),
-                          console=Console(stderr=True), transient=True)
+
+        self.p = Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
         self.p.start()
         self.task = self.p.add_task("porting", total=total)
 
@@ -848,7 +955,7 @@ class _Progress:
         self.p.stop()
 
 
-_PROGRESS_MIN_FILES = 50    # smaller runs finish before a progress bar would help
+_PROGRESS_MIN_FILES = 50  # smaller runs finish before a progress bar would help
 
 
 def _progress(total: int, quiet: bool):
@@ -860,9 +967,12 @@ def _progress(total: int, quiet: bool):
 # -- clean -----------------------------------------------------------------------------------
 def run_clean(args) -> int:
     from .cache import cache_dir, clean
+
     count, size = clean()
-    print(f"removed {count} cache entr{'y' if count == 1 else 'ies'} ({size / 1e6:.1f} MB) "
-          f"from {cache_dir()}")
+    print(
+        f"removed {count} cache entr{'y' if count == 1 else 'ies'} ({size / 1e6:.1f} MB) "
+        f"from {cache_dir()}"
+    )
     return EXIT_OK
 
 
@@ -882,26 +992,51 @@ fix: safe    applied by `porter port` (not by check); equivalent code, nothing t
 def rules_markdown(rules) -> str:
     """Every rule's documentation as one Markdown page, a `## CODE name` heading per rule (the
     anchors reports link to; see report.rule_anchor)."""
-    out = ["# porter rules", "",
-           "Generated by `porter rule --all --format markdown --full`; the text lives in each "
-           "rule's docstring.", ""]
+    out = [
+        "# porter rules",
+        "",
+        "Generated by `porter rule --all --format markdown --full`; the text lives in each "
+        "rule's docstring.",
+        "",
+    ]
     for r in rules:
         title, _, body = r.doc().strip().partition("\n")
-        out += [f"## {r.code} {r.name}", "", f"{title.strip()}", "",
-                f"Default severity: {r.severity}. Fix: {r.fix}.", "",
-                ("\n" + body.strip()).replace("\n## ", "\n### ").strip(), ""]
+        out += [
+            f"## {r.code} {r.name}",
+            "",
+            f"{title.strip()}",
+            "",
+            f"Default severity: {r.severity}. Fix: {r.fix}.",
+            "",
+            ("\n" + body.strip()).replace("\n## ", "\n### ").strip(),
+            "",
+        ]
     return "\n".join(out)
 
 
 def run_rule(args) -> int:
     from .rules.registry import all_rules, get
+
     if args.all or not args.code:
         rules = all_rules()
         if args.format == "json":
             import json
-            print(json.dumps([{"code": r.code, "name": r.name, "severity": str(r.severity),
-                               "fix": r.fix, "languages": list(r.languages)} for r in rules],
-                             indent=2))
+
+            print(
+                json.dumps(
+                    [
+                        {
+                            "code": r.code,
+                            "name": r.name,
+                            "severity": str(r.severity),
+                            "fix": r.fix,
+                            "languages": list(r.languages),
+                        }
+                        for r in rules
+                    ],
+                    indent=2,
+                )
+            )
         elif args.format == "markdown" and getattr(args, "full", False):
             print(rules_markdown(rules), end="")
         elif args.format == "markdown":
@@ -932,11 +1067,15 @@ def run_mappings(args) -> int:
 
     from .mappings.index import load_index
     from .mappings.model import COLUMNS
+
     idx = load_index()
     version = parse_rocm_version(args.rocm_version) if args.rocm_version else None
     if args.symbol:
-        rows = [r for r in idx.all_rows() if r.cuda == args.symbol or r.hip == args.symbol
-                or r.cuda.endswith("::" + args.symbol)]
+        rows = [
+            r
+            for r in idx.all_rows()
+            if r.cuda == args.symbol or r.hip == args.symbol or r.cuda.endswith("::" + args.symbol)
+        ]
         if args.area:
             rows = [r for r in rows if r.area == args.area]
         if not rows:
@@ -949,8 +1088,11 @@ def run_mappings(args) -> int:
     if version is not None:
         rows = [r for r in rows if r.since <= version or not r.hip]
     if args.format == "json":
-        print(json.dumps([{**{k: getattr(r, k) for k in COLUMNS}, "area": r.area}
-                          for r in rows], indent=2))
+        print(
+            json.dumps(
+                [{**{k: getattr(r, k) for k in COLUMNS}, "area": r.area} for r in rows], indent=2
+            )
+        )
     elif args.format == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
@@ -964,9 +1106,11 @@ def run_mappings(args) -> int:
         print("| CUDA | HIP | roc | kind | status | ROCm | notes |\n|---|---|---|---|---|---|---|")
         for r in rows:
             cell = lambda s: s.replace("|", "\\|")  # noqa: E731
-            print(f"| `{cell(r.cuda)}` | {('`' + cell(r.hip) + '`') if r.hip else ''} | "
-                  f"{('`' + cell(r.roc) + '`') if r.roc else ''} | {r.kind} | {r.status} | "
-                  f"{r.hip_since} | {cell(r.notes)} |")
+            print(
+                f"| `{cell(r.cuda)}` | {('`' + cell(r.hip) + '`') if r.hip else ''} | "
+                f"{('`' + cell(r.roc) + '`') if r.roc else ''} | {r.kind} | {r.status} | "
+                f"{r.hip_since} | {cell(r.notes)} |"
+            )
     else:
         for r in rows:
             hip = r.hip or "(none)"
@@ -984,4 +1128,5 @@ def run_mappings(args) -> int:
 # -- verify ----------------------------------------------------------------------------------
 def run_verify(args) -> int:
     from . import verify
+
     return verify.main_verify(args)

@@ -1,4 +1,5 @@
 """Configuration: [tool.porter] in pyproject.toml, or .porter.toml; command-line flags override."""
+
 from __future__ import annotations
 
 import re
@@ -10,8 +11,20 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: the same parser, as a package (a dependency there)
     import tomli as tomllib
 
-KEYS = {"select", "ignore", "severity", "offload-arch", "rocm-version", "fail-level",
-        "extensions", "exclude", "unsafe-fixes", "launch-syntax", "roc", "max-file-size"}
+KEYS = {
+    "select",
+    "ignore",
+    "severity",
+    "offload-arch",
+    "rocm-version",
+    "fail-level",
+    "extensions",
+    "exclude",
+    "unsafe-fixes",
+    "launch-syntax",
+    "roc",
+    "max-file-size",
+}
 
 _SIZE = re.compile(r"(\d+)\s*(?:([KMG])(?:i?B)?|B)?", re.I)
 _UNIT = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
@@ -49,8 +62,11 @@ def load_config(path: Path | None) -> dict:
         raise ConfigError(f"{path}: {exc.strerror}") from None
     except ValueError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    section = doc.get("tool", {}).get("porter", {}) if path.name == "pyproject.toml" else \
-        doc.get("tool", {}).get("porter", doc)
+    section = (
+        doc.get("tool", {}).get("porter", {})
+        if path.name == "pyproject.toml"
+        else doc.get("tool", {}).get("porter", doc)
+    )
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [tool.porter] must be a table")
     unknown = set(section) - KEYS
@@ -75,6 +91,7 @@ def parse_size(value: object, what: str = "max-file-size") -> int:
         return value
     m = _SIZE.fullmatch(str(value).strip())
     if not m or isinstance(value, bool):
-        raise ConfigError(f"{what}: expected a size such as 16M, 512K or a number of bytes, "
-                          f"got {value!r}")
+        raise ConfigError(
+            f"{what}: expected a size such as 16M, 512K or a number of bytes, got {value!r}"
+        )
     return int(m.group(1)) * _UNIT[(m.group(2) or "").upper()]

@@ -1,4 +1,5 @@
 """Walk the input paths: which files to port, which to copy, which to skip (and why)."""
+
 from __future__ import annotations
 
 import fnmatch
@@ -20,19 +21,19 @@ class InputError(Exception):
 
 @dataclass
 class Entry:
-    path: Path            # absolute path of the file
-    rel: str              # path relative to the input root (posix), or the file name
-    kind: str             # "cuda" | "build" | "python" | "other" | "symlink"
+    path: Path  # absolute path of the file
+    rel: str  # path relative to the input root (posix), or the file name
+    kind: str  # "cuda" | "build" | "python" | "other" | "symlink"
     link_target: str = ""  # for symlinks kept as links
-    root: Path | None = None   # the input folder it was found under (None: a single-file input)
+    root: Path | None = None  # the input folder it was found under (None: a single-file input)
 
 
 @dataclass
 class Discovery:
-    root: Path | None     # the input folder (None for single-file inputs)
+    root: Path | None  # the input folder (None for single-file inputs)
     entries: list[Entry] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)   # (rel path, reason)
-    dirs: list[str] = field(default_factory=list)                   # relative folders, to mirror
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (rel path, reason)
+    dirs: list[str] = field(default_factory=list)  # relative folders, to mirror
 
 
 def classify(name: str, extensions: frozenset[str]) -> str:
@@ -48,14 +49,22 @@ def classify(name: str, extensions: frozenset[str]) -> str:
 
 def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
     for p in patterns:
-        if fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(os.path.basename(rel), p) \
-                or rel.startswith(p.rstrip("/") + "/"):
+        if (
+            fnmatch.fnmatch(rel, p)
+            or fnmatch.fnmatch(os.path.basename(rel), p)
+            or rel.startswith(p.rstrip("/") + "/")
+        ):
             return True
     return False
 
 
-def discover(path: Path, *, extensions: frozenset[str] = CUDA_EXTS,
-             exclude: tuple[str, ...] = (), skip_dirs: tuple[Path, ...] = ()) -> Discovery:
+def discover(
+    path: Path,
+    *,
+    extensions: frozenset[str] = CUDA_EXTS,
+    exclude: tuple[str, ...] = (),
+    skip_dirs: tuple[Path, ...] = (),
+) -> Discovery:
     """Files under `path` (a file or a folder). Symbolic links are never followed: a link to a
     file inside the tree is kept as a link; links to folders, links leaving the tree, dangling
     links and loops are skipped with a reason."""
@@ -98,8 +107,9 @@ def discover(path: Path, *, extensions: frozenset[str] = CUDA_EXTS,
                     disc.skipped.append((rel, "symbolic link loop or dangling link (not followed)"))
                     continue
                 if root not in real.parents and real != root:
-                    disc.skipped.append((rel, "symbolic link pointing outside the tree (not "
-                                              "followed)"))
+                    disc.skipped.append(
+                        (rel, "symbolic link pointing outside the tree (not followed)")
+                    )
                     continue
                 if real.is_dir():
                     disc.skipped.append((rel, "symbolic link to a folder (not followed)"))
@@ -117,8 +127,9 @@ def discover(path: Path, *, extensions: frozenset[str] = CUDA_EXTS,
                 if e.name.lower().endswith(".ipynb"):
                     disc.skipped.append((rel, "Jupyter notebook: not read (export it to .py)"))
                     continue
-                disc.entries.append(Entry(Path(e.path), rel, classify(e.name, extensions),
-                                          root=root))
+                disc.entries.append(
+                    Entry(Path(e.path), rel, classify(e.name, extensions), root=root)
+                )
             else:
                 disc.skipped.append((rel, "not a regular file"))
         stack.extend(reversed(subdirs))

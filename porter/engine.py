@@ -1,5 +1,6 @@
 """One file through the pipeline (read → parse → rewrite → rules → fixes → write), and a
 parallel runner over many."""
+
 from __future__ import annotations
 
 import contextlib
@@ -31,32 +32,32 @@ SUPPRESS = re.compile(rb"porter:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?")
 @dataclass(frozen=True)
 class EngineOptions:
     port: PortOptions = PortOptions()
-    rules: RuleOptions = RuleOptions()       # targets and ROCm version the rules read
-    rule_codes: tuple[str, ...] | None = None   # selected rule codes (None: every rule)
+    rules: RuleOptions = RuleOptions()  # targets and ROCm version the rules read
+    rule_codes: tuple[str, ...] | None = None  # selected rule codes (None: every rule)
     severity: tuple[tuple[str, str], ...] = ()  # (code, severity) overrides
-    apply_fixes: bool = True                 # port: apply safe fixes
+    apply_fixes: bool = True  # port: apply safe fixes
     unsafe_fixes: bool = False
-    rewrite: bool = True                     # port: apply the mapping edits
+    rewrite: bool = True  # port: apply the mapping edits
     run_rules: bool = True
-    max_file_size: int = MAX_FILE_SIZE      # bytes; a larger source is copied unchanged (0: none)
-    port_build_files: bool = False          # port: rewrite PyTorch extension builds (rewrite/pyext)
+    max_file_size: int = MAX_FILE_SIZE  # bytes; a larger source is copied unchanged (0: none)
+    port_build_files: bool = False  # port: rewrite PyTorch extension builds (rewrite/pyext)
 
 
 @dataclass
 class FileResult:
     rel: str
     kind: str
-    status: str = "unchanged"       # ported | unchanged | copied | skipped | error
+    status: str = "unchanged"  # ported | unchanged | copied | skipped | error
     note: str = ""
     findings: list[Finding] = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
     declared: set[str] = field(default_factory=set)
-    new_data: bytes | None = None   # when the caller needs the text (stdout, diff)
+    new_data: bytes | None = None  # when the caller needs the text (stdout, diff)
     old_data: bytes | None = None
     uses_cuda: bool = False
     fixes_applied: int = 0
-    errors: list[str] = field(default_factory=list)   # internal errors (exit code 2)
-    edits: list = field(default_factory=list)          # the edits new_data applies (Edit)
+    errors: list[str] = field(default_factory=list)  # internal errors (exit code 2)
+    edits: list = field(default_factory=list)  # the edits new_data applies (Edit)
 
 
 #: Distinct identifiers TriggerIndex remembers per process (a few MB at most).
@@ -139,6 +140,7 @@ _STATE: dict = {}
 
 def init_worker(options: EngineOptions, index_folder: str | None) -> None:
     from .mappings.index import load_index
+
     index = load_index(Path(index_folder) if index_folder else None)
     _STATE["options"] = options
     _STATE["index"] = index
@@ -146,9 +148,13 @@ def init_worker(options: EngineOptions, index_folder: str | None) -> None:
     rules = []
     if options.run_rules:
         from .rules.registry import all_rules
+
         codes = set(options.rule_codes) if options.rule_codes is not None else None
-        rules = [r() for r in all_rules()
-                 if not r.emitted_by_engine and (codes is None or r.code in codes)]
+        rules = [
+            r()
+            for r in all_rules()
+            if not r.emitted_by_engine and (codes is None or r.code in codes)
+        ]
     _STATE["rules"] = [r for r in rules if "cuda" in r.languages]
     _STATE["build_rules"] = [r for r in rules if "build" in r.languages]
     _STATE["triggers"] = TriggerIndex(_STATE["rules"])
@@ -164,6 +170,7 @@ def process_one(rel: str, data: bytes, options: EngineOptions, kind: str = "cuda
         init_worker(options, None)
     if kind == "python":
         from .rewrite.python import process
+
         return process(rel, data)
     return process_build(rel, data) if kind == "build" else process_data(rel, data)
 
@@ -177,11 +184,13 @@ def process_build(rel: str, data: bytes, root: Path | None = None) -> FileResult
     if not rules and not opts.rewrite:
         return res
     from .rules.base import RuleContext
+
     src = SourceFile(rel, data)
     ctx = RuleContext(src, None, opts.rules, _STATE["index"])
     findings = [f for rule in rules for f in rule.check(ctx)]
     if opts.rewrite:
         from .rewrite.build import port_result
+
         findings = port_result(res, src, opts, findings, root)
         if opts.rule_codes is not None:
             findings = [f for f in findings if f.code in opts.rule_codes]
@@ -217,8 +226,10 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
         rules = [r for r in rules if r.wanted(rw.idents, _STATE["index"])]
     if rules:
         from .rules.base import RuleContext
+
         if tree is None and any(r.needs_tree for r in rules):
             from .parse.cuda import parse
+
             tree = parse(data)
         # the rewriter's #if model (when it built one) is the rules' ctx.pp too
         ctx = RuleContext(src, tree, opts.rules, _STATE["index"], rw.idents or None, pp=rw.pp)
@@ -227,8 +238,10 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
             try:
                 specific.extend(rule.check(ctx))
             except Exception as exc:  # noqa: BLE001 - a rule bug must not stop the port
-                res.errors.append(f"internal error in rule {rule.code} "
-                                  f"({type(exc).__name__}: {exc}); its findings are missing")
+                res.errors.append(
+                    f"internal error in rule {rule.code} "
+                    f"({type(exc).__name__}: {exc}); its findings are missing"
+                )
         # a rule that explains a construct (TMA, clusters, version macros...) supersedes the
         # generic "no HIP equivalent" finding for the same name
         # (a specific finding starting inside the name, or one whose span holds it: PT304 on a
@@ -244,6 +257,7 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
                 if s.end_line == f.line and s.col <= f.col and f.col + len(f.name) <= s.end_col:
                     return True
             return False
+
         kept = []
         for f in findings:
             if f.code == "PT002" and covered(f):
@@ -252,8 +266,8 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
                 kept.append(f)
         findings = kept
         findings.extend(specific)
-    unfiltered = findings                   # what accounts for the names left (invariant)
-    if opts.rule_codes is not None:          # --select / --ignore cover the rewriter's codes too
+    unfiltered = findings  # what accounts for the names left (invariant)
+    if opts.rule_codes is not None:  # --select / --ignore cover the rewriter's codes too
         chosen = set(opts.rule_codes)
         findings = [f for f in findings if f.code in chosen]
     findings = _suppress(src, findings, _STATE["rules"], opts)
@@ -261,6 +275,7 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
     edits = rw.edits if opts.rewrite else None
     if edits is None:
         from .rewrite.edits import EditSet
+
         edits = EditSet()
     if opts.apply_fixes:
         for f in findings:
@@ -268,7 +283,8 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
             if fx is None:
                 continue
             if fx.applicability is Applicability.SAFE or (
-                    fx.applicability is Applicability.UNSAFE and opts.unsafe_fixes):
+                fx.applicability is Applicability.UNSAFE and opts.unsafe_fixes
+            ):
                 if edits.add_group(fx.edits):
                     f.extra["fixed"] = True
                     res.fixes_applied += 1
@@ -276,8 +292,9 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
     res.findings = findings
     new = apply(data, edits.edits) if len(edits) else data
     res.edits = edits.edits
-    if opts.rewrite:    # no CUDA name left behind silently (porter/rewrite/invariant.py)
+    if opts.rewrite:  # no CUDA name left behind silently (porter/rewrite/invariant.py)
         from .rewrite.invariant import unaccounted
+
         res.findings += unaccounted(_STATE["index"], src, new, edits.edits, unfiltered, rw, opts)
         res.findings.sort(key=Finding.sort_key)
     res.new_data = new
@@ -285,8 +302,9 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
     return res
 
 
-def _suppress(src: SourceFile, findings: list[Finding], rules,
-              opts: EngineOptions) -> list[Finding]:
+def _suppress(
+    src: SourceFile, findings: list[Finding], rules, opts: EngineOptions
+) -> list[Finding]:
     """Drop findings suppressed by `porter: ignore[CODE]` (same line or the line above) and
     report suppressions that suppress nothing (PT005)."""
     if b"porter:" not in src.data:
@@ -296,7 +314,7 @@ def _suppress(src: SourceFile, findings: list[Finding], rules,
         line, col = src.position(m.start())
         text = src.line_text(line)
         # only inside a comment: the marker must follow // or /* on that line
-        before = text[:col - 1]
+        before = text[: col - 1]
         if "//" not in before and "/*" not in before and "#" not in before:
             continue
         codes = None
@@ -328,16 +346,27 @@ def _suppress(src: SourceFile, findings: list[Finding], rules,
         for line, (col, codes) in sorted(marks.items()):
             if line not in used:
                 what = ", ".join(sorted(codes)) if codes else "all codes"
-                kept.append(Finding("PT005", Severity.INFO,
-                                    f"suppression comment ({what}) suppresses nothing",
-                                    src.path, line, col))
+                kept.append(
+                    Finding(
+                        "PT005",
+                        Severity.INFO,
+                        f"suppression comment ({what}) suppresses nothing",
+                        src.path,
+                        line,
+                        col,
+                    )
+                )
     return kept
 
 
 def _comment_only_line(text: str) -> bool:
     t = text.strip()
-    return t.startswith("//") or t.startswith("/*") or t.startswith("*") or \
-        bool(re.match(r"#\s*porter:", t))          # Python comment
+    return (
+        t.startswith("//")
+        or t.startswith("/*")
+        or t.startswith("*")
+        or bool(re.match(r"#\s*porter:", t))
+    )  # Python comment
 
 
 # -- files -----------------------------------------------------------------------------------
@@ -369,7 +398,7 @@ def atomic_write(path: Path, data: bytes, mode_from: Path | None = None) -> None
         _MADE_DIRS.add(parent)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".porter-", suffix=".tmp", dir=parent)
-    except FileNotFoundError:           # the folder was removed since: make it again
+    except FileNotFoundError:  # the folder was removed since: make it again
         _MADE_DIRS.discard(parent)
         parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".porter-", suffix=".tmp", dir=parent)
@@ -379,9 +408,9 @@ def atomic_write(path: Path, data: bytes, mode_from: Path | None = None) -> None
             # mkstemp makes 0600 files: give the result the source's mode, or the umask's
             mode = 0o666 & ~_UMASK
             if mode_from is not None:
-                with contextlib.suppress(FileNotFoundError):     # the source vanished meanwhile
+                with contextlib.suppress(FileNotFoundError):  # the source vanished meanwhile
                     mode = os.stat(mode_from).st_mode & 0o7777
-            with contextlib.suppress(PermissionError):   # a file system without modes (FAT)
+            with contextlib.suppress(PermissionError):  # a file system without modes (FAT)
                 os.fchmod(fh.fileno(), mode)
         os.replace(tmp, path)
     except BaseException:
@@ -416,13 +445,14 @@ def keep_original(src: Path, backup: Path) -> None:
             except OSError as exc:
                 if exc.errno not in _NO_HARD_LINKS:
                     raise
-                with open(tmp, "rb") as fin, open(backup, "xb") as fout:   # x: new file only
+                with open(tmp, "rb") as fin, open(backup, "xb") as fout:  # x: new file only
                     shutil.copyfileobj(fin, fout)
         finally:
             _discard(tmp)
     except OSError as exc:
-        raise BackupError(exc.errno, f"original not backed up to {backup} "
-                                     f"({exc.strerror or exc}): left unchanged") from None
+        raise BackupError(
+            exc.errno, f"original not backed up to {backup} ({exc.strerror or exc}): left unchanged"
+        ) from None
 
 
 class BackupError(OSError):
@@ -436,11 +466,11 @@ _NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.
 @dataclass(frozen=True)
 class Job:
     entry: Entry
-    out: str | None = None          # where to write (tree / file mode)
-    keep_data: bool = False         # return old/new text (stdout, diff)
-    backup: str | None = None       # in-place: where to keep the original
-    context: bool = False           # read only for the names it declares (a header next to a
-                                    # single input file); not ported, not reported
+    out: str | None = None  # where to write (tree / file mode)
+    keep_data: bool = False  # return old/new text (stdout, diff)
+    backup: str | None = None  # in-place: where to keep the original
+    context: bool = False  # read only for the names it declares (a header next to a
+    # single input file); not ported, not reported
 
 
 def run_job(job: Job) -> FileResult:
@@ -467,7 +497,7 @@ def run_job(job: Job) -> FileResult:
             res.status = "copied"
             res.note = "symbolic link kept as a link"
             return res
-        if e.kind not in ("cuda", "build", "python"):   # copied as they are, never read whole
+        if e.kind not in ("cuda", "build", "python"):  # copied as they are, never read whole
             res.status = "copied"
             if job.out:
                 atomic_copy(e.path, Path(job.out))
@@ -500,12 +530,17 @@ def run_job(job: Job) -> FileResult:
         if e.kind == "python" and not is_binary(data):
             from .rewrite.build import torch_extensions  # PyTorch extension builds (PT908)
             from .rewrite.python import process
+
             res = process(e.rel, data)
             opts = _STATE["options"]
-            res.findings.extend(f for f in torch_extensions(e.rel, data, e.path.parent)
-                                if opts.rule_codes is None or f.code in opts.rule_codes)
+            res.findings.extend(
+                f
+                for f in torch_extensions(e.rel, data, e.path.parent)
+                if opts.rule_codes is None or f.code in opts.rule_codes
+            )
             if opts.port_build_files and opts.rewrite:
                 from .rewrite.pyext import port_result as port_torch_build
+
                 port_torch_build(res, data, e.path.parent, opts)
             if job.out:
                 if res.new_data != data:
@@ -541,8 +576,16 @@ def run_job(job: Job) -> FileResult:
         res.status = "error"
         res.note = "permission denied"
         return res
-    except (RecursionError, MemoryError, ValueError, IndexError, KeyError, AttributeError,
-            TypeError, UnicodeError) as exc:
+    except (
+        RecursionError,
+        MemoryError,
+        ValueError,
+        IndexError,
+        KeyError,
+        AttributeError,
+        TypeError,
+        UnicodeError,
+    ) as exc:
         # a porter bug on this file: keep the original in the output, report it, go on
         res.status = "error"
         res.note = f"internal error ({type(exc).__name__}: {exc}); copied unchanged"
@@ -566,8 +609,10 @@ def _over_size_limit(path: Path) -> str | None:
     size = path.stat().st_size
     if size <= limit:
         return None
-    return (f"{_mib(size)} is over the {_mib(limit)} limit (--max-file-size): copied "
-            f"unchanged, neither ported nor checked")
+    return (
+        f"{_mib(size)} is over the {_mib(limit)} limit (--max-file-size): copied "
+        f"unchanged, neither ported nor checked"
+    )
 
 
 def _mib(n: int) -> str:
@@ -576,8 +621,13 @@ def _mib(n: int) -> str:
     return f"{n / 2**20:.1f} MiB" if n % 2**20 else f"{n // 2**20} MiB"
 
 
-def run_jobs(jobs: list[Job], options: EngineOptions, workers: int, progress=None,
-             index_folder: str | None = None) -> list[FileResult]:
+def run_jobs(
+    jobs: list[Job],
+    options: EngineOptions,
+    workers: int,
+    progress=None,
+    index_folder: str | None = None,
+) -> list[FileResult]:
     """Run jobs in parallel (fork-based processes); results in job order."""
     n_cuda = sum(1 for j in jobs if j.entry.kind in ("cuda", "python"))
     workers = max(1, min(workers, n_cuda))
@@ -590,13 +640,13 @@ def run_jobs(jobs: list[Job], options: EngineOptions, workers: int, progress=Non
                 progress(1)
         return out
     import multiprocessing as mp
+
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     # load the index once in the parent so that forked workers share it
     init_worker(options, index_folder)
     results: list[FileResult | None] = [None] * len(jobs)
     chunk = max(1, min(16, len(jobs) // (workers * 8) or 1))
-    with ctx.Pool(workers, initializer=_pool_worker_init,
-                  initargs=(options, index_folder)) as pool:
+    with ctx.Pool(workers, initializer=_pool_worker_init, initargs=(options, index_folder)) as pool:
         try:
             for i, r in pool.imap_unordered(_indexed, list(enumerate(jobs)), chunksize=chunk):
                 results[i] = r

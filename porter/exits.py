@@ -4,6 +4,7 @@ Exit codes (as Black and Ruff use them), the same for `check`, `port --check` an
 0 nothing at or above the fail level; 1 findings at or above it (or, with `--check`, changes that
 would be made); 2 usage, configuration, input or internal error; 130 interrupted.
 """
+
 from __future__ import annotations
 
 EXIT_OK = 0

@@ -1,4 +1,5 @@
 """Findings: what porter reports, with an optional fix."""
+
 from __future__ import annotations
 
 import enum
@@ -22,10 +23,10 @@ class Severity(enum.IntEnum):
 
 
 class Applicability(enum.StrEnum):
-    SAFE = "safe"            # applied by `porter port` by default
-    UNSAFE = "unsafe"        # applied only with --unsafe-fixes
-    DISPLAY = "display"      # a suggestion shown in the report
-    NONE = "none"            # only as `Rule.fix`: the rule offers no fix (a Fix never has it)
+    SAFE = "safe"  # applied by `porter port` by default
+    UNSAFE = "unsafe"  # applied only with --unsafe-fixes
+    DISPLAY = "display"  # a suggestion shown in the report
+    NONE = "none"  # only as `Rule.fix`: the rule offers no fix (a Fix never has it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,15 +51,15 @@ class Finding:
     severity: Severity
     message: str
     path: str
-    line: int                 # 1-based
-    col: int                  # 1-based, in characters
+    line: int  # 1-based
+    col: int  # 1-based, in characters
     end_line: int = 0
     end_col: int = 0
     fix: Fix | None = None
-    targets: tuple[str, ...] = ()     # offload archs the finding applies to (empty: all)
-    name: str = ""                    # symbol, for API findings (unconverted/unsupported)
+    targets: tuple[str, ...] = ()  # offload archs the finding applies to (empty: all)
+    name: str = ""  # symbol, for API findings (unconverted/unsupported)
     extra: dict = field(default_factory=dict)
-    in_diff: bool | None = None       # review mode: on a changed line?
+    in_diff: bool | None = None  # review mode: on a changed line?
 
     def sort_key(self):
         return (self.path, self.line, self.col, self.code, self.message)

@@ -14,6 +14,7 @@ Review also reports the CUDA API references a change adds to a file that is othe
 (PT006): a reviewer wants to know "this pull request adds cudaMalloc to HIP code" even when the
 name has a HIP equivalent, which `check` (run on CUDA sources) does not report.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -85,8 +86,9 @@ def introduced_cuda(result, changed, index, version: tuple[int, ...]) -> list[Fi
         if inc:
             hit = index.lookup_header(inc.group(1).decode("utf-8", "replace"), version)
             if hit is not None and hit[1]:
-                out.append(_introduced(result.rel, n, inc.start(1), text, inc.group(1), hit[1],
-                                       "header"))
+                out.append(
+                    _introduced(result.rel, n, inc.start(1), text, inc.group(1), hit[1], "header")
+                )
             continue
         seen = set()
         for m in _IDENT.finditer(text):
@@ -96,24 +98,35 @@ def introduced_cuda(result, changed, index, version: tuple[int, ...]) -> list[Fi
             row = index.lookup(name, version)
             if row is not None and row.hip and row.hip != name:
                 seen.add(name)
-                out.append(_introduced(result.rel, n, m.start(), text, m.group(), row.hip,
-                                       row.area))
+                out.append(
+                    _introduced(result.rel, n, m.start(), text, m.group(), row.hip, row.area)
+                )
     return out
 
 
-def _introduced(path: str, line: int, start: int, text: bytes, name: bytes, hip: str,
-                area: str) -> Finding:
+def _introduced(
+    path: str, line: int, start: int, text: bytes, name: bytes, hip: str, area: str
+) -> Finding:
     col = len(text[:start].decode("utf-8", "replace")) + 1
     cuda = name.decode("utf-8", "replace")
     what = "CUDA header" if area == "header" else "CUDA API"
-    return Finding(INTRODUCED_CODE, Severity.ERROR,
-                   f"this change adds the {what} `{cuda}` to a file that is ported to HIP: "
-                   f"ROCm has no `{cuda}`; use `{hip}`", path, line, col,
-                   line, col + len(cuda), name=cuda, extra={"hip": hip})
+    return Finding(
+        INTRODUCED_CODE,
+        Severity.ERROR,
+        f"this change adds the {what} `{cuda}` to a file that is ported to HIP: "
+        f"ROCm has no `{cuda}`; use `{hip}`",
+        path,
+        line,
+        col,
+        line,
+        col + len(cuda),
+        name=cuda,
+        extra={"hip": hip},
+    )
 
 
 _QUOTED = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
-_HEADER_DEPTH = 3     # headers of headers, as far as this
+_HEADER_DEPTH = 3  # headers of headers, as far as this
 
 
 def project_headers(sources: list[Path], tracked: list[str], root: Path) -> list[Path]:
@@ -148,6 +161,7 @@ def project_headers(sources: list[Path], tracked: list[str], root: Path) -> list
 
 def _suppressed(data: bytes, f: Finding) -> bool:
     from .engine import SUPPRESS
+
     lines = data.splitlines()
     for n in (f.line, f.line - 1):
         if 1 <= n <= len(lines):
@@ -173,6 +187,7 @@ def run_review(args) -> int:
     )
     from .discover import Entry, classify
     from .engine import Job
+
     if args.filter_mode not in FILTER_MODES:
         raise UsageError(f"--filter-mode must be one of {', '.join(FILTER_MODES)}")
     check_report_paths(args)
@@ -197,6 +212,7 @@ def run_review(args) -> int:
         collect_jobs(args, res, plan)
     else:
         from .discover import _excluded
+
         for cf in sorted(diff.files.values(), key=lambda c: c.path):
             path = root / cf.path
             shown = _display(path, "", None)
@@ -207,15 +223,19 @@ def run_review(args) -> int:
                 continue
             if not path.is_file() or path.is_symlink():
                 continue
-            job = Job(Entry(path.resolve(), shown, classify(path.name, res.extensions)),
-                      keep_data=True)
+            job = Job(
+                Entry(path.resolve(), shown, classify(path.name, res.extensions)), keep_data=True
+            )
             if job.entry.kind in ("cuda", "build"):
                 plan.jobs.append(job)
     # the project headers a changed file includes are read for the names they declare (a
     # `CUDA_CHECK` macro is not an unknown CUDA name), not reviewed
     given = {Path(j.entry.path).resolve() for j in plan.jobs}
-    for h in project_headers([Path(j.entry.path) for j in plan.jobs if j.entry.kind == "cuda"],
-                             vcs.tracked_files(root), root):
+    for h in project_headers(
+        [Path(j.entry.path) for j in plan.jobs if j.entry.kind == "cuda"],
+        vcs.tracked_files(root),
+        root,
+    ):
         if h not in given:
             given.add(h)
             plan.jobs.append(Job(Entry(h, str(h), "cuda"), context=True))
@@ -223,15 +243,16 @@ def run_review(args) -> int:
     # are checked as `porter check` checks them: their port would absorb the findings it fixes
     # (a change adding `enable_language(CUDA)` would pass)
     import argparse
+
     build = [j for j in plan.jobs if j.entry.kind == "build"]
     other = [j for j in plan.jobs if j.entry.kind != "build"]
     done_other = iter(run_pipeline(args, res, other) if other else [])
     as_check = argparse.Namespace(**{**vars(args), "command": "check"})
     done_build = iter(run_pipeline(as_check, res, build) if build else [])
     plan.jobs = [j for j in plan.jobs if not j.context]
-    results = [next(done_build) if j.entry.kind == "build" else next(done_other)
-               for j in plan.jobs]
+    results = [next(done_build) if j.entry.kind == "build" else next(done_other) for j in plan.jobs]
     from .mappings.index import load_index
+
     index = load_index()
     want_introduced = res.rule_codes is None or INTRODUCED_CODE in res.rule_codes
     overrides = dict(res.severity)
@@ -246,15 +267,21 @@ def run_review(args) -> int:
                     found.append(f)
         for f in found:
             mark(f, changed)
-        r.findings = sorted((f for f in found if keep(f, changed, args.filter_mode)),
-                            key=Finding.sort_key)
+        r.findings = sorted(
+            (f for f in found if keep(f, changed, args.filter_mode)), key=Finding.sort_key
+        )
     report = build_report(args, res, plan, results)
     for r in results:
         r.old_data = r.new_data = None
-    report.review = {"base": args.base, "merge_base": base, "filter_mode": args.filter_mode,
-                     "changed_files": sorted(_display(root / p, "", None) for p in diff.files),
-                     "deleted_files": sorted(_display(root / p, "", None) for p in diff.deleted)}
+    report.review = {
+        "base": args.base,
+        "merge_base": base,
+        "filter_mode": args.filter_mode,
+        "changed_files": sorted(_display(root / p, "", None) for p in diff.files),
+        "deleted_files": sorted(_display(root / p, "", None) for p in diff.deleted),
+    }
     import sys
+
     report.exit_code = exit_status(args, res, report)
     print_report(args, plan, report, sys.stdout)
     write_reports(args, report)

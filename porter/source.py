@@ -1,16 +1,18 @@
 """A source file in memory: bytes, language, and byte offset -> line/column."""
+
 from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
 
-CUDA_EXTS = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx",
-                       ".inl", ".cuinl", ".hip"})
+CUDA_EXTS = frozenset(
+    {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".cuinl", ".hip"}
+)
 
 
 @dataclass
 class SourceFile:
-    path: str                 # display path (relative to the input root when possible)
+    path: str  # display path (relative to the input root when possible)
     data: bytes
     _lines: list[int] | None = field(default=None, repr=False)
     _ascii: bool | None = field(default=None, repr=False)
@@ -33,9 +35,9 @@ class SourceFile:
         line = bisect.bisect_right(starts, offset) - 1
         if self._ascii is None:
             self._ascii = self.data.isascii()
-        if self._ascii:   # one byte, one character: no decoding (a 256 KB line has many columns)
+        if self._ascii:  # one byte, one character: no decoding (a 256 KB line has many columns)
             return line + 1, offset - starts[line] + 1
-        prefix = self.data[starts[line]:offset]
+        prefix = self.data[starts[line] : offset]
         try:
             col = len(prefix.decode("utf-8")) + 1
         except UnicodeDecodeError:
@@ -51,7 +53,7 @@ class SourceFile:
         return self.data[start:end].decode("utf-8", "replace").rstrip("\r")
 
 
-BINARY_SNIFF = 8192     # a NUL in the first 8 KiB: binary (git looks at its first 8,000 bytes)
+BINARY_SNIFF = 8192  # a NUL in the first 8 KiB: binary (git looks at its first 8,000 bytes)
 
 
 def is_binary(data: bytes) -> bool:
@@ -85,5 +87,5 @@ def escape_undecodable(text: str) -> str:
         pass
     try:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:   # a surrogate no undecodable byte makes (not from a file name)
+    except UnicodeEncodeError:  # a surrogate no undecodable byte makes (not from a file name)
         return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -5,6 +5,7 @@ package as `porter._scripts/setup-rocm.sh` so that a pip user has it too. It ins
 clang-22 (apt, needs root) and unpacks Debian's ROCm 7.2 and 6.4 packages into a private prefix
 without installing them into the system.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,6 +21,7 @@ def script_path() -> Path:
     """The setup script: the installed package's copy, or the source tree's."""
     try:
         from importlib.resources import files
+
         p = Path(str(files("porter._scripts") / SCRIPT))
         if p.is_file():
             return p
@@ -46,8 +48,11 @@ def run_toolchain(args) -> int:
         return 2
     bash = shutil.which("bash")
     if bash is None or shutil.which("apt-get") is None or shutil.which("dpkg") is None:
-        print("porter toolchain install: needs bash, apt-get and dpkg (Debian 12); on other "
-              "systems install ROCm and pass --rocm-path", file=sys.stderr)
+        print(
+            "porter toolchain install: needs bash, apt-get and dpkg (Debian 12); on other "
+            "systems install ROCm and pass --rocm-path",
+            file=sys.stderr,
+        )
         return 2
     env = dict(os.environ, ROCM_VERSIONS=args.rocm_versions)
     return subprocess.run([bash, str(script), args.prefix], env=env).returncode

@@ -3,6 +3,7 @@
 git runs as a subprocess (the user's own git, with the repository's settings); its unified diff
 is parsed with `unidiff`. Nothing here writes to the repository.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,19 +23,19 @@ class VcsError(UsageError):
 class ChangedFile:
     """One file of the diff, on the new side."""
 
-    path: str                           # relative to the repository root (new name)
-    old_path: str | None = None         # the old name when renamed
-    added: set[int] = field(default_factory=set)     # new-side line numbers added or modified
-    context: set[int] = field(default_factory=set)   # new-side lines inside the diff's hunks
+    path: str  # relative to the repository root (new name)
+    old_path: str | None = None  # the old name when renamed
+    added: set[int] = field(default_factory=set)  # new-side line numbers added or modified
+    context: set[int] = field(default_factory=set)  # new-side lines inside the diff's hunks
     binary: bool = False
-    status: str = "modified"            # added | modified | renamed
+    status: str = "modified"  # added | modified | renamed
 
 
 @dataclass
 class Diff:
-    root: Path                          # the repository's top folder
-    base: str                           # the merge base (a commit id)
-    files: dict[str, ChangedFile] = field(default_factory=dict)   # by new path
+    root: Path  # the repository's top folder
+    base: str  # the merge base (a commit id)
+    files: dict[str, ChangedFile] = field(default_factory=dict)  # by new path
     deleted: list[str] = field(default_factory=list)
 
 
@@ -42,8 +43,9 @@ def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     if shutil.which("git") is None:
         raise VcsError("review needs git, which is not installed")
     env = dict(os.environ, LC_ALL="C", GIT_TERMINAL_PROMPT="0")
-    return subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=cwd, env=env,
-                          capture_output=True)
+    return subprocess.run(
+        ["git", "-c", "core.quotePath=false", *args], cwd=cwd, env=env, capture_output=True
+    )
 
 
 def _out(proc: subprocess.CompletedProcess) -> str:
@@ -66,15 +68,19 @@ def merge_base(root: Path, base: str, head: str = "HEAD") -> str:
                 raise VcsError("the repository has no commit yet (HEAD does not exist)")
             hint = ""
             if is_shallow(root):
-                hint = (" (a shallow clone: fetch the base branch, e.g. actions/checkout with "
-                        "fetch-depth: 0)")
+                hint = (
+                    " (a shallow clone: fetch the base branch, e.g. actions/checkout with "
+                    "fetch-depth: 0)"
+                )
             raise VcsError(f"--base {base}: no such commit, branch or tag in this repository{hint}")
     proc = _git(root, "merge-base", base, head)
     if proc.returncode != 0:
         if is_shallow(root):
-            raise VcsError(f"--base {base}: no merge base with HEAD in this shallow clone; fetch "
-                           "more history (actions/checkout with fetch-depth: 0, or "
-                           "`git fetch --unshallow`)")
+            raise VcsError(
+                f"--base {base}: no merge base with HEAD in this shallow clone; fetch "
+                "more history (actions/checkout with fetch-depth: 0, or "
+                "`git fetch --unshallow`)"
+            )
         raise VcsError(f"--base {base}: no common history with HEAD")
     return _out(proc)
 
@@ -95,7 +101,7 @@ def work_tree_of(folder: Path) -> Path | None:
     """The top folder of the git work tree holding `folder`, or None (no git, no repository)."""
     try:
         proc = _git(folder, "rev-parse", "--show-toplevel")
-    except (VcsError, OSError):      # git missing, or the folder vanished
+    except (VcsError, OSError):  # git missing, or the folder vanished
         return None
     return Path(_out(proc)) if proc.returncode == 0 else None
 
@@ -113,8 +119,19 @@ def diff_since(root: Path, base_commit: str, paths: list[str] | None = None) -> 
     """The changes from `base_commit` to the working tree (in CI: the pull request's head),
     renames followed. Deleted files are listed apart; binary files are marked."""
     import unidiff
-    args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--unified=3",
-            "--src-prefix=a/", "--dst-prefix=b/", base_commit, "--"] + (paths or [])
+
+    args = [
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "-M",
+        "--unified=3",
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        base_commit,
+        "--",
+    ] + (paths or [])
     proc = _git(root, *args)
     if proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -137,8 +154,11 @@ def diff_since(root: Path, base_commit: str, paths: list[str] | None = None) -> 
         for hunk in pf:
             start = hunk.target_start
             cf.context.update(range(start, start + hunk.target_length))
-            cf.added.update(line.target_line_no for line in hunk
-                            if line.is_added and line.target_line_no is not None)
+            cf.added.update(
+                line.target_line_no
+                for line in hunk
+                if line.is_added and line.target_line_no is not None
+            )
         diff.files[cf.path] = cf
     return diff
 

@@ -28,6 +28,7 @@ Public API (the CLI's ``porter verify`` is a thin wrapper around ``main_verify``
 * :func:`verify_tree` -> ``list[CompileResult]`` for every translation unit of a tree, in parallel;
 * :func:`main_verify` takes an ``argparse.Namespace``-like object and returns an exit code.
 """
+
 from __future__ import annotations
 
 import os
@@ -207,7 +208,8 @@ def find_rocm(rocm: str | os.PathLike[str] | None = None) -> Path:
             return root.absolute()
     raise ToolchainNotFound(
         f"no ROCm headers (include/hip/hip_runtime.h) under {', '.join(candidates)}; "
-        "install a ROCm (or run `porter toolchain install --prefix DIR`) and pass --rocm-path DIR")
+        "install a ROCm (or run `porter toolchain install --prefix DIR`) and pass --rocm-path DIR"
+    )
 
 
 def hip_version(rocm: Path) -> tuple[int, int, int]:
@@ -235,9 +237,12 @@ def _device_lib_path(rocm: Path, clang_major: int | None) -> Path | None:
     ``lib/llvm-N/lib/clang/N/amdgcn/bitcode``; ROCm under ``amdgcn/bitcode`` or ``lib/llvm/...``.
     A clang reads bitcode of its own LLVM major or older, so newer ones are skipped."""
     found: list[Path] = []
-    for pattern in ("lib/llvm-*/lib/clang/*/amdgcn/bitcode", "amdgcn/bitcode",
-                    "lib/llvm/lib/clang/*/lib/amdgcn/bitcode",
-                    "llvm/lib/clang/*/lib/amdgcn/bitcode"):
+    for pattern in (
+        "lib/llvm-*/lib/clang/*/amdgcn/bitcode",
+        "amdgcn/bitcode",
+        "lib/llvm/lib/clang/*/lib/amdgcn/bitcode",
+        "llvm/lib/clang/*/lib/amdgcn/bitcode",
+    ):
         found += [p for p in rocm.glob(pattern) if (p / "ocml.bc").is_file()]
     if clang_major is not None:
         usable = [p for p in found if _llvm_major(p) <= clang_major]
@@ -252,8 +257,9 @@ def _clang_major(compiler: str) -> int | None:
     if m:
         return int(m.group(1))
     try:
-        out = subprocess.run([compiler, "--version"], capture_output=True, text=True,
-                             timeout=30).stdout
+        out = subprocess.run(
+            [compiler, "--version"], capture_output=True, text=True, timeout=30
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     m = re.search(r"clang version (\d+)", out)
@@ -274,57 +280,72 @@ def _find_compiler(rocm: Path, compiler: str | None = None) -> tuple[str, str]:
         if exe is None:
             raise ToolchainNotFound(f"compiler {explicit} is not an executable (--compiler)")
         name = Path(exe).name
-        return exe, ("hipcc" if name.startswith("hipcc") else "amdclang" if "amdclang" in name
-                     else "clang")
+        return exe, (
+            "hipcc" if name.startswith("hipcc") else "amdclang" if "amdclang" in name else "clang"
+        )
     # A real ROCm install brings its own compiler.
-    for rel, kind in (("llvm/bin/amdclang++", "amdclang"), ("bin/amdclang++", "amdclang"),
-                      ("bin/hipcc", "hipcc")):
+    for rel, kind in (
+        ("llvm/bin/amdclang++", "amdclang"),
+        ("bin/amdclang++", "amdclang"),
+        ("bin/hipcc", "hipcc"),
+    ):
         path = rocm / rel
         if path.is_file() and os.access(path, os.X_OK):
             return str(path), kind
-    for name, kind in ((f"clang++-{_CLANG_MAJOR}", "clang"), ("amdclang++", "amdclang"), ("hipcc",
-                                                                                          "hipcc")):
+    for name, kind in (
+        (f"clang++-{_CLANG_MAJOR}", "clang"),
+        ("amdclang++", "amdclang"),
+        ("hipcc", "hipcc"),
+    ):
         exe = shutil.which(name)
         if exe:
             return exe, kind
     raise ToolchainNotFound(
         f"no HIP compiler found (clang++-{_CLANG_MAJOR}, amdclang++ or hipcc); "
         "install clang-22 (`porter toolchain install` does it on Debian 12) or pass "
-        "--compiler PATH")
+        "--compiler PATH"
+    )
 
 
 @cache
-def _discover_cached(rocm_arg: str | None, env_key: tuple[str, str],
-                     compiler_arg: str | None = None) -> Toolchain:
+def _discover_cached(
+    rocm_arg: str | None, env_key: tuple[str, str], compiler_arg: str | None = None
+) -> Toolchain:
     rocm = find_rocm(rocm_arg)
     compiler, kind = _find_compiler(rocm, compiler_arg)
     major = _clang_major(compiler) if kind != "hipcc" else None
     dev = _device_lib_path(rocm, major)
     if dev is None and kind == "clang":
-        raise ToolchainNotFound(f"no amdgcn device bitcode (ocml.bc) under {rocm}; install the "
-                                "device libraries (`porter toolchain install --prefix DIR`)")
+        raise ToolchainNotFound(
+            f"no amdgcn device bitcode (ocml.bc) under {rocm}; install the "
+            "device libraries (`porter toolchain install --prefix DIR`)"
+        )
     return Toolchain(
         compiler=Path(compiler),
         kind=kind,
         rocm=rocm,
         device_lib_path=dev,
         version=hip_version(rocm),
-        warp_sync_opt_in=_header_has(rocm, "hip/amd_detail/amd_warp_sync_functions.h",
-                                     "ifdef HIP_ENABLE_WARP_SYNC_BUILTINS"),
-        needs_wave_define=_header_has(rocm, "hip/amd_detail/amd_warp_functions.h",
-                                      "= __AMDGCN_WAVEFRONT_SIZE;"),
+        warp_sync_opt_in=_header_has(
+            rocm, "hip/amd_detail/amd_warp_sync_functions.h", "ifdef HIP_ENABLE_WARP_SYNC_BUILTINS"
+        ),
+        needs_wave_define=_header_has(
+            rocm, "hip/amd_detail/amd_warp_functions.h", "= __AMDGCN_WAVEFRONT_SIZE;"
+        ),
     )
 
 
-def discover(rocm: str | os.PathLike[str] | None = None,
-             compiler: str | os.PathLike[str] | None = None) -> Toolchain:
+def discover(
+    rocm: str | os.PathLike[str] | None = None, compiler: str | os.PathLike[str] | None = None
+) -> Toolchain:
     """Find the compiler and ROCm headers (cached per argument and environment). *rocm* is
     ``--rocm-path``, *compiler* ``--compiler``.
 
     Raises :class:`ToolchainNotFound` with a one-line message when something is missing."""
     env_key = (os.environ.get("PORTER_ROCM_PREFIX", ""), os.environ.get("PORTER_HIP_CLANG", ""))
-    return _discover_cached(None if rocm is None else str(rocm), env_key,
-                            None if compiler is None else str(compiler))
+    return _discover_cached(
+        None if rocm is None else str(rocm), env_key, None if compiler is None else str(compiler)
+    )
 
 
 def _toolchain(rocm: Toolchain | str | os.PathLike[str] | None) -> Toolchain:
@@ -335,6 +356,7 @@ def parse_archs(value: str | Sequence[str] | None) -> list[str]:
     """``"gfx942,gfx90a"`` or ``["gfx942", "gfx90a"]`` -> ``["gfx942", "gfx90a"]``
     (duplicates dropped)."""
     from .analysis.targets import split_archs  # the one --offload-arch parser
+
     if value is None:
         return list(DEFAULT_ARCHS)
     return split_archs(value) or list(DEFAULT_ARCHS)
@@ -366,8 +388,10 @@ def _relevant_output(stderr: str, failed: bool) -> str:
     return text[-_TAIL_CHARS:]
 
 
-_DIAG = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?P<col>\d+): (?P<sev>fatal "
-                   r"error|error|note|warning):")
+_DIAG = re.compile(
+    r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):(?P<col>\d+): (?P<sev>fatal "
+    r"error|error|note|warning):"
+)
 
 
 def _user_location(stderr: str, rocm: Path) -> str:
@@ -394,8 +418,9 @@ def _assists(tc: Toolchain, source: Path, stderr: str) -> list[tuple[str, list[s
     except OSError:
         head = b""
     # rocThrust/rocPRIM use memcpy without including <cstring> in some versions (PT808)
-    if re.search(rb"#\s*include\s*[<\"](thrust|hipcub|rocprim|cub)/", head) and \
-            ("memcpy" in stderr or "memset" in stderr):
+    if re.search(rb"#\s*include\s*[<\"](thrust|hipcub|rocprim|cub)/", head) and (
+        "memcpy" in stderr or "memset" in stderr
+    ):
         out.append(("-include cstring", ["-include", "cstring"]))
     # HIP 6.x: the _sync warp builtins exist only with HIP_ENABLE_WARP_SYNC_BUILTINS
     if tc.warp_sync_opt_in and re.search(r"_sync'|__activemask|__syncwarp", stderr):
@@ -435,22 +460,32 @@ def compile_file(
     archs = parse_archs(offload_archs)
     if _is_empty(src):
         why = "empty file (no code to compile)"
-        return CompileResult(src, False, 0, "", 0.0, skipped=why,
-                             per_target=tuple((a, "skipped") for a in archs))
+        return CompileResult(
+            src, False, 0, "", 0.0, skipped=why, per_target=tuple((a, "skipped") for a in archs)
+        )
     res = _assisted(tc, src, archs, list(extra_flags), include_dirs, timeout)
     if res.ok or len(archs) < 2:
         return replace(res, per_target=tuple((a, res.status) for a in archs))
     # one compile for all targets failed: which targets fail? (a host-side error fails all)
     each = [_assisted(tc, src, [a], list(extra_flags), include_dirs, timeout) for a in archs]
     statuses = [r.status for r in each]
-    if all(st == "compiled" for st in statuses):    # fails only together: blame every target
+    if all(st == "compiled" for st in statuses):  # fails only together: blame every target
         statuses = [res.status] * len(archs)
-    return replace(res, seconds=res.seconds + sum(r.seconds for r in each),
-                   per_target=tuple(zip(archs, statuses)))
+    return replace(
+        res,
+        seconds=res.seconds + sum(r.seconds for r in each),
+        per_target=tuple(zip(archs, statuses)),
+    )
 
 
-def _assisted(tc: Toolchain, src: Path, archs: list[str], extra_flags: list[str],
-              include_dirs: Sequence[str | os.PathLike[str]], timeout: float) -> CompileResult:
+def _assisted(
+    tc: Toolchain,
+    src: Path,
+    archs: list[str],
+    extra_flags: list[str],
+    include_dirs: Sequence[str | os.PathLike[str]],
+    timeout: float,
+) -> CompileResult:
     """One compile for *archs*; when it fails and a known header gap explains it, the same
     compile with the missing piece, to report "compiles only with X added"."""
     res = _compile(tc, src, archs, extra_flags, include_dirs, timeout)
@@ -463,8 +498,14 @@ def _assisted(tc: Toolchain, src: Path, archs: list[str], extra_flags: list[str]
     return res
 
 
-def _compile(tc: Toolchain, src: Path, archs: list[str], extra_flags: list[str],
-             include_dirs: Sequence[str | os.PathLike[str]], timeout: float) -> CompileResult:
+def _compile(
+    tc: Toolchain,
+    src: Path,
+    archs: list[str],
+    extra_flags: list[str],
+    include_dirs: Sequence[str | os.PathLike[str]],
+    timeout: float,
+) -> CompileResult:
     with tempfile.TemporaryDirectory(prefix="porter-verify-") as tmp:
         cmd = [str(tc.compiler), *tc.base_flags(), *tc.arch_flags(archs)]
         for inc in include_dirs:
@@ -476,8 +517,15 @@ def _compile(tc: Toolchain, src: Path, archs: list[str], extra_flags: list[str],
             env.setdefault("ROCM_PATH", str(tc.rocm))
         start = time.perf_counter()
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                                  timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                cmd,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=timeout,
+                env=env,
+                stdin=subprocess.DEVNULL,
+            )
             rc, err = proc.returncode, proc.stderr
         except subprocess.TimeoutExpired:
             rc, err = -1, f"error: compiler timed out after {timeout:.0f} s"
@@ -532,8 +580,9 @@ def verify_tree(
     def one(tu: Path) -> CompileResult:
         own = per_file_flags(tu) if per_file_flags is not None else None
         if own is not None:
-            return compile_file(tu, offload_archs, tc, [*own, *extra_flags],
-                                include_dirs=[tu.parent, *include_dirs])
+            return compile_file(
+                tu, offload_archs, tc, [*own, *extra_flags], include_dirs=[tu.parent, *include_dirs]
+            )
         incs = [tu.parent] + [d for d in common if d != tu.parent]
         return compile_file(tu, offload_archs, tc, extra_flags, include_dirs=incs)
 
@@ -561,6 +610,7 @@ def load_compile_commands(path: str | os.PathLike[str]) -> dict[str, list[str]]:
     ValueError with a one-line reason on a malformed file."""
     import json
     import shlex
+
     try:
         entries = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
@@ -570,7 +620,7 @@ def load_compile_commands(path: str | os.PathLike[str]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for e in entries:
         if not isinstance(e, dict) or "file" not in e:
-            raise ValueError(f"--compile-commands {path}: an entry without \"file\"")
+            raise ValueError(f'--compile-commands {path}: an entry without "file"')
         directory = Path(e.get("directory", "."))
         args = e.get("arguments") or shlex.split(e.get("command", ""))
         flags: list[str] = []
@@ -579,12 +629,11 @@ def load_compile_commands(path: str | os.PathLike[str]) -> dict[str, list[str]]:
             a = args[i]
             opt = next((o for o in _KEEP_WITH_VALUE if a.startswith(o)), None)
             if opt is not None:
-                val = a[len(opt):]
+                val = a[len(opt) :]
                 if not val and i + 1 < len(args):
                     i += 1
                     val = args[i]
-                if opt in ("-I", "-isystem", "-iquote", "-idirafter") and \
-                        not os.path.isabs(val):
+                if opt in ("-I", "-isystem", "-iquote", "-idirafter") and not os.path.isabs(val):
                     val = str(directory / val)
                 flags += [opt, val] if opt not in ("-D", "-U") else [opt + val]
             elif a.startswith("-std="):
@@ -595,8 +644,9 @@ def load_compile_commands(path: str | os.PathLike[str]) -> dict[str, list[str]]:
     return out
 
 
-def flags_for(commands: dict[str, list[str]], unit: Path, root: Path,
-              remap: tuple[Path, Path] | None = None) -> list[str] | None:
+def flags_for(
+    commands: dict[str, list[str]], unit: Path, root: Path, remap: tuple[Path, Path] | None = None
+) -> list[str] | None:
     """The flags of *unit* from *commands*: the entry with the same path relative to *root*
     (a ported tree mirrors the original). *remap* (original root, ported root) moves include
     folders of the original project into the ported tree."""
@@ -609,7 +659,7 @@ def flags_for(commands: dict[str, list[str]], unit: Path, root: Path,
             if remap is None:
                 return list(flags)
             src, dst = (str(p.resolve()) for p in remap)
-            return [dst + f[len(src):] if f.startswith(src) else f for f in flags]
+            return [dst + f[len(src) :] if f.startswith(src) else f for f in flags]
     return None
 
 
@@ -619,6 +669,7 @@ def flags_for(commands: dict[str, list[str]], unit: Path, root: Path,
 
 def _with_path(args, path) -> object:
     import copy
+
     one = copy.copy(args)
     one.path, one.paths = path, None
     return one
@@ -650,8 +701,10 @@ def main_verify(args) -> int:
         return 2
     try:
         archs = parse_archs(getattr(args, "offload_arch", None))
-        tc = discover(getattr(args, "rocm_path", None) or getattr(args, "rocm", None),
-                      getattr(args, "compiler", None))
+        tc = discover(
+            getattr(args, "rocm_path", None) or getattr(args, "rocm", None),
+            getattr(args, "compiler", None),
+        )
         cc_path = getattr(args, "compile_commands", None)
         commands = load_compile_commands(cc_path) if cc_path else None
     except (ToolchainNotFound, ValueError) as exc:
@@ -659,14 +712,19 @@ def main_verify(args) -> int:
         return 2
     units = translation_units(target)
     if not units:
-        print(f"porter verify: no translation units (.hip, .cu, .cpp, .cc, .cxx) under {target}",
-              file=err)
+        print(
+            f"porter verify: no translation units (.hip, .cu, .cpp, .cc, .cxx) under {target}",
+            file=err,
+        )
         return 2
     quiet = bool(getattr(args, "quiet", False))
     verbose = bool(getattr(args, "verbose", False))
     if not quiet:
-        print(f"compiling {len(units)} file(s) for {', '.join(archs)} with {tc.describe()}",
-              file=out, flush=True)
+        print(
+            f"compiling {len(units)} file(s) for {', '.join(archs)} with {tc.describe()}",
+            file=out,
+            flush=True,
+        )
     extra = list(getattr(args, "extra_flags", None) or ())
     extra += [f"-D{d}" for d in (getattr(args, "defines", None) or ())]
     base = target if target.is_dir() else target.parent
@@ -684,9 +742,10 @@ def main_verify(args) -> int:
             print(f"  SKIP  {rel}  ({r.skipped})", file=out, flush=True)
             return
         at = f"  [in {r.location}]" if r.location else ""
-        label = f"  FAIL  {rel}{at}" + (f"  (compiles only with {r.only_with} added)"
-                                         if r.only_with else "")
-        if len({st for _, st in r.per_target}) > 1:     # fails for some targets only
+        label = f"  FAIL  {rel}{at}" + (
+            f"  (compiles only with {r.only_with} added)" if r.only_with else ""
+        )
+        if len({st for _, st in r.per_target}) > 1:  # fails for some targets only
             label += "  [" + ", ".join(f"{t}: {st}" for t, st in r.per_target) + "]"
         lines = [label]
         detail = r.stderr_tail.splitlines() or [f"exit code {r.returncode}"]
@@ -694,17 +753,28 @@ def main_verify(args) -> int:
         print("\n".join(lines), file=out, flush=True)
 
     per_file = (lambda tu: flags_for(commands, tu, base)) if commands is not None else None
-    results = verify_tree(target, archs, getattr(args, "jobs", None) or None, tc, extra,
-                          include_dirs=list(getattr(args, "include", None) or ()),
-                          units=units, per_file_flags=per_file, on_result=show)
+    results = verify_tree(
+        target,
+        archs,
+        getattr(args, "jobs", None) or None,
+        tc,
+        extra,
+        include_dirs=list(getattr(args, "include", None) or ()),
+        units=units,
+        per_file_flags=per_file,
+        on_result=show,
+    )
     failed = [r for r in results if r.status in ("failed", "assisted")]
     skipped = [r for r in results if r.status == "skipped"]
     compiled = len(results) - len(failed) - len(skipped)
     total = sum(r.seconds for r in results)
-    print(f"{compiled} compiled, {len(failed)} failed"
-          + (f", {len(skipped)} skipped" if skipped else "")
-          + f" ({', '.join(archs)}; HIP {tc.version_str}; {total:.1f} s of compiler time)",
-          file=out, flush=True)
+    print(
+        f"{compiled} compiled, {len(failed)} failed"
+        + (f", {len(skipped)} skipped" if skipped else "")
+        + f" ({', '.join(archs)}; HIP {tc.version_str}; {total:.1f} s of compiler time)",
+        file=out,
+        flush=True,
+    )
     return 1 if failed else 0
 
 
@@ -720,16 +790,19 @@ _MAX_DIAGNOSTICS = 8
 class Diagnostic:
     """One compiler diagnostic of a ported file, with where it came from in the original."""
 
-    severity: str               # error | warning | note
+    severity: str  # error | warning | note
     message: str
-    ported: str                 # display path:line:col in the ported tree
-    source: str = ""            # display path:line:col in the original ("" when not mapped)
-    changed: bool = False       # the ported line is one porter changed
-    added: bool = False         # a line porter added (no original line)
+    ported: str  # display path:line:col in the ported tree
+    source: str = ""  # display path:line:col in the original ("" when not mapped)
+    changed: bool = False  # the ported line is one porter changed
+    added: bool = False  # a line porter added (no original line)
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"severity": self.severity, "message": self.message,
-                             "ported": self.ported}
+        d: dict[str, Any] = {
+            "severity": self.severity,
+            "message": self.message,
+            "ported": self.ported,
+        }
         if self.source:
             d["source"] = self.source
         d["changed"] = self.changed
@@ -746,21 +819,21 @@ class Diagnostic:
         return f"{self.ported} (from {self.source}{', changed by porter' if self.changed else ''})"
 
 
-SHOWN_ERRORS = 3   # errors per failed unit shown in the reports
+SHOWN_ERRORS = 3  # errors per failed unit shown in the reports
 
 
 @dataclass
 class UnitVerify:
     """One ported translation unit's compile result, per target."""
 
-    path: str                   # the ported file (display path)
-    source: str                 # the original file (its report path)
-    status: str                 # compiled | failed | assisted | skipped
-    targets: dict[str, str]     # target -> compiled | failed | assisted | skipped
-    errors: list[str] = field(default_factory=list)       # the first error lines
+    path: str  # the ported file (display path)
+    source: str  # the original file (its report path)
+    status: str  # compiled | failed | assisted | skipped
+    targets: dict[str, str]  # target -> compiled | failed | assisted | skipped
+    errors: list[str] = field(default_factory=list)  # the first error lines
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    only_with: str = ""         # assisted: the flag the build lacks
-    skipped: str = ""           # skipped: why
+    only_with: str = ""  # assisted: the flag the build lacks
+    skipped: str = ""  # skipped: why
     seconds: float = 0.0
 
     @property
@@ -782,10 +855,15 @@ class UnitVerify:
         return "failed" + (f": {first}" if first else "")
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"path": self.path, "source": self.source, "status": self.status,
-                             "targets": dict(self.targets), "errors": list(self.errors),
-                             "diagnostics": [g.to_dict() for g in self.diagnostics],
-                             "seconds": round(self.seconds, 3)}
+        d: dict[str, Any] = {
+            "path": self.path,
+            "source": self.source,
+            "status": self.status,
+            "targets": dict(self.targets),
+            "errors": list(self.errors),
+            "diagnostics": [g.to_dict() for g in self.diagnostics],
+            "seconds": round(self.seconds, 3),
+        }
         if self.only_with:
             d["only_with"] = self.only_with
         if self.skipped:
@@ -822,16 +900,23 @@ class VerifyReport:
             parts.append(f"{c['assisted']} compile only with a flag added")
         if c["skipped"]:
             parts.append(f"{c['skipped']} skipped")
-        return (f"compile check: {', '.join(parts)} of {c['units']} translation unit"
-                f"{'' if c['units'] == 1 else 's'} ({', '.join(self.targets)}; "
-                f"HIP {self.hip_version})")
+        return (
+            f"compile check: {', '.join(parts)} of {c['units']} translation unit"
+            f"{'' if c['units'] == 1 else 's'} ({', '.join(self.targets)}; "
+            f"HIP {self.hip_version})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"targets": list(self.targets),
-                "toolchain": {"compiler": self.compiler, "hip_version": self.hip_version,
-                              "rocm": self.rocm},
-                "counts": self.counts(),
-                "units": [u.to_dict() for u in self.units]}
+        return {
+            "targets": list(self.targets),
+            "toolchain": {
+                "compiler": self.compiler,
+                "hip_version": self.hip_version,
+                "rocm": self.rocm,
+            },
+            "counts": self.counts(),
+            "units": [u.to_dict() for u in self.units],
+        }
 
 
 class LineMap:
@@ -848,9 +933,11 @@ class LineMap:
             self.segments = self._from_edits(old, new, edits)
 
     @staticmethod
-    def _from_edits(old: bytes, new: bytes, edits: Sequence[Any]
-                    ) -> list[tuple[int, int, int, int, bool]] | None:
+    def _from_edits(
+        old: bytes, new: bytes, edits: Sequence[Any]
+    ) -> list[tuple[int, int, int, int, bool]] | None:
         from .rewrite.edits import apply
+
         try:
             if apply(old, list(edits)) != new:
                 return None
@@ -885,13 +972,13 @@ class LineMap:
         ls = self._new_starts[line - 1]
         le = self._new_starts[line] - 1 if line < len(self._new_starts) else len(self.new)
         p = min(ls + max(col, 1) - 1, le)
-        end = le + 1 if le < len(self.new) else le      # the line with its newline
+        end = le + 1 if le < len(self.new) else le  # the line with its newline
         changed = False
         for ns, ne, os_, oe, ch in self.segments:
             if not ch:
                 continue
             if ns <= ls and end <= ne and os_ == oe:
-                return None          # wholly inside inserted text: a line porter added
+                return None  # wholly inside inserted text: a line porter added
             if (ls <= ns <= le) if ns == ne else (ns < end and ne > ls):
                 changed = True
         seg = next((sg for sg in self.segments if sg[0] <= p < sg[1]), None)
@@ -919,6 +1006,7 @@ def _line_starts(data: bytes) -> list[int]:
 
 def _line_of(starts: list[int], off: int) -> int:
     import bisect
+
     return max(1, bisect.bisect_right(starts, off))
 
 
@@ -926,6 +1014,7 @@ def map_line(old: bytes, new: bytes, line: int) -> tuple[int, bool] | None:
     """The original line of ported line *line* (1-based) and whether porter changed it, from a
     line diff (difflib); None for a line porter added."""
     import difflib
+
     a = old.splitlines()
     b = new.splitlines()
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
@@ -947,7 +1036,7 @@ def parse_diagnostics(text: str) -> list[tuple[str, int, int, str, str]]:
         m = _DIAG.match(line)
         if m:
             sev = "error" if m["sev"].endswith("error") else m["sev"]
-            out.append((m["file"], int(m["line"]), int(m["col"]), sev, line[m.end():].strip()))
+            out.append((m["file"], int(m["line"]), int(m["col"]), sev, line[m.end() :].strip()))
     return out
 
 
@@ -956,7 +1045,7 @@ class _Ported:
     """A file this run ported: its report path and how to map its lines back."""
 
     rel: str
-    original: Path | None        # where the original bytes are (the input, or the backup)
+    original: Path | None  # where the original bytes are (the input, or the backup)
     edits: Sequence[Any]
     _map: LineMap | None = None
     _failed: bool = False
@@ -977,8 +1066,9 @@ class _Ported:
 
 def _display(path: Path) -> str:
     from .source import display_path
+
     absolute = Path(os.path.abspath(path))
-    try:        # relative to where porter ran, absolute outside it (as the report's paths)
+    try:  # relative to where porter ran, absolute outside it (as the report's paths)
         return display_path(str(absolute.relative_to(Path.cwd())))
     except ValueError:
         return display_path(str(absolute))
@@ -991,14 +1081,14 @@ def _diagnostics(r: CompileResult, ported: dict[Path, _Ported], rocm: Path) -> l
     for file, line, col, sev, msg in parse_diagnostics(r.stderr_tail):
         if len(out) >= _MAX_DIAGNOSTICS:
             break
-        if file.startswith("<"):             # <inline asm>, <built-in>, <command line>
+        if file.startswith("<"):  # <inline asm>, <built-in>, <command line>
             continue
         fpath = Path(file)
         if not fpath.is_absolute():
             fpath = (r.path.parent / fpath) if not fpath.exists() else fpath
         info = ported.get(fpath.resolve())
         if info is None and (file.startswith(str(rocm)) or file.startswith("/usr/")):
-            continue                         # inside the ROCm headers: not the project's line
+            continue  # inside the ROCm headers: not the project's line
         loc = f"{_display(fpath)}:{line}:{col}"
         d = Diagnostic(sev, msg, loc)
         if info is not None:
@@ -1014,22 +1104,22 @@ def _diagnostics(r: CompileResult, ported: dict[Path, _Ported], rocm: Path) -> l
     return out
 
 
-def verify_port(args, plan, results, rule_codes: Iterable[str] | None = None
-                ) -> VerifyReport:
+def verify_port(args, plan, results, rule_codes: Iterable[str] | None = None) -> VerifyReport:
     """`porter port ... --verify`: compile the ported translation units the run wrote, for each
     --offload-arch target, and return their results (the reports render them). Each failure is
     also a PT907 finding at the original CUDA line the first error maps back to (else the
     file's first line), naming both locations; each file's note says its result. One line per
     file goes to standard error as it finishes (unless -q)."""
     from .findings import Finding, Severity
+
     if plan.mode not in ("tree", "file", "inplace"):
         raise ValueError("--verify needs files written: -o DIR, -o FILE or --in-place")
     archs = parse_archs(getattr(args, "offload_arch", None) or None)
     tc = discover(getattr(args, "rocm_path", None), getattr(args, "compiler", None))
     cc = getattr(args, "compile_commands", None)
     commands = load_compile_commands(cc) if cc else None
-    units: dict[Path, tuple[Any, Any]] = {}      # ported file -> (plan job, port result)
-    ported: dict[Path, _Ported] = {}             # every ported C++ file, for mapping lines
+    units: dict[Path, tuple[Any, Any]] = {}  # ported file -> (plan job, port result)
+    ported: dict[Path, _Ported] = {}  # every ported C++ file, for mapping lines
     not_compiled: list[UnitVerify] = []
     for job, res in zip(plan.jobs, results):
         if res.kind != "cuda" or not job.out:
@@ -1039,14 +1129,23 @@ def verify_port(args, plan, results, rule_codes: Iterable[str] | None = None
         if res.status in ("error", "skipped"):
             if is_tu:
                 why = res.note or res.status
-                not_compiled.append(UnitVerify(
-                    _display(out), res.rel, "skipped", {a: "skipped" for a in archs},
-                    skipped=f"not ported ({why})"))
+                not_compiled.append(
+                    UnitVerify(
+                        _display(out),
+                        res.rel,
+                        "skipped",
+                        {a: "skipped" for a in archs},
+                        skipped=f"not ported ({why})",
+                    )
+                )
             continue
-        original = Path(job.backup) if plan.mode == "inplace" and job.backup else \
-            (None if plan.mode == "inplace" else Path(job.entry.path))
+        original = (
+            Path(job.backup)
+            if plan.mode == "inplace" and job.backup
+            else (None if plan.mode == "inplace" else Path(job.entry.path))
+        )
         if plan.mode == "inplace" and res.status != "ported":
-            original = out                       # unchanged: the file is its own original
+            original = out  # unchanged: the file is its own original
         ported[out.resolve()] = _Ported(res.rel, original, list(res.edits or ()))
         if is_tu:
             units[out] = (job, res)
@@ -1070,30 +1169,47 @@ def verify_port(args, plan, results, rule_codes: Iterable[str] | None = None
 
     compiled: list[CompileResult] = []
     if units:
-        compiled = verify_tree(base if base is not None else next(iter(units)).parent, archs,
-                               getattr(args, "jobs", None) or None, tc, units=list(units),
-                               per_file_flags=per_file if commands is not None else None,
-                               on_result=show,
-                               include_dirs=[base / "include"] if base is not None and
-                               (base / "include").is_dir() else [])
-    codes = None if rule_codes is None else set(rule_codes)   # --select / --ignore
+        compiled = verify_tree(
+            base if base is not None else next(iter(units)).parent,
+            archs,
+            getattr(args, "jobs", None) or None,
+            tc,
+            units=list(units),
+            per_file_flags=per_file if commands is not None else None,
+            on_result=show,
+            include_dirs=[base / "include"]
+            if base is not None and (base / "include").is_dir()
+            else [],
+        )
+    codes = None if rule_codes is None else set(rule_codes)  # --select / --ignore
     for r in compiled:
         _, res = units[r.path]
         targets = dict(r.per_target) or {a: r.status for a in archs}
         errors = [ln.strip() for ln in r.stderr_tail.splitlines() if _is_error(ln)][:FIRST_ERRORS]
         if r.status in ("failed", "assisted") and not errors:
             errors = [f"exit code {r.returncode}"]
-        unit = UnitVerify(_display(r.path), res.rel, r.status, targets, errors,
-                          _diagnostics(r, ported, tc.rocm) if not r.ok else [],
-                          only_with=r.only_with, skipped=r.skipped, seconds=r.seconds)
+        unit = UnitVerify(
+            _display(r.path),
+            res.rel,
+            r.status,
+            targets,
+            errors,
+            _diagnostics(r, ported, tc.rocm) if not r.ok else [],
+            only_with=r.only_with,
+            skipped=r.skipped,
+            seconds=r.seconds,
+        )
         report.units.append(unit)
-        res.note = (f"verify: {unit.summary} ({', '.join(archs)}; HIP {tc.version_str})"
-                    if unit.status != "skipped" else f"verify: {unit.summary}")
+        res.note = (
+            f"verify: {unit.summary} ({', '.join(archs)}; HIP {tc.version_str})"
+            if unit.status != "skipped"
+            else f"verify: {unit.summary}"
+        )
         if unit.status in ("failed", "assisted") and (codes is None or "PT907" in codes):
             res.findings.append(_failure_finding(unit, res.rel, archs, Finding, Severity))
     report.units += not_compiled
     report.units.sort(key=lambda u: u.path)
-    return report         # also with no unit: the reports say 0 were compiled
+    return report  # also with no unit: the reports say 0 were compiled
 
 
 def _failure_finding(unit: UnitVerify, rel: str, archs: Sequence[str], finding_cls, severity):
@@ -1103,8 +1219,11 @@ def _failure_finding(unit: UnitVerify, rel: str, archs: Sequence[str], finding_c
     line, col = 1, 1
     first = next((d for d in unit.diagnostics if d.severity == "error"), None)
     own = next((d for d in unit.diagnostics if d.source.startswith(rel + ":")), None)
-    lead = "does not compile" if unit.status == "failed" else \
-        f"compiles only with {unit.only_with} added"
+    lead = (
+        "does not compile"
+        if unit.status == "failed"
+        else f"compiles only with {unit.only_with} added"
+    )
     lead += f" for {', '.join(failing or archs)}"
     if first is not None:
         msg = f"{lead}: {first.message}; at {first.where()}"
@@ -1119,7 +1238,13 @@ def _failure_finding(unit: UnitVerify, rel: str, archs: Sequence[str], finding_c
     related = []
     for d in unit.diagnostics[:FIRST_ERRORS]:
         path, ln, cl = d.ported.rsplit(":", 2)
-        related.append({"path": path, "line": int(ln), "column": int(cl),
-                        "message": f"{d.severity}: {d.message} (the ported file)"})
-    f.extra["related"] = related      # SARIF relatedLocations: where the compiler saw it
+        related.append(
+            {
+                "path": path,
+                "line": int(ln),
+                "column": int(cl),
+                "message": f"{d.severity}: {d.message} (the ported file)",
+            }
+        )
+    f.extra["related"] = related  # SARIF relatedLocations: where the compiler saw it
     return f

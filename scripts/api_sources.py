@@ -15,6 +15,7 @@ Read here (no generator: nothing in this module writes a mapping table):
     include paths CUDA 11.8 / 12.9 declare that 13.0 no longer does, from NVIDIA's -cu11/-cu12
     wheels, as scripts/data/api/cuda_older.tsv.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -101,17 +102,21 @@ class Lock:
             if not path.is_file():
                 problems.append(f"{rel}: missing (scripts/inputs.lock lists it)")
             elif sha256_file(path) != digest:
-                problems.append(f"{rel}: sha256 differs from scripts/inputs.lock "
-                                "(rebuild with --refresh and review)")
+                problems.append(
+                    f"{rel}: sha256 differs from scripts/inputs.lock "
+                    "(rebuild with --refresh and review)"
+                )
         return problems
 
 
 # -- ROCm ----------------------------------------------------------------------------------------
 _PXD_ID = re.compile(r"[A-Za-z_]\w*")
 _PAREN = re.compile(r"\([^()]*\)")
-_PXD_WORDS = frozenset("cdef ctypedef extern from struct union enum const except nogil bint "
-                       "void int char unsigned long short float double signed size_t cimport "
-                       "import object inline packed".split())
+_PXD_WORDS = frozenset(
+    "cdef ctypedef extern from struct union enum const except nogil bint "
+    "void int char unsigned long short float double signed size_t cimport "
+    "import object inline packed".split()
+)
 
 
 def pxd_names(text: str) -> set[str]:
@@ -151,16 +156,23 @@ def write_release_table(path: Path, header: list[str], table: dict[str, set[Vers
 
 def rocm_prefix(release: str) -> Path:
     """The usr/ folder of a ROCm prefix unpacked by scripts/setup-rocm.sh."""
-    env = "PORTER_ROCM_PREFIX" if release == "7.2" else "PORTER_ROCM64_PREFIX" \
-        if release == "6.4" else ""
+    env = (
+        "PORTER_ROCM_PREFIX"
+        if release == "7.2"
+        else "PORTER_ROCM64_PREFIX"
+        if release == "6.4"
+        else ""
+    )
     base = Path(os.environ.get(env, "") or f"/opt/porter-rocm/{release}")
     return base / "usr"
 
 
 def clang_hip_headers() -> list[Path]:
     """clang's HIP wrapper headers (device math functions live there, not in ROCm's include/)."""
-    dirs = sorted(glob.glob("/usr/lib/llvm-*/lib/clang/*/include"),
-                  key=lambda p: [int(x) for x in re.findall(r"\d+", p)])
+    dirs = sorted(
+        glob.glob("/usr/lib/llvm-*/lib/clang/*/include"),
+        key=lambda p: [int(x) for x in re.findall(r"\d+", p)],
+    )
     return sorted(Path(dirs[-1]).glob("__clang_hip_*.h")) if dirs else []
 
 
@@ -211,22 +223,26 @@ class HeaderRelease:
 
 # the NVIDIA back ends that ROCm's libraries ship (used when building for CUDA): they name CUDA
 # API, which HIP does not declare
-NVIDIA_BACKENDS = re.compile(r"^(hip/nvidia_detail/|thrust/system/cuda/|hipcub/backend/cub/|"
-                             r"hiprand/hiprand_\w*nvcc\.h$|hipfft/hipfft\w*nvcc|"
-                             r"hipsolver/internal/nvidia|hipblaslt/.*nvidia)")
+NVIDIA_BACKENDS = re.compile(
+    r"^(hip/nvidia_detail/|thrust/system/cuda/|hipcub/backend/cub/|"
+    r"hiprand/hiprand_\w*nvcc\.h$|hipfft/hipfft\w*nvcc|"
+    r"hipsolver/internal/nvidia|hipblaslt/.*nvidia)"
+)
 
 
 def rocm_header_files(usr: Path) -> list[Path]:
     inc = usr / "include"
-    return [p for p in header_files(inc)
-            if not NVIDIA_BACKENDS.match(p.relative_to(inc).as_posix())]
+    return [
+        p for p in header_files(inc) if not NVIDIA_BACKENDS.match(p.relative_to(inc).as_posix())
+    ]
 
 
 def load_header_release(release: str) -> HeaderRelease:
     usr = rocm_prefix(release)
     if not (usr / "include" / "hip" / "hip_runtime.h").is_file():
-        raise FileNotFoundError(f"ROCm {release} headers not found under {usr.parent} "
-                                "(run scripts/setup-rocm.sh)")
+        raise FileNotFoundError(
+            f"ROCm {release} headers not found under {usr.parent} (run scripts/setup-rocm.sh)"
+        )
     versions = usr.parent / "versions.txt"
     packages = versions.read_text() if versions.is_file() else ""
     clang = clang_hip_headers()
@@ -257,11 +273,11 @@ class CudaNames:
     """Names and include paths of the checked CUDA releases."""
 
     current: Version
-    names: frozenset[str]                       # declared by the current release
+    names: frozenset[str]  # declared by the current release
     include: Path
     older: dict[str, set[Version]] = field(default_factory=dict)  # gone from the current one
 
-    lib_headers: tuple[str, ...] = ()            # glob patterns of the library wheels' headers
+    lib_headers: tuple[str, ...] = ()  # glob patterns of the library wheels' headers
 
     def has_path(self, rel: str) -> bool:
         if any(fnmatch.fnmatch(rel, p) for p in self.lib_headers):
@@ -280,8 +296,15 @@ def cuda_library_header_patterns() -> list[str]:
     of the committed name lists record ("names declared by cublas.h, ..."), and the list of the
     headers_only wheels of the lock."""
     listed = DATA / "api" / "cuda_library_headers.txt"
-    out: list[str] = [line for line in listed.read_text(encoding="utf-8").splitlines()
-                      if line and not line.startswith("#")] if listed.is_file() else []
+    out: list[str] = (
+        [
+            line
+            for line in listed.read_text(encoding="utf-8").splitlines()
+            if line and not line.startswith("#")
+        ]
+        if listed.is_file()
+        else []
+    )
     for folder in ("cuda_library_names", "cuda_library_names_other"):
         for f in sorted((DATA / folder).glob("*.txt")):
             for line in f.read_text(encoding="utf-8").splitlines()[:3]:
@@ -292,11 +315,13 @@ def cuda_library_header_patterns() -> list[str]:
 
 def cuda_header_files() -> list[Path]:
     """The toolkit's headers, libcu++'s extension-less ones (<cuda/pipeline>) included."""
-    files = [p for p in header_files(CUDA_INCLUDE)
-             if p.relative_to(CUDA_INCLUDE).as_posix() not in NOT_DECLARING]
+    files = [
+        p
+        for p in header_files(CUDA_INCLUDE)
+        if p.relative_to(CUDA_INCLUDE).as_posix() not in NOT_DECLARING
+    ]
     for sub in ("cccl/cuda", "cccl/nv"):
-        files += sorted(p for p in (CUDA_INCLUDE / sub).rglob("*")
-                        if p.is_file() and not p.suffix)
+        files += sorted(p for p in (CUDA_INCLUDE / sub).rglob("*") if p.is_file() and not p.suffix)
     return files
 
 
@@ -305,12 +330,18 @@ def load_cuda(lock: Lock) -> CudaNames:
         raise FileNotFoundError(f"CUDA headers not found in {CUDA_INCLUDE}")
     files = cuda_header_files()
     stamp = [str(CUDA_INCLUDE), str(len(files))] + [
-        f"{p}:{p.stat().st_mtime_ns}" for p in files[:: max(1, len(files) // 50)]]
+        f"{p}:{p.stat().st_mtime_ns}" for p in files[:: max(1, len(files) // 50)]
+    ]
     names = _cached(["cuda-headers", *stamp], lambda: frozenset(header_identifiers(files)))
     older_file = DATA / "api" / "cuda_older.tsv"
     older = read_release_table(older_file) if older_file.is_file() else {}
-    return CudaNames(vkey(lock.raw["cuda"]["release"]), names | frozenset(cuda_library_lists()),
-                     CUDA_INCLUDE, older, tuple(cuda_library_header_patterns()))
+    return CudaNames(
+        vkey(lock.raw["cuda"]["release"]),
+        names | frozenset(cuda_library_lists()),
+        CUDA_INCLUDE,
+        older,
+        tuple(cuda_library_header_patterns()),
+    )
 
 
 # -- refreshing the committed lists from the pinned wheels ----------------------------------------
@@ -321,16 +352,36 @@ def fetch_wheel(entry: dict, cache: Path) -> Path:
     stem = name.replace("-", "_")
     found = [p for p in cache.glob(f"{stem}-{version}-*.whl") if sha256_file(p) == entry["sha256"]]
     if not found:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-               "--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp",
-               "--platform", "manylinux_2_28_x86_64", "--platform", "manylinux_2_17_x86_64",
-               "--platform", "manylinux2014_x86_64", "-d", str(cache), entry["requirement"]]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--quiet",
+            "--only-binary=:all:",
+            "--python-version",
+            "3.11",
+            "--implementation",
+            "cp",
+            "--platform",
+            "manylinux_2_28_x86_64",
+            "--platform",
+            "manylinux_2_17_x86_64",
+            "--platform",
+            "manylinux2014_x86_64",
+            "-d",
+            str(cache),
+            entry["requirement"],
+        ]
         subprocess.run(cmd, check=True)
-        found = [p for p in cache.glob(f"{stem}-{version}-*.whl")
-                 if sha256_file(p) == entry["sha256"]]
+        found = [
+            p for p in cache.glob(f"{stem}-{version}-*.whl") if sha256_file(p) == entry["sha256"]
+        ]
     if not found:
-        raise ValueError(f"{entry['requirement']}: no wheel with the locked sha256 "
-                         f"{entry['sha256'][:16]}...")
+        raise ValueError(
+            f"{entry['requirement']}: no wheel with the locked sha256 {entry['sha256'][:16]}..."
+        )
     return found[0]
 
 
@@ -357,8 +408,12 @@ def rebuild_lists(lock: Lock, cache: Path) -> dict[str, str]:
     """Rebuild scripts/data/api/*.tsv from the pinned wheels; returns {file: new text}."""
     rocm: dict[str, set[Version]] = {}
     older: dict[str, set[Version]] = {}
-    current = CudaNames(vkey(lock.raw["cuda"]["release"]), frozenset(), CUDA_INCLUDE,
-                        lib_headers=tuple(cuda_library_header_patterns()))
+    current = CudaNames(
+        vkey(lock.raw["cuda"]["release"]),
+        frozenset(),
+        CUDA_INCLUDE,
+        lib_headers=tuple(cuda_library_header_patterns()),
+    )
     current_lib_paths = current.lib_headers
     cur_names = None
     lib_paths: set[str] = set()
@@ -372,15 +427,21 @@ def rebuild_lists(lock: Lock, cache: Path) -> dict[str, str]:
             for text in members.values():
                 declared |= identifiers(text)
             for rel_list in entry.get("verifies", []):
-                names = {ln.split("\t", 1)[0] for ln in (ROOT / rel_list).read_text(
-                    encoding="utf-8").splitlines() if ln and not ln.startswith("#")}
+                names = {
+                    ln.split("\t", 1)[0]
+                    for ln in (ROOT / rel_list).read_text(encoding="utf-8").splitlines()
+                    if ln and not ln.startswith("#")
+                }
                 paths = {h[1:-1] for h in header_paths(members)}
-                missing = sorted(n for n in names
-                                 if n not in (paths if n.endswith((".h", ".hpp")) else declared))
+                missing = sorted(
+                    n for n in names if n not in (paths if n.endswith((".h", ".hpp")) else declared)
+                )
                 if missing:
-                    raise ValueError(f"{rel_list}: {len(missing)} names the headers of "
-                                     f"{entry['requirement']} do not declare: "
-                                     f"{', '.join(missing[:10])}")
+                    raise ValueError(
+                        f"{rel_list}: {len(missing)} names the headers of "
+                        f"{entry['requirement']} do not declare: "
+                        f"{', '.join(missing[:10])}"
+                    )
             continue
         if entry["side"] == "rocm":
             for text in members.values():
@@ -401,19 +462,29 @@ def rebuild_lists(lock: Lock, cache: Path) -> dict[str, str]:
     out = {}
     tmp = Path(tempfile.mkdtemp())
     rocm_file, older_file = tmp / "rocm_bindings.tsv", tmp / "cuda_older.tsv"
-    write_release_table(rocm_file, [
-        "name<TAB>ROCm releases whose HIP/library binding lists (.pxd) declare it",
-        "made by scripts/check_mappings.py --refresh from the wheels of scripts/inputs.lock"],
-        rocm)
-    write_release_table(older_file, [
-        "name or <include path><TAB>CUDA releases (of the -cu11/-cu12 wheels of "
-        "scripts/inputs.lock) that declare it, for names CUDA "
-        f"{lock.raw['cuda']['release']} ({CUDA_INCLUDE} and scripts/data/cuda_library_names*) "
-        "no longer declares",
-        "made by scripts/check_mappings.py --refresh"], older)
+    write_release_table(
+        rocm_file,
+        [
+            "name<TAB>ROCm releases whose HIP/library binding lists (.pxd) declare it",
+            "made by scripts/check_mappings.py --refresh from the wheels of scripts/inputs.lock",
+        ],
+        rocm,
+    )
+    write_release_table(
+        older_file,
+        [
+            "name or <include path><TAB>CUDA releases (of the -cu11/-cu12 wheels of "
+            "scripts/inputs.lock) that declare it, for names CUDA "
+            f"{lock.raw['cuda']['release']} ({CUDA_INCLUDE} and scripts/data/cuda_library_names*) "
+            "no longer declares",
+            "made by scripts/check_mappings.py --refresh",
+        ],
+        older,
+    )
     out["scripts/data/api/cuda_library_headers.txt"] = "".join(
         ["# include paths of the CUDA 13 library wheels of scripts/inputs.lock (headers_only)\n"]
-        + [f"{p}\n" for p in sorted(lib_paths)])
+        + [f"{p}\n" for p in sorted(lib_paths)]
+    )
     out["scripts/data/api/rocm_bindings.tsv"] = rocm_file.read_text()
     out["scripts/data/api/cuda_older.tsv"] = older_file.read_text()
     return out

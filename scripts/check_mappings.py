@@ -27,6 +27,7 @@ conventional HIP name a checked release declares (proposed additions: review, th
                                                       # scripts/data/api/*.tsv, compare
 Exit status: 0 clean, 1 drift, 2 an input is missing or the arguments are wrong.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -75,7 +76,7 @@ class Evidence:
         """First checked release without the name after the last one with it."""
         k = self.known
         last = max(i for i, (_, s) in enumerate(k) if s == PRESENT)
-        after = [v for v, s in k[last + 1:] if s == ABSENT]
+        after = [v for v, s in k[last + 1 :] if s == ABSENT]
         return after[0] if after else None
 
     def absent_in(self, lo: Version, hi: Version | None) -> list[Version]:
@@ -85,21 +86,25 @@ class Evidence:
 class Rocm:
     def __init__(self, lock: src.Lock):
         self.releases = lock.rocm_releases()
-        self.headers = {src.vkey(p["release"]): src.load_header_release(p["release"])
-                        for p in lock.prefixes}
+        self.headers = {
+            src.vkey(p["release"]): src.load_header_release(p["release"]) for p in lock.prefixes
+        }
         self.bindings = src.read_release_table(src.DATA / "api" / "rocm_bindings.tsv")
         self.notes: list[str] = []
         for p in lock.prefixes:
             h = self.headers[src.vkey(p["release"])]
             if p.get("hip") and f"libamdhip64-dev {p['hip']}" not in h.packages:
-                self.notes.append(f"ROCm {p['release']} prefix: libamdhip64-dev is not the locked "
-                                  f"{p['hip']} (see {h.usr.parent}/versions.txt)")
+                self.notes.append(
+                    f"ROCm {p['release']} prefix: libamdhip64-dev is not the locked "
+                    f"{p['hip']} (see {h.usr.parent}/versions.txt)"
+                )
 
     def unpacked(self, h: src.HeaderRelease, area: str, name: str) -> bool:
         """Does the prefix hold the package that would declare this row's HIP name? (Debian had
         no rocWMMA for 6.4: its absence there says nothing.)"""
         pkg = src.AREA_PACKAGE.get(area) or next(
-            (p for d, p in src.DIR_PACKAGE.items() if name.startswith(d)), None)
+            (p for d, p in src.DIR_PACKAGE.items() if name.startswith(d)), None
+        )
         return pkg is None or f"\n{pkg} " in "\n" + h.packages
 
     def name(self, name: str, area: str = "") -> Evidence:
@@ -117,8 +122,13 @@ class Rocm:
         return Evidence(seen)
 
     def path(self, rel: str, directory: bool, area: str = "") -> Evidence:
-        return Evidence({v: PRESENT if h.has_path(rel, directory) else ABSENT
-                         for v, h in self.headers.items() if self.unpacked(h, area, rel)})
+        return Evidence(
+            {
+                v: PRESENT if h.has_path(rel, directory) else ABSENT
+                for v, h in self.headers.items()
+                if self.unpacked(h, area, rel)
+            }
+        )
 
 
 def vt(v: Version | None) -> str:
@@ -134,8 +144,12 @@ def hip_evidence(rocm: Rocm, r: Row, name: str) -> Evidence:
     return rocm.name(name, r.area)
 
 
-def check_rows(rows_by_area: dict[str, list[Row]], rocm: Rocm, cuda: src.CudaNames,
-               cuda_releases: list[Version]) -> tuple[list[str], dict[tuple[str, int], dict]]:
+def check_rows(
+    rows_by_area: dict[str, list[Row]],
+    rocm: Rocm,
+    cuda: src.CudaNames,
+    cuda_releases: list[Version],
+) -> tuple[list[str], dict[tuple[str, int], dict]]:
     """(drift messages, {(area, row number): corrected version columns})."""
     drift: list[str] = []
     fixes: dict[tuple[str, int], dict] = {}
@@ -159,34 +173,50 @@ def check_rows(rows_by_area: dict[str, list[Row]], rocm: Rocm, cuda: src.CudaNam
                     # release inside the claimed range that lacks the name is drift
                     early = ev.absent_in(r.since, since) if r.since < since else []
                     if early:
-                        drift.append(f"{where}: hip_since {r.hip_since or '-'} but ROCm "
-                                     f"{vt(early[-1])} lacks {r.hip} (first checked release "
-                                     f"with it: {vt(since)})")
+                        drift.append(
+                            f"{where}: hip_since {r.hip_since or '-'} but ROCm "
+                            f"{vt(early[-1])} lacks {r.hip} (first checked release "
+                            f"with it: {vt(since)})"
+                        )
                         fix["hip_since"] = vt(since)
-                    want_removed = removed if removed is not None and (
-                        window_end is None or removed < window_end) else None
+                    want_removed = (
+                        removed
+                        if removed is not None and (window_end is None or removed < window_end)
+                        else None
+                    )
                     last = max(v for v, s_ in ev.known if s_ == PRESENT)
-                    ok = (r.hip_removed == vt(want_removed) if want_removed is None
-                          or not r.hip_removed
-                          else last < r.removed <= want_removed)
+                    ok = (
+                        r.hip_removed == vt(want_removed)
+                        if want_removed is None or not r.hip_removed
+                        else last < r.removed <= want_removed
+                    )
                     if not ok:
-                        drift.append(f"{where}: hip_removed {r.hip_removed or '-'} but the checked "
-                                     f"releases say {vt(want_removed) or '-'} for {r.hip}")
+                        drift.append(
+                            f"{where}: hip_removed {r.hip_removed or '-'} but the checked "
+                            f"releases say {vt(want_removed) or '-'} for {r.hip}"
+                        )
                         fix["hip_removed"] = vt(want_removed)
                     gaps = ev.absent_in(max(r.since, since), want_removed or window_end)
                     if gaps:
-                        drift.append(f"{where}: {r.hip} missing from ROCm "
-                                     f"{', '.join(map(vt, gaps))} inside its window")
+                        drift.append(
+                            f"{where}: {r.hip} missing from ROCm "
+                            f"{', '.join(map(vt, gaps))} inside its window"
+                        )
                 if r.roc:
                     rv = hip_evidence(rocm, r, r.roc)
-                    hi = r.removed or min((rows[j].since for j in by_name[r.cuda]
-                                           if rows[j].since > r.since), default=None)
-                    missing = [vt(v) for v, h in rocm.headers.items()
-                               if v >= r.since[:2] and (hi is None or v < hi)
-                               and rv.seen.get(v) == ABSENT]
+                    hi = r.removed or min(
+                        (rows[j].since for j in by_name[r.cuda] if rows[j].since > r.since),
+                        default=None,
+                    )
+                    missing = [
+                        vt(v)
+                        for v, h in rocm.headers.items()
+                        if v >= r.since[:2] and (hi is None or v < hi) and rv.seen.get(v) == ABSENT
+                    ]
                     if missing:
-                        drift.append(f"{where}: roc name {r.roc} missing from ROCm "
-                                     f"{', '.join(missing)}")
+                        drift.append(
+                            f"{where}: roc name {r.roc} missing from ROCm {', '.join(missing)}"
+                        )
             # -- CUDA side ----------------------------------------------------------------------
             drift += cuda_problems(where, r, cuda, cuda_releases, fix)
             if fix:
@@ -194,8 +224,9 @@ def check_rows(rows_by_area: dict[str, list[Row]], rocm: Rocm, cuda: src.CudaNam
     return drift, fixes
 
 
-def cuda_problems(where: str, r: Row, cuda: src.CudaNames, releases: list[Version],
-                  fix: dict[str, str]) -> list[str]:
+def cuda_problems(
+    where: str, r: Row, cuda: src.CudaNames, releases: list[Version], fix: dict[str, str]
+) -> list[str]:
     out = []
     if r.kind in ("header", "header_dir"):
         current = cuda.has_path(r.cuda)
@@ -208,8 +239,11 @@ def cuda_problems(where: str, r: Row, cuda: src.CudaNames, releases: list[Versio
     if r.status != "removed":
         if not current:
             old = cuda.older.get(key)
-            extra = (f" (CUDA {', '.join(map(vt, sorted(old)))} declare it: status removed)"
-                     if old else "")
+            extra = (
+                f" (CUDA {', '.join(map(vt, sorted(old)))} declare it: status removed)"
+                if old
+                else ""
+            )
             out.append(f"{where}: CUDA {vt(cuda.current)} does not declare {r.cuda}{extra}")
         return out
     if current and r.kind not in ("header", "header_dir"):
@@ -221,12 +255,16 @@ def cuda_problems(where: str, r: Row, cuda: src.CudaNames, releases: list[Versio
         after = [v for v in releases if v > last]
         want = vt(after[0]) if after else ""
         if r.cuda_removed != want:
-            out.append(f"{where}: cuda_removed {r.cuda_removed or '-'} but CUDA "
-                       f"{', '.join(map(vt, sorted(old)))} declare it and {want} does not")
+            out.append(
+                f"{where}: cuda_removed {r.cuda_removed or '-'} but CUDA "
+                f"{', '.join(map(vt, sorted(old)))} declare it and {want} does not"
+            )
             fix["cuda_removed"] = want
     elif r.cuda_removed:
-        out.append(f"{where}: cuda_removed {r.cuda_removed} but no checked CUDA release declares "
-                   f"{r.cuda} (leave it empty and cite the source)")
+        out.append(
+            f"{where}: cuda_removed {r.cuda_removed} but no checked CUDA release declares "
+            f"{r.cuda} (leave it empty and cite the source)"
+        )
         fix["cuda_removed"] = ""
     return out
 
@@ -234,8 +272,13 @@ def cuda_problems(where: str, r: Row, cuda: src.CudaNames, releases: list[Versio
 # -- roc* and MIOpen names: declared by their own library's headers --------------------------------
 # the `roc` column of these tables names rocBLAS / rocSPARSE / rocSOLVER / rocRAND API; the `hip`
 # column of dnn.csv names MIOpen (see scripts/roc_api.py)
-ROC_COLUMNS = (("blas", "roc"), ("sparse", "roc"), ("solver", "roc"), ("rand", "roc"),
-               ("dnn", "hip"))
+ROC_COLUMNS = (
+    ("blas", "roc"),
+    ("sparse", "roc"),
+    ("solver", "roc"),
+    ("rand", "roc"),
+    ("dnn", "hip"),
+)
 ROC_KINDS = frozenset({"function", "device_function", "type", "enum", "macro"})
 ARITY_CHANGING = ("drop_arg0", "default_arg:", "drop_null_arg:")
 
@@ -244,6 +287,7 @@ def roc_library_problems(rows_by_area: dict[str, list[Row]], releases: list[Vers
     """roc* (and MIOpen) names their library's headers of a checked release inside the row's
     window do not declare, and functions whose parameter count differs from the CUDA one."""
     import roc_api
+
     out: list[str] = []
     cuda_arity = roc_api.read_cuda_arity() if roc_api.ARITY_FILE.is_file() else {}
     for area, column in ROC_COLUMNS:
@@ -257,36 +301,58 @@ def roc_library_problems(rows_by_area: dict[str, list[Row]], releases: list[Vers
             if not name or r.kind not in ROC_KINDS:
                 continue
             where = f"{area}.csv:{i + 2} {r.cuda}"
-            hi = r.removed or min((x.since for x in by_name[r.cuda] if x.since > r.since),
-                                  default=None)
+            hi = r.removed or min(
+                (x.since for x in by_name[r.cuda] if x.since > r.since), default=None
+            )
             for rel in releases:
                 if rel < r.since[:2] or (hi is not None and rel >= hi):
                     continue
                 lib = roc_api.library(area, vt(rel))
                 if not lib.has(name, r.kind):
-                    out.append(f"{where}: {what} {name} not declared by the ROCm {vt(rel)} "
-                               f"{'/'.join(roc_api.LIBRARIES[area][1])} headers")
+                    out.append(
+                        f"{where}: {what} {name} not declared by the ROCm {vt(rel)} "
+                        f"{'/'.join(roc_api.LIBRARIES[area][1])} headers"
+                    )
                     continue
                 counts = cuda_arity.get(r.cuda)
-                if (r.kind in ("function", "device_function") and counts and name in lib.functions
-                        and not r.transform.startswith(ARITY_CHANGING)
-                        and not counts & lib.functions[name]):
-                    out.append(f"{where}: {what} {name} takes {sorted(lib.functions[name])} "
-                               f"parameters in ROCm {vt(rel)}, {r.cuda} {sorted(counts)}")
+                if (
+                    r.kind in ("function", "device_function")
+                    and counts
+                    and name in lib.functions
+                    and not r.transform.startswith(ARITY_CHANGING)
+                    and not counts & lib.functions[name]
+                ):
+                    out.append(
+                        f"{where}: {what} {name} takes {sorted(lib.functions[name])} "
+                        f"parameters in ROCm {vt(rel)}, {r.cuda} {sorted(counts)}"
+                    )
     return out
 
 
 # -- proposals -----------------------------------------------------------------------------------
 PREFIX_RULES = [
-    (r"^cuda(?=[A-Z])", "hip"), (r"^CUDA_", "HIP_"), (r"^cudart", "hiprt"),
-    (r"^cu(?=[A-Z])", "hip"), (r"^CU_", "HIP_"),
-    (r"^cublas", "hipblas"), (r"^CUBLAS_", "HIPBLAS_"), (r"^cusparse", "hipsparse"),
-    (r"^CUSPARSE_", "HIPSPARSE_"), (r"^curand", "hiprand"), (r"^CURAND_", "HIPRAND_"),
-    (r"^cufft", "hipfft"), (r"^CUFFT_", "HIPFFT_"), (r"^cusolver", "hipsolver"),
-    (r"^CUSOLVER_", "HIPSOLVER_"), (r"^nvrtc", "hiprtc"), (r"^NVRTC_", "HIPRTC_"),
+    (r"^cuda(?=[A-Z])", "hip"),
+    (r"^CUDA_", "HIP_"),
+    (r"^cudart", "hiprt"),
+    (r"^cu(?=[A-Z])", "hip"),
+    (r"^CU_", "HIP_"),
+    (r"^cublas", "hipblas"),
+    (r"^CUBLAS_", "HIPBLAS_"),
+    (r"^cusparse", "hipsparse"),
+    (r"^CUSPARSE_", "HIPSPARSE_"),
+    (r"^curand", "hiprand"),
+    (r"^CURAND_", "HIPRAND_"),
+    (r"^cufft", "hipfft"),
+    (r"^CUFFT_", "HIPFFT_"),
+    (r"^cusolver", "hipsolver"),
+    (r"^CUSOLVER_", "HIPSOLVER_"),
+    (r"^nvrtc", "hiprtc"),
+    (r"^NVRTC_", "HIPRTC_"),
 ]
-API_NAME = re.compile(r"^(cuda[A-Z]|CUDA_|cu[A-Z]|CU_|cublas|CUBLAS_|cusparse|CUSPARSE_|curand|"
-                      r"CURAND_|cufft|CUFFT_|cusolver|CUSOLVER_|nvrtc|NVRTC_)\w+$")
+API_NAME = re.compile(
+    r"^(cuda[A-Z]|CUDA_|cu[A-Z]|CU_|cublas|CUBLAS_|cusparse|CUSPARSE_|curand|"
+    r"CURAND_|cufft|CUFFT_|cusolver|CUSOLVER_|nvrtc|NVRTC_)\w+$"
+)
 
 
 def conventional(name: str) -> list[str]:
@@ -307,9 +373,11 @@ def proposals(rows_by_area: dict[str, list[Row]], rocm: Rocm, cuda: src.CudaName
             if ev.any_present():
                 since = vt(ev.since())
                 removed = vt(ev.removed())
-                out.append(f"{n},{cand}  (ROCm {since or 'all checked'}"
-                           f"{' to before ' + removed if removed else ''}"
-                           f"{'; CUDA ' + ' '.join(map(vt, sorted(cuda.older[n]))) if n in cuda.older else ''})")
+                out.append(
+                    f"{n},{cand}  (ROCm {since or 'all checked'}"
+                    f"{' to before ' + removed if removed else ''}"
+                    f"{'; CUDA ' + ' '.join(map(vt, sorted(cuda.older[n]))) if n in cuda.older else ''})"
+                )
                 break
     return out
 
@@ -336,18 +404,31 @@ def apply_fixes(folder: Path, rows_by_area: dict[str, list[Row]], fixes) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--tables", type=Path, default=src.ROOT / "mappings")
-    ap.add_argument("--proposals", type=int, default=0, metavar="N",
-                    help="print up to N proposed additions (default: only their count)")
-    ap.add_argument("--apply-versions", action="store_true",
-                    help="rewrite hip_since / hip_removed / cuda_removed where they drift")
-    ap.add_argument("--refresh", action="store_true",
-                    help="download the pinned wheels (cache: --cache) and rebuild the API lists")
+    ap.add_argument(
+        "--proposals",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print up to N proposed additions (default: only their count)",
+    )
+    ap.add_argument(
+        "--apply-versions",
+        action="store_true",
+        help="rewrite hip_since / hip_removed / cuda_removed where they drift",
+    )
+    ap.add_argument(
+        "--refresh",
+        action="store_true",
+        help="download the pinned wheels (cache: --cache) and rebuild the API lists",
+    )
     ap.add_argument("--cache", type=Path, default=Path("/tmp/porter-check-mappings"))
-    ap.add_argument("--max-drift", type=int, default=200, metavar="N",
-                    help="print at most N drift lines")
+    ap.add_argument(
+        "--max-drift", type=int, default=200, metavar="N", help="print at most N drift lines"
+    )
     args = ap.parse_args(argv)
 
     try:
@@ -369,10 +450,15 @@ def main(argv: list[str] | None = None) -> int:
                 path.write_text(text, encoding="utf-8")
                 digest = src.sha256_file(path)
                 old = lock.lists.get(rel)
-                lock_text = (lock_text.replace(old, digest) if old
-                             else lock_text.rstrip("\n") + f'\n"{rel}" = "{digest}"\n')
-                print(f"rebuilt {rel} (sha256 {digest}, recorded in scripts/inputs.lock): "
-                      "review the diff")
+                lock_text = (
+                    lock_text.replace(old, digest)
+                    if old
+                    else lock_text.rstrip("\n") + f'\n"{rel}" = "{digest}"\n'
+                )
+                print(
+                    f"rebuilt {rel} (sha256 {digest}, recorded in scripts/inputs.lock): "
+                    "review the diff"
+                )
         src.LOCK.write_text(lock_text, encoding="utf-8")
         lock = src.Lock.load()
     drift += lock.list_problems()
@@ -393,12 +479,16 @@ def main(argv: list[str] | None = None) -> int:
     for note in rocm.notes:
         print(f"note: {note}")
     props = proposals(rows_by_area, rocm, cuda)
-    print(f"checked {sum(map(len, rows_by_area.values()))} rows of {len(rows_by_area)} tables "
-          f"against ROCm {', '.join(map(vt, rocm.releases))} and CUDA "
-          f"{', '.join(map(vt, lock.cuda_releases()))}")
-    print(f"proposed additions: {len(props)} CUDA names without a row whose conventional HIP "
-          "name a checked ROCm release declares" + (":" if args.proposals and props else ""))
-    for p in props[:args.proposals]:
+    print(
+        f"checked {sum(map(len, rows_by_area.values()))} rows of {len(rows_by_area)} tables "
+        f"against ROCm {', '.join(map(vt, rocm.releases))} and CUDA "
+        f"{', '.join(map(vt, lock.cuda_releases()))}"
+    )
+    print(
+        f"proposed additions: {len(props)} CUDA names without a row whose conventional HIP "
+        "name a checked ROCm release declares" + (":" if args.proposals and props else "")
+    )
+    for p in props[: args.proposals]:
         print(f"  {p}")
     if args.apply_versions and fixes:
         n = apply_fixes(args.tables, rows_by_area, fixes)
@@ -406,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
     if drift:
         kinds = Counter(re.sub(r"^\S+ \S+: ", "", d).split(" ")[0] for d in drift)
         print(f"drift: {len(drift)} ({', '.join(f'{k} {v}' for k, v in kinds.most_common())})")
-        for d in drift[:args.max_drift]:
+        for d in drift[: args.max_drift]:
             print(f"  {d}")
         return 1
     print("no drift")

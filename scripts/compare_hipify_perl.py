@@ -19,6 +19,7 @@ peer is neither always right nor always current.
     python3 scripts/compare_hipify_perl.py --summary       # counts only
     python3 scripts/compare_hipify_perl.py --hipify PATH   # another hipify-perl
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,7 +31,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ("runtime", "driver", "device", "lowp", "headers")
-DEFAULT_HIPIFY = Path(os.environ.get("PORTER_ROCM_PREFIX", "/opt/porter-rocm/7.2")) / "usr/bin/hipify-perl"
+DEFAULT_HIPIFY = (
+    Path(os.environ.get("PORTER_ROCM_PREFIX", "/opt/porter-rocm/7.2")) / "usr/bin/hipify-perl"
+)
 
 _SUBST = re.compile(r'^\s*subst\("([^"]+)",\s*"([^"]*)",\s*"([^"]+)"\);', re.M)
 _SUB = re.compile(r"^sub (\w+) \{(.*?)^\}", re.M | re.S)
@@ -43,7 +46,8 @@ LIBRARY_PREFIX = re.compile(
     r"nccl|NCCL|nvrtc|NVRTC|cutensor|CUTENSOR|nvtx|NVTX|cub::|thrust|cuda::|csr|bsr|gesvdj|syevj|"
     r"cudaLibMg|CUDALIBMG|cuComplex|cuDouble|cuFloat|cuCabs|cuCadd|cuCsub|cuCmul|cuCdiv|cuCreal|"
     r"cuCimag|cuConj|cuCfma|cuCmplx|cuComplexDouble|cuComplexFloat|cuGet|cuDevice.*Pci|CUpti|cupti|"
-    r"nvjpeg|NVJPEG|cudaProfiler|cuProfiler)")
+    r"nvjpeg|NVJPEG|cudaProfiler|cuProfiler)"
+)
 
 
 def hipify_tables(path: Path) -> dict[str, dict]:
@@ -53,7 +57,11 @@ def hipify_tables(path: Path) -> dict[str, dict]:
     renames: dict[str, tuple[str, str]] = {}
     for fn in ("simpleSubstitutions", "experimentalSubstitutions"):
         for m in _SUBST.finditer(subs.get(fn, "")):
-            cuda, hip, group = m.group(1).replace("\\", ""), m.group(2).replace("\\", ""), m.group(3)
+            cuda, hip, group = (
+                m.group(1).replace("\\", ""),
+                m.group(2).replace("\\", ""),
+                m.group(3),
+            )
             renames.setdefault(cuda, (hip, group))
     lists = {m.group(1): set(_QUOTED.findall(m.group(2))) for m in _LIST.finditer(text)}
     return {
@@ -61,7 +69,8 @@ def hipify_tables(path: Path) -> dict[str, dict]:
         "supported_device": lists.get("SupportedDeviceFunctions", set())
         | lists.get("SupportedDeviceDataTypes", set()),
         "unsupported": lists.get("UnsupportedDeviceFunctions", set())
-        | lists.get("UnsupportedDeviceDataTypes", set()) | lists.get("HipOnlyUnsupportedFunctions", set()),
+        | lists.get("UnsupportedDeviceDataTypes", set())
+        | lists.get("HipOnlyUnsupportedFunctions", set()),
     }
 
 
@@ -89,9 +98,16 @@ def core_looking(name: str) -> bool:
 
 
 def compare(hip: dict, ours: dict[str, dict]) -> dict[str, list[str]]:
-    diffs: dict[str, list[str]] = {k: [] for k in (
-        "hipify-maps/we-unsupported", "hipify-maps/we-differ", "we-map/hipify-unknown",
-        "we-map/hipify-unsupported", "hipify-maps/we-absent")}
+    diffs: dict[str, list[str]] = {
+        k: []
+        for k in (
+            "hipify-maps/we-unsupported",
+            "hipify-maps/we-differ",
+            "we-map/hipify-unknown",
+            "we-map/hipify-unsupported",
+            "hipify-maps/we-absent",
+        )
+    }
     renames = dict(hip["map"])
     for n in hip["supported_device"]:
         renames.setdefault(n, (n, "device_function"))
@@ -103,17 +119,21 @@ def compare(hip: dict, ours: dict[str, dict]) -> dict[str, list[str]]:
             continue
         if not r["hip"]:
             diffs["hipify-maps/we-unsupported"].append(
-                f"{r['area']}: {cuda} -> {target} [{group}]; ours: {r['status']} ({r['notes'][:90]})")
+                f"{r['area']}: {cuda} -> {target} [{group}]; ours: {r['status']} ({r['notes'][:90]})"
+            )
         elif r["hip"] != target:
             diffs["hipify-maps/we-differ"].append(
-                f"{r['area']}: {cuda}: hipify {target} [{group}], ours {r['hip']} ({r['status']})")
+                f"{r['area']}: {cuda}: hipify {target} [{group}], ours {r['hip']} ({r['status']})"
+            )
     for cuda, r in sorted(ours.items()):
         if not r["hip"] or cuda in renames:
             continue
         if cuda in hip["unsupported"]:
             diffs["we-map/hipify-unsupported"].append(f"{r['area']}: {cuda} -> {r['hip']}")
         else:
-            diffs["we-map/hipify-unknown"].append(f"{r['area']}: {cuda} -> {r['hip']} ({r['status']})")
+            diffs["we-map/hipify-unknown"].append(
+                f"{r['area']}: {cuda} -> {r['hip']} ({r['status']})"
+            )
     return diffs
 
 
@@ -130,8 +150,10 @@ def main(argv=None) -> int:
     hip = hipify_tables(args.hipify)
     ours = our_rows(args.tables)
     diffs = compare(hip, ours)
-    print(f"hipify-perl: {len(hip['map'])} renames, {len(hip['supported_device'])} supported device names, "
-          f"{len(hip['unsupported'])} unsupported names; ours (core tables): {len(ours)} names")
+    print(
+        f"hipify-perl: {len(hip['map'])} renames, {len(hip['supported_device'])} supported device names, "
+        f"{len(hip['unsupported'])} unsupported names; ours (core tables): {len(ours)} names"
+    )
     for cat, items in diffs.items():
         print(f"{cat}: {len(items)}")
     if not args.summary:

@@ -12,6 +12,7 @@ Used by ``scripts/api_sources.py`` (the mapping checker's inputs) and the table 
     decl.functions["cudaMalloc"]   # -> {2}  (the parameter counts seen)
     decl.kind_of("cudaStream_t")   # -> "type"
 """
+
 from __future__ import annotations
 
 import re
@@ -20,12 +21,14 @@ from pathlib import Path
 from typing import Iterable
 
 _COMMENT_OR_STRING = re.compile(
-    r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+    r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S
+)
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _TOKEN = re.compile(r'[A-Za-z_]\w*|\d[\w.]*|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|::|->|\S')
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\()?[ \t]*(.*)$", re.M)
 
-KEYWORDS = frozenset("""
+KEYWORDS = frozenset(
+    """
     if else for while do switch case return sizeof alignof decltype typeid static_assert
     alignas noexcept throw new delete operator template typename typedef using namespace
     struct union enum class public private protected friend virtual const volatile static
@@ -33,24 +36,32 @@ KEYWORDS = frozenset("""
     float double signed unsigned default goto break continue this nullptr true false
     __attribute__ __declspec __asm__ asm __asm __volatile__ __restrict__ __restrict
     __inline__ __forceinline__ __extension__ __builtin_offsetof _Static_assert
-""".split())
+""".split()
+)
 
 
 def strip_comments(text: str) -> str:
     """Remove comments (keeping strings) and join continued lines."""
+
     def repl(m: re.Match) -> str:
         s = m.group(0)
         if s.startswith("/"):
             return " " if s.startswith("//") else "\n" * s.count("\n") or " "
         return s
+
     text = text.replace("\\\r\n", " ").replace("\\\n", " ")
     return _COMMENT_OR_STRING.sub(repl, text)
 
 
 def identifiers(text: str) -> set[str]:
     """Every identifier token of a header's text (comments removed)."""
-    return set(_IDENT.findall(_COMMENT_OR_STRING.sub(
-        lambda m: " " if m.group(0).startswith("/") else m.group(0), text)))
+    return set(
+        _IDENT.findall(
+            _COMMENT_OR_STRING.sub(
+                lambda m: " " if m.group(0).startswith("/") else m.group(0), text
+            )
+        )
+    )
 
 
 # HIP declares make_<vector type> through token-pasting macros (amd_hip_vector_types.h)
@@ -86,12 +97,14 @@ class Declarations:
     """Names declared by a set of headers, with the header that declared them first."""
 
     functions: dict[str, set[int]] = field(default_factory=dict)  # name -> parameter counts
-    params: dict[str, list[list[str]]] = field(default_factory=dict)  # name -> parameter token lists
-    types: set[str] = field(default_factory=set)      # typedef, struct, union, class, enum tags
-    enums: set[str] = field(default_factory=set)      # enumerators
-    macros: set[str] = field(default_factory=set)     # object-like macros
+    params: dict[str, list[list[str]]] = field(
+        default_factory=dict
+    )  # name -> parameter token lists
+    types: set[str] = field(default_factory=set)  # typedef, struct, union, class, enum tags
+    enums: set[str] = field(default_factory=set)  # enumerators
+    macros: set[str] = field(default_factory=set)  # object-like macros
     deprecated: set[str] = field(default_factory=set)  # functions declared with a deprecation mark
-    fmacros: set[str] = field(default_factory=set)    # function-like macros
+    fmacros: set[str] = field(default_factory=set)  # function-like macros
     macro_values: dict[str, str] = field(default_factory=dict)
     origin: dict[str, str] = field(default_factory=dict)  # name -> file name
 
@@ -168,8 +181,8 @@ def _declarator_names(toks: list[str]) -> list[str]:
         if "(" in p:
             k = p.index("(")
             end = _matching(p, k, "(", ")")
-            inner = [t for t in p[k + 1:end] if _IDENT.fullmatch(t)]
-            if "*" in p[k + 1:end] or "&" in p[k + 1:end]:
+            inner = [t for t in p[k + 1 : end] if _IDENT.fullmatch(t)]
+            if "*" in p[k + 1 : end] or "&" in p[k + 1 : end]:
                 name = inner[-1] if inner else None
             else:  # typedef int name(args): the ident before '('
                 before = [t for t in p[:k] if _IDENT.fullmatch(t)]
@@ -186,7 +199,9 @@ def _declarator_names(toks: list[str]) -> list[str]:
     return out
 
 
-def scan_text(text: str, fname: str, decl: Declarations, attr_macros: set[str] | None = None) -> None:
+def scan_text(
+    text: str, fname: str, decl: Declarations, attr_macros: set[str] | None = None
+) -> None:
     text = strip_comments(text)
     for m in _DEFINE.finditer(text):
         name, paren, value = m.group(1), m.group(2), m.group(3).strip()
@@ -270,18 +285,25 @@ def _walk(toks: list[str], fname: str, decl: Declarations, fmacros: set[str]) ->
         if t == "{":
             # what opens this brace?
             j = i - 1
-            back = toks[max(0, i - 6):i]
-            if (len(back) >= 1 and back[-1].startswith('"') and len(back) >= 2 and back[-2] == "extern") \
-                    or (back and back[-1] == "namespace") \
-                    or (len(back) >= 2 and back[-2] == "namespace") \
-                    or _is_qualified_namespace(toks, i):
+            back = toks[max(0, i - 6) : i]
+            if (
+                (
+                    len(back) >= 1
+                    and back[-1].startswith('"')
+                    and len(back) >= 2
+                    and back[-2] == "extern"
+                )
+                or (back and back[-1] == "namespace")
+                or (len(back) >= 2 and back[-2] == "namespace")
+                or _is_qualified_namespace(toks, i)
+            ):
                 i += 1
                 stmt_start = i
                 continue
             # struct/enum head?
             head = toks[stmt_start:i]
             end = _matching(toks, i, "{", "}")
-            _record_head(head, toks[i + 1:end], fname, decl)
+            _record_head(head, toks[i + 1 : end], fname, decl)
             i = end + 1
             # typedef struct {...} Name;
             if head and head[0] == "typedef" or "typedef" in head[:3]:
@@ -295,7 +317,12 @@ def _walk(toks: list[str], fname: str, decl: Declarations, fmacros: set[str]) ->
                     _note(decl, nm, fname)
                 i = k + 1
                 stmt_start = i
-            elif j >= 0 and toks[j] == ")" or not head or head[0] not in ("struct", "class", "union", "enum"):
+            elif (
+                j >= 0
+                and toks[j] == ")"
+                or not head
+                or head[0] not in ("struct", "class", "union", "enum")
+            ):
                 stmt_start = i  # function body or initializer: the statement is over
             continue
         if t == "}":
@@ -306,7 +333,9 @@ def _walk(toks: list[str], fname: str, decl: Declarations, fmacros: set[str]) ->
             stmt = toks[stmt_start:i]
             if stmt and stmt[0] == "typedef" and "{" not in stmt:
                 for k in range(1, len(stmt) - 2):  # typedef struct tag *name;
-                    if stmt[k] in ("struct", "union", "class", "enum") and _IDENT.fullmatch(stmt[k + 1]):
+                    if stmt[k] in ("struct", "union", "class", "enum") and _IDENT.fullmatch(
+                        stmt[k + 1]
+                    ):
                         decl.types.add(stmt[k + 1])
                         _note(decl, stmt[k + 1], fname)
                 rest = [x for x in stmt[1:] if x not in fmacros]
@@ -326,13 +355,21 @@ def _walk(toks: list[str], fname: str, decl: Declarations, fmacros: set[str]) ->
             name = toks[i - 1]
             prev = toks[i - 2] if i >= 2 else ""
             end = _matching(toks, i, "(", ")")
-            if (_IDENT.fullmatch(name) and name not in KEYWORDS and name not in fmacros
-                    and not name.startswith("__attribute") and prev not in ("::", ".", "->", "=", "operator")
-                    and (prev in ("*", "&", ">") or (_IDENT.fullmatch(prev) and prev not in ("return", "typedef", "new")))
-                    and "typedef" not in toks[stmt_start:i]
-                    and not _assigns(toks, stmt_start, i)):
-                decl.functions.setdefault(name, set()).add(_param_count(toks[i + 1:end]))
-                decl.params.setdefault(name, []).append(toks[i + 1:end])
+            if (
+                _IDENT.fullmatch(name)
+                and name not in KEYWORDS
+                and name not in fmacros
+                and not name.startswith("__attribute")
+                and prev not in ("::", ".", "->", "=", "operator")
+                and (
+                    prev in ("*", "&", ">")
+                    or (_IDENT.fullmatch(prev) and prev not in ("return", "typedef", "new"))
+                )
+                and "typedef" not in toks[stmt_start:i]
+                and not _assigns(toks, stmt_start, i)
+            ):
+                decl.functions.setdefault(name, set()).add(_param_count(toks[i + 1 : end]))
+                decl.params.setdefault(name, []).append(toks[i + 1 : end])
                 if any("DEPRECATED" in x or x == "deprecated" for x in toks[stmt_start:i]):
                     decl.deprecated.add(name)
                 _note(decl, name, fname)
@@ -366,7 +403,7 @@ def _is_qualified_namespace(toks: list[str], i: int) -> bool:
 def _record_head(head: list[str], body: list[str], fname: str, decl: Declarations) -> None:
     for k, t in enumerate(head):
         if t in ("struct", "class", "union", "enum"):
-            rest = head[k + 1:]
+            rest = head[k + 1 :]
             # enum class / enum struct
             if t == "enum" and rest and rest[0] in ("class", "struct"):
                 rest = rest[1:]
@@ -382,7 +419,11 @@ def _record_head(head: list[str], body: list[str], fname: str, decl: Declaration
                     break
                 elif depth == 0 and _IDENT.fullmatch(x) and x not in KEYWORDS and x != "final":
                     name = x
-            if name and not (name.startswith("__") and name.endswith("__")) or (name and t == "enum"):
+            if (
+                name
+                and not (name.startswith("__") and name.endswith("__"))
+                or (name and t == "enum")
+            ):
                 decl.types.add(name)
                 _note(decl, name, fname)
             if t == "enum":
@@ -410,7 +451,9 @@ def _enum_values(body: list[str]) -> list[str]:
     return out
 
 
-_INTERNAL_IF = re.compile(r"^[ \t]*#[ \t]*if[ \t]+defined\(?[ \t]*__CUDA_API_VERSION_INTERNAL\b[^|\n]*$")
+_INTERNAL_IF = re.compile(
+    r"^[ \t]*#[ \t]*if[ \t]+defined\(?[ \t]*__CUDA_API_VERSION_INTERNAL\b[^|\n]*$"
+)
 
 
 def drop_internal_blocks(text: str) -> str:
@@ -435,15 +478,16 @@ def drop_internal_blocks(text: str) -> str:
                 elif d == "endif":
                     depth -= 1
                 elif d in ("else", "elif") and depth == 1:
-                    depth = 0   # the #else side is what users compile
+                    depth = 0  # the #else side is what users compile
             out.append("")
             continue
         out.append(line)
     return "\n".join(out)
 
 
-def scan_headers(paths: Iterable[Path], attr_macros: set[str] | None = None,
-                 drop_internal: bool = False) -> Declarations:
+def scan_headers(
+    paths: Iterable[Path], attr_macros: set[str] | None = None, drop_internal: bool = False
+) -> Declarations:
     """Declarations of several headers; function-like macros of all of them are known first.
 
     drop_internal: ignore CUDA's ``__CUDA_API_VERSION_INTERNAL`` blocks (superseded signatures)."""
@@ -473,8 +517,12 @@ def scan_headers(paths: Iterable[Path], attr_macros: set[str] | None = None,
 
 # -- numeric values of enumerators and macros, typedef aliases -----------------------------------
 
-_ENUM_BLOCK = re.compile(r"\benum\s+(?:(?:class|__\w+|CUDA_CB)\s+)*([A-Za-z_]\w*)?\s*(?::\s*[\w\s]+?)?\{([^{}]*)\}\s*([A-Za-z_]\w*)?")
-_CAST = re.compile(r"\(\s*(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|short|char|[A-Za-z_]\w*_t|CU\w+|hip\w+|cuda\w+)\s*\*?\s*\)")
+_ENUM_BLOCK = re.compile(
+    r"\benum\s+(?:(?:class|__\w+|CUDA_CB)\s+)*([A-Za-z_]\w*)?\s*(?::\s*[\w\s]+?)?\{([^{}]*)\}\s*([A-Za-z_]\w*)?"
+)
+_CAST = re.compile(
+    r"\(\s*(?:unsigned\s+|signed\s+)?(?:int|long|long\s+long|short|char|[A-Za-z_]\w*_t|CU\w+|hip\w+|cuda\w+)\s*\*?\s*\)"
+)
 _NAME_IN_EXPR = re.compile(r"(?<!\w)[A-Za-z_]\w*")
 _INT_SUFFIX = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b")
 
@@ -504,12 +552,14 @@ def eval_int(expr: str, known: dict[str, int]) -> int | None:
 class Values:
     """Enumerator and object-like macro values of a set of headers."""
 
-    value: dict[str, int] = field(default_factory=dict)       # enumerator or macro -> int
-    enum_of: dict[str, str] = field(default_factory=dict)     # enumerator -> its enum (typedef or tag)
-    tag_of: dict[str, str] = field(default_factory=dict)      # enum typedef -> its tag (and tag -> tag)
+    value: dict[str, int] = field(default_factory=dict)  # enumerator or macro -> int
+    enum_of: dict[str, str] = field(default_factory=dict)  # enumerator -> its enum (typedef or tag)
+    tag_of: dict[str, str] = field(default_factory=dict)  # enum typedef -> its tag (and tag -> tag)
     members: dict[str, list[str]] = field(default_factory=dict)  # enum -> enumerators in order
-    alias: dict[str, str] = field(default_factory=dict)       # typedef NAME -> the type it names
-    struct_tag: dict[str, str] = field(default_factory=dict)  # typedef NAME -> struct/union/enum tag
+    alias: dict[str, str] = field(default_factory=dict)  # typedef NAME -> the type it names
+    struct_tag: dict[str, str] = field(
+        default_factory=dict
+    )  # typedef NAME -> struct/union/enum tag
 
 
 _TYPEDEF_ALIAS = re.compile(r"\btypedef\s+([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*;")
@@ -528,7 +578,7 @@ def _typedef_names_after_body(text: str, open_brace: int) -> list[str]:
                 break
         i += 1
     end = text.find(";", i)
-    return [n for n in _IDENT.findall(text[i + 1:end]) if n not in KEYWORDS] if end > 0 else []
+    return [n for n in _IDENT.findall(text[i + 1 : end]) if n not in KEYWORDS] if end > 0 else []
 
 
 def scan_values(paths: Iterable[Path]) -> Values:
@@ -556,7 +606,9 @@ def scan_values(paths: Iterable[Path]) -> Values:
             nxt = 0
             body = re.sub(r"^\s*#.*$", "", body, flags=re.M)
             for item in body.split(","):
-                item = re.sub(r"__attribute__\s*\(\(.*?\)\)|\b[A-Z_]*DEPRECATED\w*(\(.*?\))?", "", item).strip()
+                item = re.sub(
+                    r"__attribute__\s*\(\(.*?\)\)|\b[A-Z_]*DEPRECATED\w*(\(.*?\))?", "", item
+                ).strip()
                 if not item:
                     continue
                 name, _, expr = item.partition("=")
@@ -579,7 +631,7 @@ def scan_values(paths: Iterable[Path]) -> Values:
                 names = _typedef_names_after_body(text, m.end() - 1)
             else:
                 end = text.find(";", m.end())
-                names = _IDENT.findall(text[m.end():end])
+                names = _IDENT.findall(text[m.end() : end])
             for n in names:
                 vals.struct_tag.setdefault(n, tag)
     return vals

@@ -19,6 +19,7 @@ CUDA function it replaces, unless the row's transform changes the count).
 
 Nothing here writes a mapping table.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,31 +44,42 @@ LIBRARIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "blas": (("rocblas",), ("rocblas/rocblas.h",)),
     "sparse": (("rocsparse",), ("rocsparse/rocsparse.h",)),
     "solver": (("rocsolver", "rocblas"), ("rocsolver/rocsolver.h",)),
-    "rand": (("rocrand",), ("rocrand/rocrand.h", "rocrand/rocrand_kernel.h",
-                            "rocrand/rocrand_mtgp32_11213.h")),
+    "rand": (
+        ("rocrand",),
+        ("rocrand/rocrand.h", "rocrand/rocrand_kernel.h", "rocrand/rocrand_mtgp32_11213.h"),
+    ),
     "dnn": (("miopen",), ("miopen/miopen.h",)),
 }
 # CUDA headers (inside a wheel's include/ folder) whose functions the arity list records
-CUDA_HEADERS = ("cublas_v2.h", "cusparse.h", "cusolverDn.h", "curand.h", "curand_kernel.h",
-                "curand_mtgp32_host.h", "cudnn.h")
+CUDA_HEADERS = (
+    "cublas_v2.h",
+    "cusparse.h",
+    "cusolverDn.h",
+    "curand.h",
+    "curand_kernel.h",
+    "curand_mtgp32_host.h",
+    "cudnn.h",
+)
 _LINE_MARKER = re.compile(r'^# (\d+) "([^"]*)"')
 _DEFINE = re.compile(r"^#define (\w+)(\([^)]*\))?[ \t]*(.*)$")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
-_NOT_NAMES = frozenset("if while for switch return sizeof alignof decltype static_assert "
-                       "__attribute__ __declspec alignas noexcept operator defined "
-                       "__builtin_expect throw new delete catch".split())
+_NOT_NAMES = frozenset(
+    "if while for switch return sizeof alignof decltype static_assert "
+    "__attribute__ __declspec alignas noexcept operator defined "
+    "__builtin_expect throw new delete catch".split()
+)
 
 
 @dataclass
 class Declared:
     """What one library's headers declare."""
 
-    functions: dict[str, set[int]] = field(default_factory=dict)   # name -> parameter counts
+    functions: dict[str, set[int]] = field(default_factory=dict)  # name -> parameter counts
     params: dict[str, list[list[str]]] = field(default_factory=dict)  # name -> parameter lists
-    returns: dict[str, list[str]] = field(default_factory=dict)       # name -> return types
+    returns: dict[str, list[str]] = field(default_factory=dict)  # name -> return types
     enumerators: set[str] = field(default_factory=set)
     types: set[str] = field(default_factory=set)
-    macros: dict[str, str] = field(default_factory=dict)        # object-like: name -> body
+    macros: dict[str, str] = field(default_factory=dict)  # object-like: name -> body
 
     def names(self) -> set[str]:
         return set(self.functions) | self.enumerators | self.types | set(self.macros)
@@ -80,7 +92,7 @@ class Declared:
             return name in self.types or name in self.macros
         if kind == "enum":
             return name in self.enumerators or name in self.macros
-        return name in self.names()     # a CUDA macro may stand for a function, type or value
+        return name in self.names()  # a CUDA macro may stand for a function, type or value
 
 
 # -- preprocessing --------------------------------------------------------------------------------
@@ -88,8 +100,9 @@ def clang() -> str | None:
     return shutil.which("clang++-22") or shutil.which("clang++")
 
 
-def preprocess(headers: list[Path], includes: list[Path], language: str,
-               extra: tuple[str, ...] = ()) -> str:
+def preprocess(
+    headers: list[Path], includes: list[Path], language: str, extra: tuple[str, ...] = ()
+) -> str:
     """clang -E -dD of the headers (one translation unit), comments gone, #defines kept."""
     exe = clang()
     if exe is None:
@@ -97,8 +110,16 @@ def preprocess(headers: list[Path], includes: list[Path], language: str,
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "all.h"
         src.write_text("".join(f'#include "{h}"\n' for h in headers), encoding="utf-8")
-        cmd = [exe, "-E", "-dD", "-std=c++17", *language.split(),
-               *extra, *[f"-isystem{p}" for p in includes], str(src)]
+        cmd = [
+            exe,
+            "-E",
+            "-dD",
+            "-std=c++17",
+            *language.split(),
+            *extra,
+            *[f"-isystem{p}" for p in includes],
+            str(src),
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:
         raise ValueError(f"preprocessing failed: {proc.stderr.strip().splitlines()[-1:]}")
@@ -157,11 +178,11 @@ def _strip_attributes(s: str) -> str:
             p = s.find("(", k)
             if p < 0:
                 break
-            s = s[:k] + " " + s[_matching(s, p, "(", ")") + 1:]
+            s = s[:k] + " " + s[_matching(s, p, "(", ")") + 1 :]
     while "[[" in s:
         k = s.find("[[")
         e = s.find("]]", k)
-        s = s[:k] + " " + s[e + 2:] if e > 0 else s[:k]
+        s = s[:k] + " " + s[e + 2 :] if e > 0 else s[:k]
     return s
 
 
@@ -193,14 +214,14 @@ def _statement(s: str, d: Declared) -> None:
         return
     s = re.sub(r"^template\s*<", "<", s)
     if s.startswith("<"):
-        s = s[_matching(s, 0, "<", ">") + 1:].strip()
+        s = s[_matching(s, 0, "<", ">") + 1 :].strip()
     if s.startswith("using "):
         m = re.match(r"using\s+(\w+)\s*=", s)
         if m:
             d.types.add(m.group(1))
         return
     if s.startswith("typedef"):
-        m = re.search(r"\(\s*\*\s*(\w+)\s*\)\s*\(", s)          # function pointer type
+        m = re.search(r"\(\s*\*\s*(\w+)\s*\)\s*\(", s)  # function pointer type
         if m:
             d.types.add(m.group(1))
             return
@@ -218,19 +239,22 @@ def _statement(s: str, d: Declared) -> None:
     m = re.search(r"(~?[A-Za-z_]\w*)$", before)
     if not m or m.group(1) in _NOT_NAMES or m.group(1).startswith("~"):
         return
-    head = before[:m.start()]
+    head = before[: m.start()]
     if not head.strip() or head.rstrip().endswith(("::", ".", "->")) or "=" in head:
-        return                  # a constructor, a member, or an initialised variable
+        return  # a constructor, a member, or an initialised variable
     name = m.group(1)
-    params = split_params(s[p + 1:_matching(s, p, "(", ")")])
+    params = split_params(s[p + 1 : _matching(s, p, "(", ")")])
     d.functions.setdefault(name, set()).add(len(params))
     d.params.setdefault(name, []).append(params)
     d.returns.setdefault(name, []).append(head.strip())
 
 
 def _tag(s: str) -> tuple[str, str] | None:
-    m = re.search(r"\b(struct|class|union|enum(?:\s+class|\s+struct)?)\b\s*"
-                  r"(?:__attribute__\s*\(\([^)]*\)\)\s*)?(\w+)?\s*(?::[^{]*)?$", s.strip())
+    m = re.search(
+        r"\b(struct|class|union|enum(?:\s+class|\s+struct)?)\b\s*"
+        r"(?:__attribute__\s*\(\([^)]*\)\)\s*)?(\w+)?\s*(?::[^{]*)?$",
+        s.strip(),
+    )
     if not m:
         return None
     return m.group(1).split()[0], m.group(2) or ""
@@ -268,7 +292,7 @@ def _scan(t: str, d: Declared) -> None:
             _statement(t[start:i], d)
             start = i = i + 1
             continue
-        if c == "}":                      # the end of a namespace / extern "C" block
+        if c == "}":  # the end of a namespace / extern "C" block
             start = i = i + 1
             continue
         if c == "{":
@@ -276,7 +300,7 @@ def _scan(t: str, d: Declared) -> None:
             hs = _strip_attributes(head).strip()
             end = _matching(t, i, "{", "}")
             if re.search(r'(\bnamespace\b[\w:\s]*|extern\s*"C"\s*)$', hs):
-                start = i = i + 1         # transparent: declarations inside count
+                start = i = i + 1  # transparent: declarations inside count
                 continue
             tag = _tag(re.sub(r"^typedef\s+", "", hs)) if "(" not in hs.split("=")[0] else None
             if tag is not None:
@@ -284,13 +308,13 @@ def _scan(t: str, d: Declared) -> None:
                 if name:
                     d.types.add(name)
                 if kind == "enum":
-                    for part in split_params(t[i + 1:end]):
+                    for part in split_params(t[i + 1 : end]):
                         m = re.match(r"\s*(\w+)", part)
                         if m:
                             d.enumerators.add(m.group(1))
                 # `typedef struct {...} name;` / `struct x {...} var;`: the rest up to `;`
                 semi = t.find(";", end)
-                tail = t[end + 1:semi] if semi >= 0 else ""
+                tail = t[end + 1 : semi] if semi >= 0 else ""
                 if hs.startswith("typedef"):
                     for part in tail.split(","):
                         ids = _IDENT.findall(re.sub(r"\[[^\]]*\]", "", part))
@@ -299,9 +323,9 @@ def _scan(t: str, d: Declared) -> None:
                 start = i = (semi + 1) if semi >= 0 else end + 1
                 continue
             if "(" in hs and not hs.rstrip().endswith("="):
-                _statement(hs, d)         # a function definition: its signature counts
+                _statement(hs, d)  # a function definition: its signature counts
             i = end + 1
-            if t[i:i + 1].strip() == "" and t[i:].lstrip().startswith(";"):
+            if t[i : i + 1].strip() == "" and t[i:].lstrip().startswith(";"):
                 i = t.index(";", i) + 1
             start = i
             continue
@@ -310,8 +334,13 @@ def _scan(t: str, d: Declared) -> None:
 
 # -- the ROCm libraries ---------------------------------------------------------------------------
 def rocm_usr(release: str) -> Path:
-    env = "PORTER_ROCM_PREFIX" if release == "7.2" else "PORTER_ROCM64_PREFIX" \
-        if release == "6.4" else ""
+    env = (
+        "PORTER_ROCM_PREFIX"
+        if release == "7.2"
+        else "PORTER_ROCM64_PREFIX"
+        if release == "6.4"
+        else ""
+    )
     return Path(os.environ.get(env, "") or f"/opt/porter-rocm/{release}") / "usr"
 
 
@@ -324,9 +353,12 @@ def library(area: str, release: str = "7.2") -> Declared:
     if not (inc / headers[0]).is_file():
         raise FileNotFoundError(f"{headers[0]} not found under {inc} (run scripts/setup-rocm.sh)")
     present = [h for h in headers if (inc / h).is_file()]
-    pre = preprocess([inc / h for h in present], [inc],
-                     f"-x hip --rocm-path={usr} -nogpulib --cuda-host-only "
-                     "--offload-arch=gfx942", ("-D__HIP_PLATFORM_AMD__",))
+    pre = preprocess(
+        [inc / h for h in present],
+        [inc],
+        f"-x hip --rocm-path={usr} -nogpulib --cuda-host-only --offload-arch=gfx942",
+        ("-D__HIP_PLATFORM_AMD__",),
+    )
     roots = tuple(str(inc / f) + "/" for f in folders)
     return parse_declarations(own_text(pre, lambda p: p.startswith(roots)))
 
@@ -350,19 +382,44 @@ def read_cuda_params(path: Path = ARITY_FILE) -> dict[str, list[list[str]]]:
 
 # -- parameter types ------------------------------------------------------------------------------
 # the integer typedefs of the ROCm libraries (rocblas-types.h, rocsparse-types.h): int32_t / int64_t
-SAME_TYPE = {"rocblas_int": "int", "int32_t": "int", "rocsparse_int": "int",
-             "rocblas_stride": "int64_t", "rocblas_int64": "int64_t", "rocblas_float": "float",
-             "rocblas_double": "double", "long long int": "long long",
-             "unsigned long long int": "unsigned long long", "unsigned int": "unsigned",
-             "long int": "long", "int64_t": "long",
-             # miopen.h (HIP back end): typedef hipStream_t miopenAcceleratorQueue_t
-             "miopenAcceleratorQueue_t": "hipStream_t"}
-INTEGERS = frozenset({"int", "long", "long long", "size_t", "unsigned", "unsigned long long",
-                      "uint64_t", "short", "char", "unsigned char", "uint32_t", "signed char"})
-_QUALIFIERS = frozenset({"const", "struct", "enum", "volatile", "__restrict__", "restrict",
-                         "__restrict"})
-_BUILTIN = frozenset({"int", "char", "long", "short", "double", "float", "unsigned", "signed",
-                      "void", "bool"})
+SAME_TYPE = {
+    "rocblas_int": "int",
+    "int32_t": "int",
+    "rocsparse_int": "int",
+    "rocblas_stride": "int64_t",
+    "rocblas_int64": "int64_t",
+    "rocblas_float": "float",
+    "rocblas_double": "double",
+    "long long int": "long long",
+    "unsigned long long int": "unsigned long long",
+    "unsigned int": "unsigned",
+    "long int": "long",
+    "int64_t": "long",
+    # miopen.h (HIP back end): typedef hipStream_t miopenAcceleratorQueue_t
+    "miopenAcceleratorQueue_t": "hipStream_t",
+}
+INTEGERS = frozenset(
+    {
+        "int",
+        "long",
+        "long long",
+        "size_t",
+        "unsigned",
+        "unsigned long long",
+        "uint64_t",
+        "short",
+        "char",
+        "unsigned char",
+        "uint32_t",
+        "signed char",
+    }
+)
+_QUALIFIERS = frozenset(
+    {"const", "struct", "enum", "volatile", "__restrict__", "restrict", "__restrict"}
+)
+_BUILTIN = frozenset(
+    {"int", "char", "long", "short", "double", "float", "unsigned", "signed", "void", "bool"}
+)
 
 
 @dataclass(frozen=True)
@@ -378,13 +435,13 @@ def param_type(param: str, rename=lambda name: name) -> ParamType:
     """The type of one declared parameter (its name dropped; `T x[]` is `T* x`); `rename` maps
     each identifier of the base type (a CUDA type to the name porter gives it)."""
     m = re.match(r"^(.*?)\b[A-Za-z_]\w*\s*((?:\[[^\]]*\]\s*)+)$", param)
-    if m and m.group(1).strip():               # `T name[]`: a pointer, the name dropped
+    if m and m.group(1).strip():  # `T name[]`: a pointer, the name dropped
         param = m.group(1) + "*" * m.group(2).count("[")
     text = re.sub(r"\[[^\]]*\]", "*", param)
     toks = re.findall(r"[A-Za-z_]\w*|\*|&", text)
     ids = [t for t in toks if t not in _QUALIFIERS and t not in ("*", "&")]
     if len(ids) > 1 and toks and toks[-1] == ids[-1] and ids[-1] not in _BUILTIN:
-        toks = toks[:-1]                       # the parameter's name
+        toks = toks[:-1]  # the parameter's name
     base: list[str] = []
     const = [False]
     levels = 0
@@ -410,12 +467,15 @@ def passes(arg: ParamType, param: ParamType) -> bool:
         return arg.base == param.base or (arg.base in INTEGERS and param.base in INTEGERS)
     if arg.base != param.base:
         return False
-    top = len(arg.const) - 1                   # the parameter's own const does not matter
+    top = len(arg.const) - 1  # the parameter's own const does not matter
     for i in range(top):
         if arg.const[i] and not param.const[i]:
             return False
-        if param.const[i] and not arg.const[i] and not all(param.const[j]
-                                                            for j in range(i + 1, top)):
+        if (
+            param.const[i]
+            and not arg.const[i]
+            and not all(param.const[j] for j in range(i + 1, top))
+        ):
             return False
     return True
 
@@ -439,27 +499,31 @@ def build_cuda_arity(wheels: list[Path]) -> str:
             found = [i / h for i in incs if (i / h).is_file()]
             if not found:
                 continue
-            pre = preprocess(found, [*incs, CUDA_INCLUDE],
-                             "-x cuda --cuda-host-only -nocudalib -nocudainc",
-                             ("-D__NV_NO_HOST_COMPILER_CHECK=1",))
+            pre = preprocess(
+                found,
+                [*incs, CUDA_INCLUDE],
+                "-x cuda --cuda-host-only -nocudalib -nocudainc",
+                ("-D__NV_NO_HOST_COMPILER_CHECK=1",),
+            )
             roots = tuple(str(i) + "/" for i in incs)
             d = parse_declarations(own_text(pre, lambda p, r=roots: p.startswith(r)))
             for name, lists in d.params.items():
                 have = rows.setdefault(name, ([], h))[0]
                 have += [p for p in lists if p not in have]
-            for name, body in d.macros.items():   # cublasSgemm -> cublasSgemm_v2
+            for name, body in d.macros.items():  # cublasSgemm -> cublasSgemm_v2
                 if re.fullmatch(r"\w+", body) and body in d.params and name not in rows:
                     rows[name] = (list(d.params[body]), h)
-    head = ["# name<TAB>parameter counts of the CUDA library function<TAB>header<TAB>its "
-            "declarations' parameters (` ; ` between parameters, ` | ` between overloads)",
-            "# made by `python scripts/roc_api.py --cuda-arity` from " + ", ".join(names),
-            "# (object-like macros naming a function, e.g. cublasSgemm -> cublasSgemm_v2, "
-            "take that function's declarations)"]
+    head = [
+        "# name<TAB>parameter counts of the CUDA library function<TAB>header<TAB>its "
+        "declarations' parameters (` ; ` between parameters, ` | ` between overloads)",
+        "# made by `python scripts/roc_api.py --cuda-arity` from " + ", ".join(names),
+        "# (object-like macros naming a function, e.g. cublasSgemm -> cublasSgemm_v2, "
+        "take that function's declarations)",
+    ]
     body = []
     for n, (lists, h) in sorted(rows.items()):
         counts = ",".join(map(str, sorted({len(p) for p in lists})))
-        decls = " | ".join(" ; ".join(re.sub(r"\s+", " ", x) for x in p) or "void"
-                           for p in lists)
+        decls = " | ".join(" ; ".join(re.sub(r"\s+", " ", x) for x in p) or "void" for p in lists)
         body.append(f"{n}\t{counts}\t{h}\t{decls}")
     return "\n".join(head + body) + "\n"
 
@@ -477,8 +541,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.summary or not args.cuda_arity:
             for area in LIBRARIES:
                 d = library(area, args.release)
-                print(f"{area}: {len(d.functions)} functions, {len(d.enumerators)} enumerators, "
-                      f"{len(d.types)} types, {len(d.macros)} macros")
+                print(
+                    f"{area}: {len(d.functions)} functions, {len(d.enumerators)} enumerators, "
+                    f"{len(d.types)} types, {len(d.macros)} macros"
+                )
     except (FileNotFoundError, ValueError, OSError) as exc:
         print(f"roc_api: {exc}", file=sys.stderr)
         return 2

@@ -14,6 +14,7 @@ two revisions of mappings/*.csv (git revisions: `git show REV:mappings/X.csv`):
 
     python scripts/roc_coverage.py BEFORE AFTER     # e.g. ce33a6a~1 HEAD
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,32 +42,42 @@ def candidates(area: str, row: dict[str, str]) -> list[str]:
     h = row["hip"]
     out = [row["roc"]] if row["roc"] else []
     if area == "blas" and h.startswith("hipblas"):
-        rest = h[len("hipblas"):]
+        rest = h[len("hipblas") :]
         out += ["rocblas_" + snake(rest), "rocsolver_" + snake(rest)]
         if rest.startswith(("Create", "Destroy")):
-            out.append("rocblas_create_handle" if rest.startswith("Create")
-                       else "rocblas_destroy_handle")
+            out.append(
+                "rocblas_create_handle" if rest.startswith("Create") else "rocblas_destroy_handle"
+            )
     elif area == "sparse" and h.startswith("hipsparse"):
-        rest = h[len("hipsparse"):]
+        rest = h[len("hipsparse") :]
         base = snake(re.sub("^X", "", rest))
-        out += ["rocsparse_" + snake(rest), "rocsparse_" + base, "rocsparse_" + base + "_descr",
-                "rocsparse_" + base.replace("_buffer_size_ext", "_buffer_size")]
+        out += [
+            "rocsparse_" + snake(rest),
+            "rocsparse_" + base,
+            "rocsparse_" + base + "_descr",
+            "rocsparse_" + base.replace("_buffer_size_ext", "_buffer_size"),
+        ]
         two = re.sub(r"2(?=_|$|[A-Z])", "", re.sub("^X", "", rest))
         two = two.replace("gtsvStridedBatch", "gtsvNoPivotStridedBatch")
-        out.append("rocsparse_" + snake(two).replace("_nopivot", "_no_pivot")
-                   .replace("_buffer_size_ext", "_buffer_size"))
+        out.append(
+            "rocsparse_"
+            + snake(two)
+            .replace("_nopivot", "_no_pivot")
+            .replace("_buffer_size_ext", "_buffer_size")
+        )
         if rest in ("Create", "Destroy"):
             out.append(f"rocsparse_{rest.lower()}_handle")
     elif area == "solver" and h.startswith("hipsolver"):
-        rest = re.sub(r"^Dn", "", h[len("hipsolver"):])
+        rest = re.sub(r"^Dn", "", h[len("hipsolver") :])
         out += ["rocsolver_" + snake(rest), "rocblas_" + snake(rest)]
         if rest in ("Create", "Destroy"):
             out.append(f"rocblas_{rest.lower()}_handle")
     elif area == "rand":
         if h.startswith("hiprand"):
-            rest = h[len("hiprand"):]
-            out.append("rocrand" + ("_" + snake(rest) if rest and not rest.startswith("_")
-                                    else rest))
+            rest = h[len("hiprand") :]
+            out.append(
+                "rocrand" + ("_" + snake(rest) if rest and not rest.startswith("_") else rest)
+            )
             if rest == "DestroyDistribution":
                 out.append("rocrand_destroy_discrete_distribution")
         else:
@@ -78,8 +89,11 @@ def candidates(area: str, row: dict[str, str]) -> list[str]:
 
 
 def table(rev: str, area: str) -> list[dict[str, str]]:
-    proc = subprocess.run(["git", "-C", str(roc_api.ROOT), "show", f"{rev}:mappings/{area}.csv"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "-C", str(roc_api.ROOT), "show", f"{rev}:mappings/{area}.csv"],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise ValueError(f"git show {rev}:mappings/{area}.csv: {proc.stderr.strip()}")
     return list(csv.DictReader(io.StringIO(proc.stdout)))
@@ -91,8 +105,12 @@ def figures(rev: str, area: str, lib: roc_api.Declared) -> tuple[int, int, int, 
     with_hip = [r for r in rows if r["hip"] or area == "dnn"]
     functions = [r for r in with_hip if r["kind"] in FUNCTION_KINDS]
     counterpart = [r for r in functions if any(c in lib.functions for c in candidates(area, r))]
-    return (sum(1 for r in rows if r[col]), len(with_hip),
-            sum(1 for r in functions if r[col]), len(counterpart))
+    return (
+        sum(1 for r in rows if r[col]),
+        len(with_hip),
+        sum(1 for r in functions if r[col]),
+        len(counterpart),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,8 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("before")
     ap.add_argument("after")
     args = ap.parse_args(argv)
-    print("| table | rows with a roc* name (of rows with a hip name) | function rows with a roc* "
-          "name (of functions with a counterpart) |\n|---|---|---|")
+    print(
+        "| table | rows with a roc* name (of rows with a hip name) | function rows with a roc* "
+        "name (of functions with a counterpart) |\n|---|---|---|"
+    )
     try:
         for area in AREAS:
             lib = roc_api.library(area)

@@ -4,6 +4,7 @@
 Review the diff (`git diff fixtures/port`) before committing: the expected trees are the
 reviewed reference that tests/test_port_fixtures.py holds porter to.
 """
+
 from __future__ import annotations
 
 import shlex

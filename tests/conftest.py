@@ -4,6 +4,7 @@ Tests that need an external tool (the HIP compiler, the ROCm headers, hipify-per
 git) skip with a reason when it is missing, unless PORTER_REQUIRE_TOOLCHAIN=1 (set by CI), in
 which case a missing tool is a failure.
 """
+
 from __future__ import annotations
 
 import csv
@@ -32,8 +33,10 @@ def rocm_prefix(version: str = "7.2") -> Path:
     env = "PORTER_ROCM_PREFIX" if version == "7.2" else "PORTER_ROCM64_PREFIX"
     base = Path(os.environ.get(env, f"/opt/porter-rocm/{version}"))
     usr = base / "usr"
-    need((usr / "include" / "hip" / "hip_runtime.h").is_file(),
-         f"ROCm {version} headers not found under {base} (run scripts/setup-rocm.sh)")
+    need(
+        (usr / "include" / "hip" / "hip_runtime.h").is_file(),
+        f"ROCm {version} headers not found under {base} (run scripts/setup-rocm.sh)",
+    )
     return usr
 
 

@@ -15,6 +15,7 @@ line without an `expect` marker fails the test. An optional first-lines header s
 A twin `<stem>.fixed.<ext>` holds the text after applying the fixes of the codes under test (safe
 ones, and unsafe ones with `unsafe-fixes`); fixing it again must change nothing.
 """
+
 from __future__ import annotations
 
 import re
@@ -31,8 +32,12 @@ BUILD_NAMES = {"cmakelists.txt", "makefile", "gnumakefile"}
 
 def fixture_kind(path: Path) -> str:
     name = path.name.lower()
-    if name in BUILD_NAMES or name.endswith((".cmake", ".mk")) or "cmakelists" in name \
-            or name.startswith("makefile"):
+    if (
+        name in BUILD_NAMES
+        or name.endswith((".cmake", ".mk"))
+        or "cmakelists" in name
+        or name.startswith("makefile")
+    ):
         return "build"
     if name.endswith(".py"):
         return "python"
@@ -60,8 +65,8 @@ def parse_fixture(text: str):
         kind = m.group(1)
         cs = {c.strip() for c in m.group(2).split(",") if c.strip()}
         codes |= cs
-        before = line[:m.start()].strip()
-        target = i if before else i + 1          # a marker alone on its line: the next line
+        before = line[: m.start()].strip()
+        target = i if before else i + 1  # a marker alone on its line: the next line
         if kind == "expect":
             expected.setdefault(target, set()).update(cs)
     return expected, codes, opts
@@ -72,8 +77,11 @@ def engine_options(codes, opts, *, fix: bool) -> EngineOptions:
     return EngineOptions(
         port=PortOptions(rocm_version=version),
         rules=RuleOptions(parse_archs(str(opts["offload-arch"])), version),
-        rule_codes=tuple(sorted(codes)), apply_fixes=fix,
-        unsafe_fixes=bool(opts.get("unsafe-fixes")), rewrite=False)
+        rule_codes=tuple(sorted(codes)),
+        apply_fixes=fix,
+        unsafe_fixes=bool(opts.get("unsafe-fixes")),
+        rewrite=False,
+    )
 
 
 def run_fixture(path: Path):
@@ -89,9 +97,11 @@ def run_fixture(path: Path):
 
 
 def fixed_twin(path: Path) -> Path:
-    return path.with_name(path.name.replace(path.suffix, ".fixed" + path.suffix)) \
-        if not path.name.lower().startswith(("cmakelists",
-                                             "makefile")) else path.with_name(path.name + ".fixed")
+    return (
+        path.with_name(path.name.replace(path.suffix, ".fixed" + path.suffix))
+        if not path.name.lower().startswith(("cmakelists", "makefile"))
+        else path.with_name(path.name + ".fixed")
+    )
 
 
 def apply_fixes(path: Path, data: bytes, codes, opts) -> bytes:

@@ -1,5 +1,6 @@
 """No CUDA name left behind silently (issue 8 §1): the completeness invariant, run over every
 fixture and example, and the stability check (port, port the output again, nothing changes)."""
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,21 @@ PROJECTS = _projects()
 
 def _port(src: Path, out: Path, args: list[str]) -> dict:
     report = out.parent / (out.name + ".json")
-    main(["port", str(src), "-o", str(out), "-q", "-j", "1", "--exit-zero",
-          "--report", str(report), *args])
+    main(
+        [
+            "port",
+            str(src),
+            "-o",
+            str(out),
+            "-q",
+            "-j",
+            "1",
+            "--exit-zero",
+            "--report",
+            str(report),
+            *args,
+        ]
+    )
     return json.loads(report.read_text())
 
 
@@ -43,8 +57,11 @@ def _findings(report: dict) -> list[dict]:
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.mark.parametrize("project", PROJECTS, ids=lambda p: p[0].relative_to(ROOT).as_posix())
@@ -74,6 +91,7 @@ def _index():
 def _left(text: str, edits=(), findings=(), declared=()) -> list[str]:
     data = text.encode()
     from porter.rewrite.edits import apply
+
     new = apply(data, list(edits))
     src = SourceFile("t.cu", data)
     return [x.name for x in leftovers(_index(), src, new, list(edits), list(findings), declared)]
@@ -83,7 +101,9 @@ def test_a_cuda_name_nothing_decided_about_is_caught():
     assert _left("void f(float** p) { cudaMalloc(p, 4); }\n") == ["cudaMalloc"]
     # an unknown CUDA-looking name and a CUDA include path are caught too
     assert _left("#include <cuda_runtime.h>\nint v = cudaFancyNewThing();\n") == [
-        "cuda_runtime.h", "cudaFancyNewThing"]
+        "cuda_runtime.h",
+        "cudaFancyNewThing",
+    ]
 
 
 def test_what_accounts_for_a_name():
@@ -95,17 +115,26 @@ def test_what_accounts_for_a_name():
     assert _left(text, findings=reported) == []
     assert _left(text, declared={"cudaMalloc"}) == []
     # comments, strings, members of user types, #undef and namespace rows used as plain names
-    assert _left('// cudaMalloc\nconst char* s = "cudaFree"; /* cudaMemcpy */\n'
-                 "int g(S x) { return x.cudaStream + x->cudaEvent; }\n#undef cudaMalloc\n"
-                 "int cub = 3;\n") == []
+    assert (
+        _left(
+            '// cudaMalloc\nconst char* s = "cudaFree"; /* cudaMemcpy */\n'
+            "int g(S x) { return x.cudaStream + x->cudaEvent; }\n#undef cudaMalloc\n"
+            "int cub = 3;\n"
+        )
+        == []
+    )
 
 
 def test_a_name_porter_writes_itself_is_a_table_fault():
     text = "int v = hipX;\n"
     pos = text.index("hipX")
-    got = leftovers(_index(), SourceFile("t.cu", text.encode()),
-                    text.replace("hipX", "cudaMallocHost").encode(),
-                    [Edit(pos, pos + 4, b"cudaMallocHost")], [])
+    got = leftovers(
+        _index(),
+        SourceFile("t.cu", text.encode()),
+        text.replace("hipX", "cudaMallocHost").encode(),
+        [Edit(pos, pos + 4, b"cudaMallocHost")],
+        [],
+    )
     assert [(x.name, x.written) for x in got] == [("cudaMallocHost", True)]
 
 
@@ -119,5 +148,5 @@ def test_engine_reports_a_name_left_behind():
     """The engine runs the check on every port: a keyword tree-sitter-cuda knows
     (`__grid_constant__`) used to be skipped without a word."""
     src = b"__global__ void k(const __grid_constant__ int p) {}\n"
-    res = process_one("k.cu", src, EngineOptions(run_rules=False))   # PT810 would drop it
+    res = process_one("k.cu", src, EngineOptions(run_rules=False))  # PT810 would drop it
     assert [f.code for f in res.findings if f.name == "__grid_constant__"] == ["PT002"]

@@ -1,6 +1,7 @@
 """Legacy CUDA driver API names (issue 8 §3): a name an older CUDA declared is decided like any
 other, mapped where HIP has it and reported as unsupported with a reason where it has not, never
 "left unchanged without a decision" (PT001)."""
+
 from __future__ import annotations
 
 import re
@@ -59,10 +60,20 @@ CUresult init(const char* c, const char* o, CUoutput_mode m) {
   return cuProfilerInitialize(c, o, m);
 }
 """
-UNSUPPORTED = ["CU_TARGET_COMPUTE_10", "CU_TARGET_COMPUTE_11", "CU_TARGET_COMPUTE_12",
-               "CU_TARGET_COMPUTE_13", "CU_TARGET_COMPUTE_20", "CU_TARGET_COMPUTE_21",
-               "CUDA_ERROR_POINTER_IS_64BIT", "CUDA_ERROR_SIZE_IS_64BIT", "CU_OUT_CSV",
-               "CU_OUT_KEY_VALUE_PAIR", "CUoutput_mode", "cuProfilerInitialize"]
+UNSUPPORTED = [
+    "CU_TARGET_COMPUTE_10",
+    "CU_TARGET_COMPUTE_11",
+    "CU_TARGET_COMPUTE_12",
+    "CU_TARGET_COMPUTE_13",
+    "CU_TARGET_COMPUTE_20",
+    "CU_TARGET_COMPUTE_21",
+    "CUDA_ERROR_POINTER_IS_64BIT",
+    "CUDA_ERROR_SIZE_IS_64BIT",
+    "CU_OUT_CSV",
+    "CU_OUT_KEY_VALUE_PAIR",
+    "CUoutput_mode",
+    "cuProfilerInitialize",
+]
 
 
 def test_pycuda_legacy_names_are_decided():
@@ -80,15 +91,19 @@ def test_pycuda_legacy_names_are_decided():
 def test_fp16_configuration_macros_are_decided():
     """cuda_fp16.h's user switches (CUDA_NO_HALF, __CUDA_NO_HALF_OPERATORS__ ...), which PyTorch
     extensions define or test: HIP's where amd_hip_fp16.h tests one, reported otherwise."""
-    src = (b"#include <cuda_fp16.h>\n#ifndef __CUDA_NO_HALF_OPERATORS__\n#endif\n"
-           b"#if defined(__CUDA_NO_HALF_CONVERSIONS__)\n#endif\n"
-           b"#if !defined(CUDA_NO_HALF)\nhalf h;\n#endif\n"
-           b"#ifdef __CUDA_NO_HALF2_OPERATORS__\n#endif\n#ifdef __CUDA_NO_BFLOAT16_OPERATORS__\n"
-           b"#endif\n")
+    src = (
+        b"#include <cuda_fp16.h>\n#ifndef __CUDA_NO_HALF_OPERATORS__\n#endif\n"
+        b"#if defined(__CUDA_NO_HALF_CONVERSIONS__)\n#endif\n"
+        b"#if !defined(CUDA_NO_HALF)\nhalf h;\n#endif\n"
+        b"#ifdef __CUDA_NO_HALF2_OPERATORS__\n#endif\n#ifdef __CUDA_NO_BFLOAT16_OPERATORS__\n"
+        b"#endif\n"
+    )
     res = process_one("ext.cu", src, EngineOptions())
     out = res.new_data.decode()
     for hip in ("__HIP_NO_HALF_OPERATORS__", "__HIP_NO_HALF_CONVERSIONS__", "HIP_NO_HALF"):
         assert hip in out
     assert not [f for f in res.findings if f.code == "PT001"]
     assert {f.name for f in res.findings if f.code == "PT002"} >= {
-        "__CUDA_NO_HALF2_OPERATORS__", "__CUDA_NO_BFLOAT16_OPERATORS__"}
+        "__CUDA_NO_HALF2_OPERATORS__",
+        "__CUDA_NO_BFLOAT16_OPERATORS__",
+    }

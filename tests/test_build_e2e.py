@@ -15,6 +15,7 @@ What this machine can and cannot do, and why the build is configured as it is:
 * hipcc is not among the Debian packages used: the Makefile's ``NVCC ?= hipcc`` is overridden
   with the clang++-22 command line hipcc would run (``-x hip`` and the ROCm paths).
 """
+
 from __future__ import annotations
 
 import os
@@ -28,7 +29,7 @@ from conftest import FIXTURES, need
 
 PROJECT = FIXTURES / "buildfiles" / "blas-project"
 ARCHS = ("gfx90a", "gfx942")
-BUNDLE_ID = "hipv4-amdgcn-amd-amdhsa--{}"   # clang's offload-bundle entry for a HIP device
+BUNDLE_ID = "hipv4-amdgcn-amd-amdhsa--{}"  # clang's offload-bundle entry for a HIP device
 
 
 def _bitcode(usr: Path) -> Path:
@@ -45,8 +46,22 @@ def _device_targets(obj: Path) -> set[str]:
 @pytest.fixture(scope="module")
 def ported(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("blas") / "blas-hip"
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(PROJECT), "-o", str(out),
-                           "--offload-arch", ",".join(ARCHS), "-q"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "porter.cli",
+            "port",
+            str(PROJECT),
+            "-o",
+            str(out),
+            "--offload-arch",
+            ",".join(ARCHS),
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
 
@@ -55,21 +70,37 @@ def test_cmake_build_of_the_ported_project(ported, tmp_path, rocm72, hip_clang):
     cmake = shutil.which("cmake")
     need(cmake is not None, "cmake not installed (scripts/setup-rocm.sh installs it)")
     root = rocm72 / "hip-root"
-    need((root / "lib/cmake/hip-lang/hip-lang-config.cmake").is_file(),
-         f"{root}/lib/cmake/hip-lang missing (re-run scripts/setup-rocm.sh)")
-    need(any(os.path.exists(p) for p in rocm72.glob("lib/*/libhipblas.so.*")),
-         "libhipblas runtime missing from the prefix (hipblas's CMake config checks for it)")
+    need(
+        (root / "lib/cmake/hip-lang/hip-lang-config.cmake").is_file(),
+        f"{root}/lib/cmake/hip-lang missing (re-run scripts/setup-rocm.sh)",
+    )
+    need(
+        any(os.path.exists(p) for p in rocm72.glob("lib/*/libhipblas.so.*")),
+        "libhipblas runtime missing from the prefix (hipblas's CMake config checks for it)",
+    )
     build = tmp_path / "build"
     flags = f"--rocm-path={rocm72} --hip-device-lib-path={_bitcode(rocm72)}"
     # clang's --hip-link adds -L<rocm>/lib -lamdhip64; Debian's library folder is lib/<triplet>
     libdir = next(rocm72.glob("lib/*-linux-gnu"))
-    link = f"-L{libdir} -Wl,--allow-shlib-undefined"   # experimental's libraries need glibc 2.38
+    link = f"-L{libdir} -Wl,--allow-shlib-undefined"  # experimental's libraries need glibc 2.38
     cfg = subprocess.run(
-        [cmake, "-S", str(ported), "-B", str(build), f"-DCMAKE_HIP_COMPILER={hip_clang}",
-         f"-DCMAKE_CXX_COMPILER={hip_clang}", f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={root}",
-         f"-DCMAKE_PREFIX_PATH={rocm72}", f"-DCMAKE_HIP_FLAGS={flags} {link}",
-         f"-DCMAKE_HIP_ARCHITECTURES={';'.join(ARCHS)}", f"-DCMAKE_EXE_LINKER_FLAGS={link}"],
-        capture_output=True, text=True)
+        [
+            cmake,
+            "-S",
+            str(ported),
+            "-B",
+            str(build),
+            f"-DCMAKE_HIP_COMPILER={hip_clang}",
+            f"-DCMAKE_CXX_COMPILER={hip_clang}",
+            f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={root}",
+            f"-DCMAKE_PREFIX_PATH={rocm72}",
+            f"-DCMAKE_HIP_FLAGS={flags} {link}",
+            f"-DCMAKE_HIP_ARCHITECTURES={';'.join(ARCHS)}",
+            f"-DCMAKE_EXE_LINKER_FLAGS={link}",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert cfg.returncode == 0, cfg.stdout[-3000:] + cfg.stderr[-3000:]
     bld = subprocess.run([cmake, "--build", str(build), "-j", "2"], capture_output=True, text=True)
     assert bld.returncode == 0, bld.stdout[-4000:] + bld.stderr[-4000:]
@@ -85,10 +116,13 @@ def test_make_build_of_the_ported_project(ported, tmp_path, rocm72, hip_clang):
     need(make is not None, "make not installed (scripts/setup-rocm.sh installs it)")
     tree = tmp_path / "tree"
     shutil.copytree(ported, tree)
-    compiler = (f"{hip_clang} -x hip --rocm-path={rocm72} --hip-device-lib-path={_bitcode(rocm72)} "
-                f"-isystem {rocm72}/include")
-    proc = subprocess.run([make, "-C", str(tree), "-j", "2", f"NVCC={compiler}"],
-                          capture_output=True, text=True)
+    compiler = (
+        f"{hip_clang} -x hip --rocm-path={rocm72} --hip-device-lib-path={_bitcode(rocm72)} "
+        f"-isystem {rocm72}/include"
+    )
+    proc = subprocess.run(
+        [make, "-C", str(tree), "-j", "2", f"NVCC={compiler}"], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     assert (tree / "obj" / "gemm.o").is_file()
     assert _device_targets(tree / "obj" / "scale.o") == set(ARCHS)
@@ -99,14 +133,31 @@ def test_port_verify_of_the_project_compiles_every_unit(tmp_path, rocm72, hip_cl
     """`porter port --verify` on the same project: every translation unit compiled for both
     targets, in the JSON report's verify object."""
     import json
+
     out = tmp_path / "blas-hip"
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(PROJECT), "-o", str(out),
-                           "--offload-arch", ",".join(ARCHS), "--verify", "--rocm-path",
-                           str(rocm72.parent), "--format", "json", "-q"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "porter.cli",
+            "port",
+            str(PROJECT),
+            "-o",
+            str(out),
+            "--offload-arch",
+            ",".join(ARCHS),
+            "--verify",
+            "--rocm-path",
+            str(rocm72.parent),
+            "--format",
+            "json",
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
     ver = json.loads(proc.stdout)["verify"]
     assert ver["targets"] == list(ARCHS)
-    assert sorted(Path(u["path"]).name for u in ver["units"]) == ["gemm.cu", "main.cpp",
-                                                                  "scale.cu"]
+    assert sorted(Path(u["path"]).name for u in ver["units"]) == ["gemm.cu", "main.cpp", "scale.cu"]
     assert all(u["targets"] == {a: "compiled" for a in ARCHS} for u in ver["units"]), ver

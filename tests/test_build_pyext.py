@@ -2,6 +2,7 @@
 what PyTorch's build-time hipify does not port), and `port --port-build-files` (nvcc flags and
 CUDA libraries translated, everything else kept byte for byte), on the fixture project
 fixtures/buildfiles/torch-ext and its expected output."""
+
 from __future__ import annotations
 
 import filecmp
@@ -26,8 +27,9 @@ BUILD_FILES = ("setup.py", "jit.py")
 
 
 def _porter(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "porter.cli", *args], capture_output=True,
-                          text=True, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "porter.cli", *args], capture_output=True, text=True, cwd=cwd
+    )
 
 
 def _files(root: Path) -> list[str]:
@@ -35,6 +37,7 @@ def _files(root: Path) -> list[str]:
 
 
 # --- resolving sources --------------------------------------------------------------------------
+
 
 def test_sources_resolved_statically(tmp_path):
     for name in ("csrc/a.cpp", "csrc/cuda/b.cu", "csrc/cuda/c.cu", "csrc/cuda/d.cuh"):
@@ -49,13 +52,18 @@ def test_sources_resolved_statically(tmp_path):
         "srcs = [os.path.join('csrc', 'a.cpp')]\n"
         "srcs += sorted(glob.glob('csrc/cuda/*.cu'))\n"
         "ext = CE('m', sources=srcs + [os.path.join(HERE, 'csrc', 'cuda', 'b.cu'),\n"
-        "                          str(ROOT / 'x.cu'), ROOT / 'csrc' / 'a.cpp', helper()])\n")
+        "                          str(ROOT / 'x.cu'), ROOT / 'csrc' / 'a.cpp', helper()])\n"
+    )
     (tmp_path / "setup.py").write_text(setup)
     [ext] = find_extensions(parse(setup.encode()), tmp_path)
     assert (ext.call, ext.name, ext.line, ext.col) == ("CUDAExtension", "m", 8, 7)
     assert [(s.path, s.line) for s in ext.sources] == [
-        ("csrc/a.cpp", 6), ("csrc/cuda/b.cu", 7), ("csrc/cuda/c.cu", 7),
-        ("csrc/cuda/b.cu", 8), ("csrc/a.cpp", 9)]
+        ("csrc/a.cpp", 6),
+        ("csrc/cuda/b.cu", 7),
+        ("csrc/cuda/c.cu", 7),
+        ("csrc/cuda/b.cu", 8),
+        ("csrc/a.cpp", 9),
+    ]
     # str(...) of a path and an unknown call are not resolved: named, not guessed
     assert ext.unresolved == ["str(ROOT / 'x.cu')", "helper()"]
     # without a folder a glob resolves to nothing (nothing on disk is read)
@@ -64,52 +72,62 @@ def test_sources_resolved_statically(tmp_path):
 
 
 def test_only_torch_builders_count():
-    text = (b"from mylib import load\n"
-            b"load('x', ['a.cu'])\n"
-            b"import torch.utils.cpp_extension as ce\n"
-            b"ce.load_inline('y', cpp_sources='', cuda_sources='__global__ void k() {}')\n"
-            b"from torch.utils import cpp_extension\n"
-            b"cpp_extension.load('z', sources=['z.cu'])\n")
-    found = [(e.call, e.name, e.line, [s.path for s in e.sources], e.gpu)
-             for e in find_extensions(parse(text))]
+    text = (
+        b"from mylib import load\n"
+        b"load('x', ['a.cu'])\n"
+        b"import torch.utils.cpp_extension as ce\n"
+        b"ce.load_inline('y', cpp_sources='', cuda_sources='__global__ void k() {}')\n"
+        b"from torch.utils import cpp_extension\n"
+        b"cpp_extension.load('z', sources=['z.cu'])\n"
+    )
+    found = [
+        (e.call, e.name, e.line, [s.path for s in e.sources], e.gpu)
+        for e in find_extensions(parse(text))
+    ]
     assert found == [("load_inline", "y", 4, [], True), ("load", "z", 6, ["z.cu"], True)]
 
 
 # --- --port-build-files on small files -----------------------------------------------------------
 
+
 def test_flag_lists_rewritten_in_place():
-    src = (b'from torch.utils.cpp_extension import CUDAExtension\n'
-           b'ext = CUDAExtension("x", ["k.cu"], extra_compile_args={\n'
-           b'    "cxx": ["-O3", "--use_fast_math"],   # host flags: not nvcc\'s\n'
-           b'    "nvcc": [\n'
-           b'        "--expt-relaxed-constexpr",\n'
-           b'        "-O3",\n'
-           b"        '-gencode', 'arch=compute_80,code=sm_80',\n"
-           b'        "-maxrregcount=64",\n'
-           b'    ],\n'
-           b'}, libraries=["cublas", "cudadevrt", "m"])  # trailing comment kept\n')
+    src = (
+        b"from torch.utils.cpp_extension import CUDAExtension\n"
+        b'ext = CUDAExtension("x", ["k.cu"], extra_compile_args={\n'
+        b'    "cxx": ["-O3", "--use_fast_math"],   # host flags: not nvcc\'s\n'
+        b'    "nvcc": [\n'
+        b'        "--expt-relaxed-constexpr",\n'
+        b'        "-O3",\n'
+        b"        '-gencode', 'arch=compute_80,code=sm_80',\n"
+        b'        "-maxrregcount=64",\n'
+        b"    ],\n"
+        b'}, libraries=["cublas", "cudadevrt", "m"])  # trailing comment kept\n'
+    )
     res = port_extension_build("setup.py", src, ("gfx90a", "gfx942"))
     assert res is not None
     assert res.new_data == (
-        b'from torch.utils.cpp_extension import CUDAExtension\n'
+        b"from torch.utils.cpp_extension import CUDAExtension\n"
         b'ext = CUDAExtension("x", ["k.cu"], extra_compile_args={\n'
         b'    "cxx": ["-O3", "--use_fast_math"],   # host flags: not nvcc\'s\n'
         b'    "nvcc": [\n'
         b'        "-O3",\n'
         b"        '--offload-arch=gfx90a', '--offload-arch=gfx942',\n"
-        b'    ],\n'
-        b'}, libraries=["hipblas", "cudadevrt", "m"])  # trailing comment kept\n')
+        b"    ],\n"
+        b'}, libraries=["hipblas", "cudadevrt", "m"])  # trailing comment kept\n'
+    )
     found = sorted((f.code, f.line, f.col) for f in res.findings)
-    assert found == [("PT905", 10, 25), ("PT906", 8, 9)]   # cudadevrt; -maxrregcount
+    assert found == [("PT905", 10, 25), ("PT906", 8, 9)]  # cudadevrt; -maxrregcount
     again = port_extension_build("setup.py", res.new_data, ("gfx90a", "gfx942"))
-    assert again is not None and again.new_data == res.new_data     # idempotent
+    assert again is not None and again.new_data == res.new_data  # idempotent
 
 
 def test_lists_that_are_not_literal_are_left_alone():
-    src = (b"from torch.utils.cpp_extension import load\n"
-           b"FLAGS = ['-O3'] + extra()\n"
-           b"m = load('m', ['m.cu'], extra_cuda_cflags=FLAGS + ['--use_fast_math'],\n"
-           b"         extra_ldflags=[f'-l{lib}'])\n")
+    src = (
+        b"from torch.utils.cpp_extension import load\n"
+        b"FLAGS = ['-O3'] + extra()\n"
+        b"m = load('m', ['m.cu'], extra_cuda_cflags=FLAGS + ['--use_fast_math'],\n"
+        b"         extra_ldflags=[f'-l{lib}'])\n"
+    )
     res = port_extension_build("jit.py", src)
     assert res is not None and res.new_data == src and res.findings == []
     assert port_extension_build("plain.py", b"import os\nprint(os.sep)\n") is None
@@ -117,6 +135,7 @@ def test_lists_that_are_not_literal_are_left_alone():
 
 
 # --- the fixture project ---------------------------------------------------------------------
+
 
 def test_check_connects_the_extension_to_its_sources():
     proc = _porter("check", str(PROJECT), "--format", "json")
@@ -130,8 +149,10 @@ def test_check_connects_the_extension_to_its_sources():
     # at the line that names the glob of the *_kernel.cu sources
     assert (pt909["path"], pt909["line"], pt909["column"]) == (f"{rel}/setup.py", 12, 19)
     assert pt909["severity"] == "warning" and pt909["symbol"] == "csrc/lane_kernel.cu"
-    assert f"`{rel}/csrc/lane_kernel.cu`, compiled by CUDAExtension `tinyops._C`, has inline " \
-           f"PTX (PT202; first at {rel}/csrc/lane_kernel.cu:7)" in pt909["message"]
+    assert (
+        f"`{rel}/csrc/lane_kernel.cu`, compiled by CUDAExtension `tinyops._C`, has inline "
+        f"PTX (PT202; first at {rel}/csrc/lane_kernel.cu:7)" in pt909["message"]
+    )
     # the clean kernel, the C++ binding and the JIT build's sources raise nothing
     assert "scale_kernel" not in pt909["message"]
     pt908 = sorted((f["path"].rsplit("/", 1)[1], f["line"]) for f in by_code["PT908"])
@@ -145,8 +166,8 @@ def test_check_connects_the_extension_to_its_sources():
 def test_port_leaves_the_build_files_alone_by_default(tmp_path):
     out = tmp_path / "out"
     proc = _porter("port", str(PROJECT), "-o", str(out))
-    assert proc.returncode == 1, proc.stderr          # the inline PTX is an error
-    assert _files(out) == _files(PROJECT)             # porter keeps every file name
+    assert proc.returncode == 1, proc.stderr  # the inline PTX is an error
+    assert _files(out) == _files(PROJECT)  # porter keeps every file name
     for name in BUILD_FILES:
         assert (out / name).read_bytes() == (PROJECT / name).read_bytes(), name
     assert "[PT909]" in proc.stdout and "[PT906]" not in proc.stdout
@@ -180,8 +201,10 @@ def test_port_build_files_in_place_and_diff(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert (proj / "setup.py").read_text() == (EXPECTED / "setup.py").read_text()
     # the PT909 line is that of the original file, read from the backup
-    assert f"{os.path.relpath(proj)}/setup.py:12:19: warning:" in proc.stdout or \
-        f"{proj}/setup.py:12:19: warning:" in proc.stdout, proc.stdout
+    assert (
+        f"{os.path.relpath(proj)}/setup.py:12:19: warning:" in proc.stdout
+        or f"{proj}/setup.py:12:19: warning:" in proc.stdout
+    ), proc.stdout
 
 
 def test_ported_setup_evaluates_with_torch(tmp_path):
@@ -189,8 +212,10 @@ def test_ported_setup_evaluates_with_torch(tmp_path):
     compiled: there is no ROCm PyTorch here). The CPU wheel sets no CUDA_HOME (it has no CUDA);
     the probe points it at an empty folder so that CUDAExtension's include and library look-ups
     need no CUDA toolkit."""
-    need(importlib.util.find_spec("torch") is not None,
-         "torch is not installed (pip install torch==2.13.0, the CPU wheel)")
+    need(
+        importlib.util.find_spec("torch") is not None,
+        "torch is not installed (pip install torch==2.13.0, the CPU wheel)",
+    )
     out = tmp_path / "out"
     _porter("port", str(PROJECT), "-o", str(out), "--port-build-files")
     cuda_home = tmp_path / "cuda"
@@ -205,16 +230,26 @@ def test_ported_setup_evaluates_with_torch(tmp_path):
         "[ext] = seen['ext_modules']\n"
         "print(json.dumps({'type': type(ext).__name__, 'name': ext.name,\n"
         "                  'sources': ext.sources, 'args': ext.extra_compile_args,\n"
-        "                  'libraries': ext.libraries}))\n")
-    proc = subprocess.run([sys.executable, "-c", probe, str(cuda_home)], cwd=out,
-                          capture_output=True, text=True, timeout=300)
+        "                  'libraries': ext.libraries}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, str(cuda_home)],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     ext = json.loads(proc.stdout.strip().splitlines()[-1])
     assert ext["type"] == "Extension" and ext["name"] == "tinyops._C"
     assert ext["sources"] == ["csrc/ops.cpp", "csrc/lane_kernel.cu", "csrc/scale_kernel.cu"]
-    assert ext["args"]["nvcc"] == ["-O3", "-ffast-math", "--offload-arch=gfx942",
-                                   "-Rpass-analysis=kernel-resource-usage",
-                                   "-gline-tables-only"]
+    assert ext["args"]["nvcc"] == [
+        "-O3",
+        "-ffast-math",
+        "--offload-arch=gfx942",
+        "-Rpass-analysis=kernel-resource-usage",
+        "-gline-tables-only",
+    ]
     assert "hipblas" in ext["libraries"] and "cublas" not in ext["libraries"]
     compile((out / "jit.py").read_text(), "jit.py", "exec")
 

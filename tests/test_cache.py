@@ -1,4 +1,5 @@
 """The content-hash result cache of `porter check` (porter/cache.py)."""
+
 from __future__ import annotations
 
 import os
@@ -33,6 +34,7 @@ def engine_calls(monkeypatch) -> list[list[str]]:
     def spy(jobs, *a, **kw):
         calls.append(sorted(j.entry.rel for j in jobs))
         return real(jobs, *a, **kw)
+
     monkeypatch.setattr(engine, "run_jobs", spy)
     return calls
 
@@ -47,7 +49,7 @@ def test_second_run_reads_only_the_cache(tree, engine_calls, capsys):
     assert len(engine_calls) == 1 and len(engine_calls[0]) == 7
     rc2, out2 = _check(capsys)
     assert (rc2, out2) == (rc1, out1)
-    assert len(engine_calls) == 1                      # the engine did not run again
+    assert len(engine_calls) == 1  # the engine did not run again
     assert len(list((tree.parent / "cache").rglob("*.pickle"))) >= 7
 
 
@@ -57,7 +59,7 @@ def test_a_changed_file_alone_is_checked_again(tree, engine_calls, capsys):
     reduce_cu.write_text(reduce_cu.read_text() + "\n// edited\n")
     _check(capsys)
     assert engine_calls[-1] == ["proj/src/reduce.cu"]
-    os.utime(tree / "src" / "saxpy.cu")                # a new time stamp, the same bytes
+    os.utime(tree / "src" / "saxpy.cu")  # a new time stamp, the same bytes
     _check(capsys)
     assert len(engine_calls) == 2
 
@@ -73,8 +75,8 @@ def test_options_are_part_of_the_key(tree, engine_calls, capsys):
 
 
 def test_no_cache_and_clean(tree, engine_calls, capsys, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tree.parent / "xdg"))   # clean also drops the
-    cache = tree.parent / "cache"                                     # tables' index there
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tree.parent / "xdg"))  # clean also drops the
+    cache = tree.parent / "cache"  # tables' index there
     _check(capsys, "--no-cache")
     assert not cache.exists()
     _check(capsys)
@@ -102,8 +104,12 @@ def test_a_damaged_entry_is_a_miss(tree, engine_calls, capsys):
 def test_concurrent_runs_share_the_cache_safely(tree):
     env = dict(os.environ, PORTER_CACHE_DIR=str(tree.parent / "cache"))
     cmd = [sys.executable, "-m", "porter.cli", "check", "proj", "-j", "1", "--format", "json"]
-    procs = [subprocess.Popen(cmd, cwd=tree.parent, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE) for _ in range(4)]
+    procs = [
+        subprocess.Popen(
+            cmd, cwd=tree.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for _ in range(4)
+    ]
     outs = [p.communicate(timeout=300) for p in procs]
     assert all(p.returncode == 1 for p in procs), [e for _, e in outs]
     assert len({o for o, _ in outs}) == 1

@@ -1,4 +1,5 @@
 """The command line on real trees: outputs, exit codes, bad input, atomic writes."""
+
 from __future__ import annotations
 
 import errno
@@ -31,10 +32,12 @@ def make_tree(root: Path) -> Path:
 
 def run_cli(*args: str, cwd: Path | None = None):
     """Run porter in a subprocess (exit code, stdout, stderr)."""
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", *args], capture_output=True,
-                          cwd=cwd)
-    return (proc.returncode, proc.stdout.decode("utf-8", "replace"),
-            proc.stderr.decode("utf-8", "replace"))
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", *args], capture_output=True, cwd=cwd)
+    return (
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
+    )
 
 
 def test_port_tree_mirrors_input(tmp_path):
@@ -94,15 +97,18 @@ def test_in_place_no_backup(tmp_path):
     assert rc == 0 and not (src / ".porter-backup").exists()
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["port", "does/not/exist", "-o", "x"], "no such file or directory"),
-    (["port", "{src}", "-o", "{src}/sub"], "inside the input folder"),
-    (["port", "{src}"], "needs -o DIR, --diff or --in-place"),
-    (["port", "{src}", "-o", "{out}", "--rocm-version", "seven"], "--rocm-version"),
-    (["port", "{src}", "-o", "{out}", "--offload-arch", "sm_90"], "unknown --offload-arch"),
-    (["check", "{src}", "--select", "PT9999X"], "unknown rule code"),
-    (["rule", "PT0000"], "unknown rule"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["port", "does/not/exist", "-o", "x"], "no such file or directory"),
+        (["port", "{src}", "-o", "{src}/sub"], "inside the input folder"),
+        (["port", "{src}"], "needs -o DIR, --diff or --in-place"),
+        (["port", "{src}", "-o", "{out}", "--rocm-version", "seven"], "--rocm-version"),
+        (["port", "{src}", "-o", "{out}", "--offload-arch", "sm_90"], "unknown --offload-arch"),
+        (["check", "{src}", "--select", "PT9999X"], "unknown rule code"),
+        (["rule", "PT0000"], "unknown rule"),
+    ],
+)
 def test_usage_errors_are_one_line_exit_2(tmp_path, args, needle):
     src = make_tree(tmp_path / "in")
     args = [a.format(src=src, out=tmp_path / "out") for a in args]
@@ -131,7 +137,8 @@ def test_non_utf8_source_is_ported_byte_exactly(tmp_path):
     rc, _, _ = run_cli("port", str(src), "-o", str(tmp_path / "out"))
     assert rc == 0
     assert (tmp_path / "out" / "latin1.cu").read_bytes() == data.replace(
-        b"cuda_runtime.h", b"hip/hip_runtime.h").replace(b"cudaFree", b"hipFree")
+        b"cuda_runtime.h", b"hip/hip_runtime.h"
+    ).replace(b"cudaFree", b"hipFree")
 
 
 def test_binary_file_with_source_extension_is_copied(tmp_path):
@@ -152,8 +159,8 @@ def test_symlinks_loops_and_outside_links_are_not_followed(tmp_path):
     outside = tmp_path / "outside.cu"
     outside.write_bytes(KERNEL)
     os.symlink(outside, src / "src" / "outside_link.cu")
-    os.symlink(src / "src", src / "src" / "loop")          # folder link: not followed
-    os.symlink("k.cu", src / "src" / "alias.cu")           # file link inside: kept as a link
+    os.symlink(src / "src", src / "src" / "loop")  # folder link: not followed
+    os.symlink("k.cu", src / "src" / "alias.cu")  # file link inside: kept as a link
     os.symlink("nowhere.cu", src / "src" / "dangling.cu")
     out = tmp_path / "out"
     rc, stdout, _ = run_cli("port", str(src), "-o", str(out))
@@ -173,11 +180,12 @@ def test_unreadable_file_is_reported_exit_2(tmp_path, monkeypatch, capsys):
         if self.name == "k.cu":
             raise PermissionError(13, "Permission denied", str(self))
         return real(self)
+
     monkeypatch.setattr(Path, "read_bytes", deny)
     rc = main(["port", str(src), "-o", str(tmp_path / "out"), "-j", "1"])
     err = capsys.readouterr().err
     assert rc == 2 and "permission denied" in err and "Traceback" not in err
-    assert (tmp_path / "out" / "src" / "plain.cpp").exists()   # the rest is still ported
+    assert (tmp_path / "out" / "src" / "plain.cpp").exists()  # the rest is still ported
 
 
 def test_interrupt_leaves_no_partial_files(tmp_path, monkeypatch, capsys):
@@ -186,6 +194,7 @@ def test_interrupt_leaves_no_partial_files(tmp_path, monkeypatch, capsys):
     for i in range(6):
         (src / f"k{i}.cu").write_bytes(KERNEL)
     from porter import engine
+
     real = engine.process_data
     calls = {"n": 0}
 
@@ -194,6 +203,7 @@ def test_interrupt_leaves_no_partial_files(tmp_path, monkeypatch, capsys):
         if calls["n"] == 3:
             raise KeyboardInterrupt
         return real(rel, data)
+
     monkeypatch.setattr(engine, "process_data", interrupt)
     out = tmp_path / "out"
     rc = main(["port", str(src), "-o", str(out), "-j", "1"])
@@ -201,8 +211,9 @@ def test_interrupt_leaves_no_partial_files(tmp_path, monkeypatch, capsys):
     assert "interrupted" in capsys.readouterr().err
     for p in out.rglob("*"):
         assert ".porter-tmp" not in p.name
-        assert p.read_bytes() == KERNEL.replace(b"cuda_runtime.h", b"hip/hip_runtime.h") \
-            .replace(b"cudaMalloc", b"hipMalloc").replace(b"cudaFree", b"hipFree")
+        assert p.read_bytes() == KERNEL.replace(b"cuda_runtime.h", b"hip/hip_runtime.h").replace(
+            b"cudaMalloc", b"hipMalloc"
+        ).replace(b"cudaFree", b"hipFree")
 
 
 def test_full_disk_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
@@ -211,6 +222,7 @@ def test_full_disk_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
 
     def full(path, data, mode_from=None):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
     monkeypatch.setattr(engine, "atomic_write", full)
     rc = main(["port", str(src), "-o", str(tmp_path / "out"), "-j", "1"])
     err = capsys.readouterr().err
@@ -222,10 +234,12 @@ def test_parallel_and_serial_runs_agree(tmp_path):
     src.mkdir()
     for i in range(12):
         (src / f"k{i}.cu").write_bytes(KERNEL.replace(b"k(", f"k{i}(".encode()))
-    rc1, out1, _ = run_cli("port", str(src), "-o", str(tmp_path / "a"), "-j", "1",
-                           "--format", "json")
-    rc2, out2, _ = run_cli("port", str(src), "-o", str(tmp_path / "b"), "-j", "2",
-                           "--format", "json")
+    rc1, out1, _ = run_cli(
+        "port", str(src), "-o", str(tmp_path / "a"), "-j", "1", "--format", "json"
+    )
+    rc2, out2, _ = run_cli(
+        "port", str(src), "-o", str(tmp_path / "b"), "-j", "2", "--format", "json"
+    )
     assert rc1 == rc2 == 0
     assert json.loads(out1)["findings"] == json.loads(out2)["findings"]
     for p in (tmp_path / "a").iterdir():
@@ -256,9 +270,11 @@ def test_check_exit_codes_and_formats(tmp_path):
 
 def test_inline_suppression_and_unused_suppression(tmp_path):
     f = tmp_path / "k.cu"
-    f.write_bytes(b"void f() {\n  cudaNotARealApi(1);  // porter: ignore[PT001]\n"
-                  b"  // porter: ignore[PT001]\n  cudaOtherFake(2);\n"
-                  b"  int x = 1;  // porter: ignore[PT002]\n}\n")
+    f.write_bytes(
+        b"void f() {\n  cudaNotARealApi(1);  // porter: ignore[PT001]\n"
+        b"  // porter: ignore[PT001]\n  cudaOtherFake(2);\n"
+        b"  int x = 1;  // porter: ignore[PT002]\n}\n"
+    )
     rc, stdout, _ = run_cli("check", str(f), "--fail-level", "warning")
     assert "[PT001]" not in stdout
     assert "[PT005]" in stdout and ":5:" in stdout
@@ -271,7 +287,7 @@ def test_config_file_overrides(tmp_path):
     (src / ".porter.toml").write_text('[tool.porter]\nseverity = { PT001 = "info" }\n')
     rc, stdout, _ = run_cli("check", str(src))
     assert rc == 0 and "info: `cudaNotARealApi`" in stdout
-    (src / ".porter.toml").write_text('[tool.porter]\nbogus = 1\n')
+    (src / ".porter.toml").write_text("[tool.porter]\nbogus = 1\n")
     rc, _, stderr = run_cli("check", str(src))
     assert rc == 2 and "unknown setting" in stderr
 
@@ -280,9 +296,20 @@ def test_report_files(tmp_path):
     src = make_tree(tmp_path / "in")
     out = tmp_path / "out"
     rep = tmp_path / "rep"
-    rc, _, _ = run_cli("port", str(src), "-o", str(out), "--report", str(rep) + ".md",
-                       "--report", str(rep) + ".json", "--report", str(rep) + ".html",
-                       "--report", str(rep) + ".sarif")
+    rc, _, _ = run_cli(
+        "port",
+        str(src),
+        "-o",
+        str(out),
+        "--report",
+        str(rep) + ".md",
+        "--report",
+        str(rep) + ".json",
+        "--report",
+        str(rep) + ".html",
+        "--report",
+        str(rep) + ".sarif",
+    )
     assert rc == 0
     assert (tmp_path / "rep.md").read_text().startswith("# porter compatibility report")
     assert json.loads((tmp_path / "rep.json").read_text())["schema"] == "porter-report/1"
@@ -303,8 +330,10 @@ def test_rule_and_mappings_commands():
 
 def test_version_dependent_rewrite(tmp_path):
     f = tmp_path / "w.cu"
-    f.write_bytes(b"__device__ float r(float v, int d) { "
-                  b"return __shfl_down_sync(0xffffffffffffffffULL, v, d); }\n")
+    f.write_bytes(
+        b"__device__ float r(float v, int d) { "
+        b"return __shfl_down_sync(0xffffffffffffffffULL, v, d); }\n"
+    )
     _, old, _ = run_cli("port", str(f), "--rocm-version", "6.1")
     _, new, _ = run_cli("port", str(f), "--rocm-version", "7.0")
     assert "__shfl_down(v, d)" in old
@@ -313,12 +342,16 @@ def test_version_dependent_rewrite(tmp_path):
 
 def test_launch_syntax_hip(tmp_path):
     f = tmp_path / "l.cu"
-    f.write_bytes(b"template <class T> __global__ void k(T* p, int n);\n"
-                  b"void h(float* p, int n, cudaStream_t s) { "
-                  b"k<float><<<n / 64, 64, 0, s>>>(p, n); k<float><<<1, 1>>>(p, n); }\n")
+    f.write_bytes(
+        b"template <class T> __global__ void k(T* p, int n);\n"
+        b"void h(float* p, int n, cudaStream_t s) { "
+        b"k<float><<<n / 64, 64, 0, s>>>(p, n); k<float><<<1, 1>>>(p, n); }\n"
+    )
     rc, stdout, _ = run_cli("port", str(f), "--launch-syntax", "hip")
-    assert ("hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float>), dim3(n / 64), dim3(64), 0, s, p, n);"
-            in stdout)
+    assert (
+        "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float>), dim3(n / 64), dim3(64), 0, s, p, n);"
+        in stdout
+    )
     assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(k<float>), dim3(1), dim3(1), 0, 0, p, n);" in stdout
 
 
@@ -334,17 +367,22 @@ def test_comments_and_strings_untouched_unless_asked(tmp_path):
 def test_rocm_version_auto_reads_installed_hip(tmp_path, monkeypatch):
     hip = tmp_path / "rocm" / "include" / "hip"
     hip.mkdir(parents=True)
-    (hip / "hip_version.h").write_text("#define HIP_VERSION_MAJOR 6\n#define HIP_VERSION_MINOR 1\n"
-                                       "#define HIP_VERSION_PATCH 3\n")
+    (hip / "hip_version.h").write_text(
+        "#define HIP_VERSION_MAJOR 6\n#define HIP_VERSION_MINOR 1\n#define HIP_VERSION_PATCH 3\n"
+    )
     f = tmp_path / "w.cu"
-    f.write_bytes(b"__device__ float r(float v, int d) { "
-                  b"return __shfl_down_sync(0xffffffffffffffffULL, v, d); }\n")
+    f.write_bytes(
+        b"__device__ float r(float v, int d) { "
+        b"return __shfl_down_sync(0xffffffffffffffffULL, v, d); }\n"
+    )
     env = dict(os.environ, ROCM_PATH=str(tmp_path / "rocm"))
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(f),
-                           "--rocm-version", "auto"],
-                          capture_output=True, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "porter.cli", "port", str(f), "--rocm-version", "auto"],
+        capture_output=True,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
-    assert b"__shfl_down(v, d)" in proc.stdout      # 6.1: no _sync builtins yet
+    assert b"__shfl_down(v, d)" in proc.stdout  # 6.1: no _sync builtins yet
 
 
 def test_pyproject_tool_porter_section(tmp_path):
@@ -352,7 +390,8 @@ def test_pyproject_tool_porter_section(tmp_path):
     src.mkdir()
     (src / "k.cu").write_bytes(b"void f() { cudaNotARealApi(1); }\n")
     (src / "pyproject.toml").write_text(
-        '[project]\nname = "x"\n\n[tool.porter]\nignore = ["PT001"]\n')
+        '[project]\nname = "x"\n\n[tool.porter]\nignore = ["PT001"]\n'
+    )
     rc, stdout, _ = run_cli("check", str(src))
     assert rc == 0 and "PT001" not in stdout
 
@@ -364,10 +403,12 @@ def test_a_crashing_rule_is_reported_and_the_port_goes_on(tmp_path, monkeypatch,
     def boom(self, ctx):
         raise RecursionError("maximum recursion depth exceeded")
         yield
+
     monkeypatch.setattr(warp.WarpMask32Bit, "check", boom)
     out = tmp_path / "out"
     (src / "src" / "w.cu").write_bytes(
-        b"__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n")
+        b"__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
+    )
     rc = main(["port", str(src), "-o", str(out), "-j", "1"])
     err = capsys.readouterr().err
     assert rc == 2 and "internal error in rule PT104" in err and "Traceback" not in err
@@ -378,7 +419,8 @@ def test_config_targets_as_list_and_version_as_number(tmp_path):
     src = tmp_path / "proj"
     src.mkdir()
     (src / "k.cu").write_bytes(
-        b"__global__ void k(float* p) { __shared__ float s[32 * 1024 + 8192]; p[0] = s[0]; }\n")
+        b"__global__ void k(float* p) { __shared__ float s[32 * 1024 + 8192]; p[0] = s[0]; }\n"
+    )
     (src / ".porter.toml").write_text('offload-arch = ["gfx90a", "gfx950"]\nrocm-version = 7.2\n')
     rc, stdout, stderr = run_cli("check", str(src), "--format", "json")
     assert rc == 1, stderr
@@ -386,27 +428,33 @@ def test_config_targets_as_list_and_version_as_number(tmp_path):
     assert doc["options"]["offload_arch"] == ["gfx90a", "gfx950"]
     assert doc["options"]["rocm_version"] == "7.2"
     lds = [f for f in doc["findings"] if f["code"] == "PT401"]
-    assert lds and lds[0]["targets"] == ["gfx90a"]      # 160 KiB fits gfx950's LDS, not gfx90a's
+    assert lds and lds[0]["targets"] == ["gfx90a"]  # 160 KiB fits gfx950's LDS, not gfx90a's
 
 
 def test_single_file_sees_macros_of_its_own_headers(tmp_path):
     (tmp_path / "common.cuh").write_text(
-        "#pragma once\n#define CUDA_CHECK(x) do { cudaError_t e = (x); (void)e; } while (0)\n")
+        "#pragma once\n#define CUDA_CHECK(x) do { cudaError_t e = (x); (void)e; } while (0)\n"
+    )
     f = tmp_path / "a.cu"
     f.write_text('#include "common.cuh"\nvoid f(float* d) { CUDA_CHECK(cudaFree(d)); }\n')
     rc, stdout, stderr = run_cli("port", str(f))
     assert rc == 0 and "PT001" not in stderr
     # a .cu file has cuda_runtime.h from nvcc without including it; its port includes HIP's
-    assert stdout == ('#include <hip/hip_runtime.h>\n#include "common.cuh"\n'
-                      'void f(float* d) { CUDA_CHECK(hipFree(d)); }\n')
+    assert stdout == (
+        '#include <hip/hip_runtime.h>\n#include "common.cuh"\n'
+        "void f(float* d) { CUDA_CHECK(hipFree(d)); }\n"
+    )
 
 
 def test_finding_paths_open_from_the_working_directory(tmp_path):
     (tmp_path / "proj" / "src").mkdir(parents=True)
     (tmp_path / "proj" / "src" / "k.cu").write_text("void f() { cudaNotReal(); }\n")
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", "check", "proj",
-                           "--format", "github"],
-                          capture_output=True, text=True, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "porter.cli", "check", "proj", "--format", "github"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert proc.stdout.startswith("::warning file=proj/src/k.cu,line=1,col=12")
 
 
@@ -416,13 +464,13 @@ def test_port_check_reports_what_it_would_change(tmp_path):
     assert rc == 1 and stdout == ""
     assert f"would port {src}/src/k.cu" in stderr and "plain.cpp" not in stderr.split("\n\n")[0]
     assert "1 file would be changed by the port" in stderr
-    assert (src / "src/k.cu").read_bytes() == KERNEL          # nothing written
+    assert (src / "src/k.cu").read_bytes() == KERNEL  # nothing written
     out = tmp_path / "out"
     assert run_cli("port", str(src), "-o", str(out))[0] == 0
     rc, stdout, stderr = run_cli("port", "--check", str(src), "-o", str(out))
     assert rc == 0 and "the port would change nothing" in stderr
-    (out / "src/k.cu").write_bytes(KERNEL)                    # a stale port
-    (out / "README.md").unlink()                              # and a missing copy
+    (out / "src/k.cu").write_bytes(KERNEL)  # a stale port
+    (out / "README.md").unlink()  # and a missing copy
     rc, stdout, stderr = run_cli("port", "--check", "--diff", str(src), "-o", str(out))
     assert rc == 1
     assert f"would update {out}/src/k.cu" in stderr and f"would update {out}/README.md" in stderr
@@ -436,13 +484,14 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "cuda-project"
 
 def _example(tmp_path: Path) -> Path:
     import shutil
+
     dst = tmp_path / "proj"
     shutil.copytree(EXAMPLE, dst)
     return dst
 
 
 def _summary(text: str) -> str:
-    return text[text.rindex("findings: "):].splitlines()[0]
+    return text[text.rindex("findings: ") :].splitlines()[0]
 
 
 def test_build_files_port_whatever_the_working_folder(tmp_path):
@@ -451,9 +500,11 @@ def test_build_files_port_whatever_the_working_folder(tmp_path):
     proj = tmp_path / "p"
     (proj / "src").mkdir(parents=True)
     (proj / "src" / "k.cu").write_bytes(KERNEL)
-    (proj / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.21)\n"
-                                         "project(p LANGUAGES CXX CUDA)\n"
-                                         "add_executable(p src/k.cu)\n")
+    (proj / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\n"
+        "project(p LANGUAGES CXX CUDA)\n"
+        "add_executable(p src/k.cu)\n"
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     rc, out, err = run_cli("port", str(proj), "-o", str(tmp_path / "a"), cwd=elsewhere)
@@ -486,8 +537,9 @@ def test_quiet_statistics_and_grouped_output(tmp_path):
 
 def test_grammar_and_wording_per_command(tmp_path):
     f = tmp_path / "k.cu"
-    f.write_bytes(b"#include <cuda_runtime.h>\n"
-                  b"void f() { cudaNotARealApi(1); cudaDeviceSynchronize(); }\n")
+    f.write_bytes(
+        b"#include <cuda_runtime.h>\nvoid f() { cudaNotARealApi(1); cudaDeviceSynchronize(); }\n"
+    )
     rc, out, _ = run_cli("check", "k.cu", cwd=tmp_path)
     assert "1 file checked (1 with CUDA code)" in out
     assert "API references porter would convert: 2" in out
@@ -503,10 +555,12 @@ def test_fixes_applied_and_unsafe_fixes_pending_are_named(tmp_path):
     assert "fixes applied: 2 (PT104 ×2)" in out
     rc, out, _ = run_cli("check", "proj", cwd=tmp_path)
     assert "fixable by `porter port`: 2 (PT104 ×2)" in out
-    f = tmp_path / "reduce.cu"     # PT104: a safe fix; PT107: an unsafe one
-    f.write_text("__global__ void k(float *o, float v) {\n"
-                 "  for (int d = 16; d > 0; d /= 2)\n"
-                 "    v += __shfl_down_sync(0xffffffff, v, d);\n  o[0] = v;\n}\n")
+    f = tmp_path / "reduce.cu"  # PT104: a safe fix; PT107: an unsafe one
+    f.write_text(
+        "__global__ void k(float *o, float v) {\n"
+        "  for (int d = 16; d > 0; d /= 2)\n"
+        "    v += __shfl_down_sync(0xffffffff, v, d);\n  o[0] = v;\n}\n"
+    )
     rc, out, _ = run_cli("check", "reduce.cu", cwd=tmp_path)
     assert "fixable by `porter port`: 1 (PT104); 1 more with --unsafe-fixes (PT107)" in out
     # port --check writes nothing: it says what the port would do
@@ -538,15 +592,19 @@ def test_same_findings_in_every_port_mode(tmp_path):
     _example(tmp_path)
 
     def codes(text: str) -> list[str]:
-        return sorted(ln.split("[")[-1].split("]")[0] for ln in text.splitlines()
-                      if ln.startswith(("proj/", "CMake", "src/", "include/")) and "[PT" in ln)
+        return sorted(
+            ln.split("[")[-1].split("]")[0]
+            for ln in text.splitlines()
+            if ln.startswith(("proj/", "CMake", "src/", "include/")) and "[PT" in ln
+        )
+
     check = codes(run_cli("check", "proj", cwd=tmp_path)[1])
     diff = codes(run_cli("port", "proj", "--diff", "--no-fix", cwd=tmp_path)[2])
     tree = codes(run_cli("port", "proj", "-o", "out", "--no-fix", cwd=tmp_path)[1])
     inplace = codes(run_cli("port", "proj", "--in-place", "--no-fix", cwd=tmp_path)[1])
-    assert any(c.startswith("PT9") for c in inplace)          # build files are not dropped
+    assert any(c.startswith("PT9") for c in inplace)  # build files are not dropped
     assert diff == tree == inplace
-    source = [c for c in check if not c.startswith("PT9")]   # port rewrites build files
+    source = [c for c in check if not c.startswith("PT9")]  # port rewrites build files
     assert source == [c for c in tree if not c.startswith("PT9")]
 
 
@@ -565,7 +623,8 @@ def test_project_headers_and_version_guards_are_one_finding_each(tmp_path):
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "k.cu").write_text(
         "#include <cuda_runtime.h>\n#include <nvrtc_helper.h>\n"
-        "#if CUDART_VERSION >= 11000\nint x;\n#endif\n")
+        "#if CUDART_VERSION >= 11000\nint x;\n#endif\n"
+    )
     rc, out, _ = run_cli("check", ".", cwd=tmp_path)
     found = [ln for ln in out.splitlines() if ln.startswith("s/k.cu:")]
     assert len(found) == 1 and "[PT304]" in found[0], out
@@ -577,6 +636,7 @@ def test_project_header_of_the_git_repository_is_not_unconverted(tmp_path):
     the build finds with `-I Common`, is a header the project ships when git tracks it there;
     outside a repository porter cannot know and reports it."""
     import shutil
+
     need(shutil.which("git") is not None, "git is not installed")
     (tmp_path / "Common").mkdir()
     (tmp_path / "Common" / "nvrtc_helper.h").write_text("#pragma once\n")
@@ -614,6 +674,7 @@ def test_rules_markdown_has_one_linkable_section_per_rule():
     from porter.commands import rules_markdown
     from porter.report import rule_anchor
     from porter.rules.registry import all_rules
+
     text = rules_markdown(all_rules())
     for r in all_rules():
         assert f"\n## {r.code} {r.name}\n" in text
@@ -628,12 +689,14 @@ def test_docs_rules_md_is_up_to_date():
     kind changed without regenerating the page fails here."""
     from porter.commands import rules_markdown
     from porter.rules.registry import all_rules
+
     shipped = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text()
     assert shipped == rules_markdown(all_rules()), (
         "docs/rules.md is out of date: regenerate it with "
-        "`porter rule --all --format markdown --full > docs/rules.md`")
+        "`porter rule --all --format markdown --full > docs/rules.md`"
+    )
     rc, out, _ = run_cli("rule", "--all", "--format", "markdown", "--full")
-    assert rc == 0 and out == shipped      # the command the page names is its generator
+    assert rc == 0 and out == shipped  # the command the page names is its generator
 
 
 def test_cli_choices_match_the_modules_that_implement_them():
@@ -644,6 +707,7 @@ def test_cli_choices_match_the_modules_that_implement_them():
     from porter.cli import build_parser
     from porter.report import FORMATS
     from porter.review import FILTER_MODES
+
     parser = build_parser()
     subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     for cmd in ("check", "port", "review"):

@@ -11,6 +11,7 @@ corpus cache (``PORTER_CORPUS_CACHE``, default ``~/.cache/porter-corpus``, outsi
 repository); without network access the test skips locally and fails in CI
 (``PORTER_REQUIRE_TOOLCHAIN=1``), like the other tests that need an outside resource.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,7 +39,7 @@ def ported(tmp_path_factory) -> tuple[Path, Path, Path, dict]:
     except corpus.FetchError as exc:
         need(False, f"cannot fetch the corpus sdist: {exc}")
     files = corpus.select_files(pkg, src)
-    assert len(files) >= 20, files          # the pinned sdist: 27 sources under csrc/
+    assert len(files) >= 20, files  # the pinned sdist: 27 sources under csrc/
     work = tmp_path_factory.mktemp("corpus")
     inp = work / "input"
     corpus.copy_tree(src, inp, files)
@@ -49,9 +50,26 @@ def ported(tmp_path_factory) -> tuple[Path, Path, Path, dict]:
 
 
 def port(src: Path, dst: Path, report: Path) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(src), "-o", str(dst),
-                           "-q", "--exit-zero", "-j", "2", "--report", str(report)],
-                          capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "porter.cli",
+            "port",
+            str(src),
+            "-o",
+            str(dst),
+            "-q",
+            "--exit-zero",
+            "-j",
+            "2",
+            "--report",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(report.read_text(encoding="utf-8"))
 
@@ -59,9 +77,12 @@ def port(src: Path, dst: Path, report: Path) -> dict:
 def test_real_code_is_ported(ported) -> None:
     inp, first, _, report = ported
     summary = report["summary"]
-    assert summary["api"]["converted"] > 0           # it is CUDA code, and porter ported some
-    changed = [p for p in first.rglob("*.cu")
-               if p.read_bytes() != (inp / p.relative_to(first)).read_bytes()]
+    assert summary["api"]["converted"] > 0  # it is CUDA code, and porter ported some
+    changed = [
+        p
+        for p in first.rglob("*.cu")
+        if p.read_bytes() != (inp / p.relative_to(first)).read_bytes()
+    ]
     assert changed, "no .cu file changed"
 
 
@@ -78,7 +99,10 @@ def test_no_cuda_name_left_silently(ported) -> None:
     from porter.rewrite.invariant import MARK
 
     report = ported[3]
-    silent = [f"{f['path']}:{f['line']}: {f['message']}" for f in report["findings"]
-              if MARK in f["message"]]
+    silent = [
+        f"{f['path']}:{f['line']}: {f['message']}"
+        for f in report["findings"]
+        if MARK in f["message"]
+    ]
     assert silent == []
     assert report["errors"] == []

@@ -7,6 +7,7 @@ The seed and the count are fixed, so every run ports the same mutants and a fail
 that can be replayed (`replay(seed, index)`). A longer local run:
     PORTER_FUZZ_COUNT=5000 PORTER_FUZZ_SEED=7 python -m pytest -q tests/test_fuzz.py
 """
+
 from __future__ import annotations
 
 import json
@@ -20,21 +21,59 @@ from conftest import FIXTURES, ROOT
 from porter.engine import EngineOptions, FileResult, process_one
 
 SEED = int(os.environ.get("PORTER_FUZZ_SEED", "20260"))
-COUNT = int(os.environ.get("PORTER_FUZZ_COUNT", "1000"))    # about 6 s on one core
+COUNT = int(os.environ.get("PORTER_FUZZ_COUNT", "1000"))  # about 6 s on one core
 SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl"}
 
 # fragments that stress the lexer, the #if model, the include insertion and the launch rewrite
 FRAGMENTS = [
-    b"#if defined(__HIP_PLATFORM_AMD__)\n", b"#ifdef __HIP_PLATFORM_NVIDIA__\n", b"#else\n",
-    b"#endif\n", b"#elif __CUDA_ARCH__ >= 700\n", b"#if 0\n", b"#define X(a) cudaFree(a)\n",
-    b"#include <cuda_runtime.h>\n", b"#include \"local.cuh\"\n", b"#pragma once\n",
-    b"{", b"}", b"(", b")", b";", b"<<<", b">>>", b"<<<1, 2>>>", b"\"", b"'", b"/*", b"*/",
-    b"//", b"\\\n", b"R\"x(", b")x\"", b"\r", b"\r\n", b"\n", b"\t", b"\xff", b"\xc3\xa9",
-    b"cudaMalloc", b"cudaMemcpyAsync(d, s, n, cudaMemcpyHostToDevice, st)", b"__shfl_sync",
-    b"__shfl_down_sync(0xffffffff, v, 16)", b"warpSize", b"32", b"__syncwarp()",
-    b"asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(x));", b"__global__", b"__device__",
-    b"cudaStream_t", b"cublasSgemm", b"cudaError_t e = cudaGetLastError();",
-    b"template <typename T>", b"namespace cg = cooperative_groups;", b"porter: ignore",
+    b"#if defined(__HIP_PLATFORM_AMD__)\n",
+    b"#ifdef __HIP_PLATFORM_NVIDIA__\n",
+    b"#else\n",
+    b"#endif\n",
+    b"#elif __CUDA_ARCH__ >= 700\n",
+    b"#if 0\n",
+    b"#define X(a) cudaFree(a)\n",
+    b"#include <cuda_runtime.h>\n",
+    b'#include "local.cuh"\n',
+    b"#pragma once\n",
+    b"{",
+    b"}",
+    b"(",
+    b")",
+    b";",
+    b"<<<",
+    b">>>",
+    b"<<<1, 2>>>",
+    b'"',
+    b"'",
+    b"/*",
+    b"*/",
+    b"//",
+    b"\\\n",
+    b'R"x(',
+    b')x"',
+    b"\r",
+    b"\r\n",
+    b"\n",
+    b"\t",
+    b"\xff",
+    b"\xc3\xa9",
+    b"cudaMalloc",
+    b"cudaMemcpyAsync(d, s, n, cudaMemcpyHostToDevice, st)",
+    b"__shfl_sync",
+    b"__shfl_down_sync(0xffffffff, v, 16)",
+    b"warpSize",
+    b"32",
+    b"__syncwarp()",
+    b'asm volatile("mov.u32 %0, %%laneid;" : "=r"(x));',
+    b"__global__",
+    b"__device__",
+    b"cudaStream_t",
+    b"cublasSgemm",
+    b"cudaError_t e = cudaGetLastError();",
+    b"template <typename T>",
+    b"namespace cg = cooperative_groups;",
+    b"porter: ignore",
 ]
 _TOKEN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*|\d+|\S")
 
@@ -55,8 +94,20 @@ def mutate(rng: random.Random, data: bytes, other: bytes) -> tuple[str, bytes]:
     def pos() -> int:
         return rng.randint(0, n)
 
-    kind = rng.choice(["delete", "duplicate", "insert", "token", "swap-lines", "truncate",
-                       "line-endings", "no-final-newline", "splice", "replace-byte"])
+    kind = rng.choice(
+        [
+            "delete",
+            "duplicate",
+            "insert",
+            "token",
+            "swap-lines",
+            "truncate",
+            "line-endings",
+            "no-final-newline",
+            "splice",
+            "replace-byte",
+        ]
+    )
     out = data
     for _ in range(rng.randint(1, 3)):
         n = len(out)
@@ -76,7 +127,7 @@ def mutate(rng: random.Random, data: bytes, other: bytes) -> tuple[str, bytes]:
             if toks:
                 t = rng.choice(toks)
                 repl = rng.choice(toks).group() if rng.random() < 0.5 else rng.choice(FRAGMENTS)
-                out = out[:t.start()] + repl + out[t.end():]
+                out = out[: t.start()] + repl + out[t.end() :]
         elif kind == "swap-lines":
             lines = out.splitlines(keepends=True)
             if len(lines) > 1:
@@ -84,7 +135,7 @@ def mutate(rng: random.Random, data: bytes, other: bytes) -> tuple[str, bytes]:
                 lines[i], lines[j] = lines[j], lines[i]
                 out = b"".join(lines)
         elif kind == "truncate" and n:
-            out = out[:pos() % n]
+            out = out[: pos() % n]
         elif kind == "line-endings":
             out = out.replace(b"\r\n", b"\n").replace(b"\n", rng.choice([b"\r\n", b"\r"]))
         elif kind == "no-final-newline":
@@ -92,10 +143,10 @@ def mutate(rng: random.Random, data: bytes, other: bytes) -> tuple[str, bytes]:
         elif kind == "splice" and other:
             a = rng.randint(0, len(other))
             at = pos() % (n + 1)
-            out = out[:at] + other[a:a + rng.choice([50, 500, 5000])] + out[at:]
+            out = out[:at] + other[a : a + rng.choice([50, 500, 5000])] + out[at:]
         elif kind == "replace-byte" and n:
             at = pos() % n
-            out = out[:at] + bytes([rng.randrange(256)]) + out[at + 1:]
+            out = out[:at] + bytes([rng.randrange(256)]) + out[at + 1 :]
     return kind, out
 
 
@@ -118,8 +169,12 @@ def replay(seed: int, index: int) -> bytes:
 
 
 def _summary(res: FileResult) -> tuple:
-    return (res.new_data, [(f.code, f.line, f.col, f.message) for f in res.findings],
-            res.status, tuple(res.errors))
+    return (
+        res.new_data,
+        [(f.code, f.line, f.col, f.message) for f in res.findings],
+        res.status,
+        tuple(res.errors),
+    )
 
 
 def test_mutated_real_cuda_ports_without_fault():
@@ -150,20 +205,34 @@ def test_mutated_real_cuda_ports_without_fault():
 def test_mutated_tree_through_the_cli(tmp_path, capsys):
     """A tree of mutants through the whole command: discovery, two workers, every report."""
     from porter.cli import main
+
     src = tmp_path / "src"
     src.mkdir()
     for i, _, suffix, data in mutants(SEED + 1, 24):
         (src / f"m{i}{suffix}").write_bytes(data)
     reports = [tmp_path / f"report.{ext}" for ext in ("json", "sarif", "md", "html", "txt")]
-    rc = main(["port", str(src), "-o", str(tmp_path / "out"), "-j", "2", "--exit-zero",
-               "--format", "github", *(a for r in reports for a in ("--report", str(r)))])
+    rc = main(
+        [
+            "port",
+            str(src),
+            "-o",
+            str(tmp_path / "out"),
+            "-j",
+            "2",
+            "--exit-zero",
+            "--format",
+            "github",
+            *(a for r in reports for a in ("--report", str(r))),
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 0, err
     assert "Traceback" not in err
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
-        p.name for p in src.iterdir())
+        p.name for p in src.iterdir()
+    )
     for r in reports:
-        text = r.read_bytes().decode("utf-8")       # valid UTF-8 whatever the mutants hold
+        text = r.read_bytes().decode("utf-8")  # valid UTF-8 whatever the mutants hold
         if r.suffix in (".json", ".sarif"):
             json.loads(text)
 
@@ -173,6 +242,7 @@ def test_mutated_tree_output_does_not_depend_on_the_process(tmp_path):
     set and dict orders) and two workers: identical trees and reports."""
     import subprocess
     import sys
+
     src = tmp_path / "src"
     src.mkdir()
     for i, _, suffix, data in mutants(SEED + 2, 24):
@@ -180,15 +250,38 @@ def test_mutated_tree_output_does_not_depend_on_the_process(tmp_path):
     outs = []
     for seed in ("1", "2"):
         out = tmp_path / f"out{seed}"
-        r = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(src), "-o", str(out),
-                            "-j", "2", "-q", "--exit-zero", "--report", str(out) + ".json",
-                            "--report", str(out) + ".sarif"], capture_output=True, check=False,
-                           env={**os.environ, "PYTHONHASHSEED": seed}, timeout=300)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "porter.cli",
+                "port",
+                str(src),
+                "-o",
+                str(out),
+                "-j",
+                "2",
+                "-q",
+                "--exit-zero",
+                "--report",
+                str(out) + ".json",
+                "--report",
+                str(out) + ".sarif",
+            ],
+            capture_output=True,
+            check=False,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            timeout=300,
+        )
         assert r.returncode == 0, r.stderr
-        files = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-                 if p.is_file()}
-        outs.append((files, Path(str(out) + ".json").read_bytes(),
-                     Path(str(out) + ".sarif").read_bytes()))
+        files = {
+            p.relative_to(out).as_posix(): p.read_bytes()
+            for p in sorted(out.rglob("*"))
+            if p.is_file()
+        }
+        outs.append(
+            (files, Path(str(out) + ".json").read_bytes(), Path(str(out) + ".sarif").read_bytes())
+        )
     assert outs[0][0] == outs[1][0]
     assert outs[0][1] == outs[1][1]
     assert outs[0][2] == outs[1][2]
@@ -206,12 +299,12 @@ INCLUDE_SITES = {
     "class-access": (b"class C {\n public:\n@INC\n};\n", True),
     "enum": (b"enum E {\n  A,\n@INC\n  B\n};\n", True),
     "namespace": (b"namespace n {\n@INC\n}\n", True),
-    "extern-c": (b"extern \"C\" {\n@INC\n}\n", True),
+    "extern-c": (b'extern "C" {\n@INC\n}\n', True),
     "function": (b"void f() {\n@INC\n  int y = 0; (void)y;\n}\n", True),
     "unclosed-struct": (b"struct S {\n@INC\n  int x;\n", True),
     "error-region": (b"int a = (1 + ;\n@INC\nint b = ];\n", True),
     "initializer": (b"int t[] = {\n@INC\n};\n", True),
-    "raw-string": (b"const char* s = R\"x(\n@INC\n)x\";\n", False),
+    "raw-string": (b'const char* s = R"x(\n@INC\n)x";\n', False),
     "macro-body": (b"#define M(a) a \\\n@INC\n", False),
     "comment": (b"/*\n@INC\n*/\n", False),
 }
@@ -224,12 +317,16 @@ TAILS = {
 
 def _include_cases():
     for site, (text, directive) in INCLUDE_SITES.items():
-        for inc in (b"#include <cuda_runtime.h>", b"#include \"cuda_fp16.h\"",
-                    b"#include <cuda.h>"):
+        for inc in (b"#include <cuda_runtime.h>", b'#include "cuda_fp16.h"', b"#include <cuda.h>"):
             for tail, code in TAILS.items():
                 for suffix in (".cu", ".h", ".cpp"):
-                    yield (f"{site}/{inc.decode()}/{tail}{suffix}", text.replace(b"@INC", inc)
-                           + code, suffix, inc, directive)
+                    yield (
+                        f"{site}/{inc.decode()}/{tail}{suffix}",
+                        text.replace(b"@INC", inc) + code,
+                        suffix,
+                        inc,
+                        directive,
+                    )
 
 
 def test_include_anywhere_is_stable():

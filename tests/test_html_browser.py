@@ -4,6 +4,7 @@ The page is opened from a file with the network off; `--dump-dom` returns the do
 script ran. The page reads a sort and a filter from its address (`#sort=severity-desc`), which is
 how the test drives it; a screenshot is taken and checked to be a real image.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,10 +17,18 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, need
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run", "--disable-extensions",
-                  "--disable-default-apps", "--mute-audio"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--mute-audio",
+]
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
 
 
@@ -35,9 +44,14 @@ def page(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("html")
     shutil.copytree(ROOT / "examples" / "cuda-project", tmp / "proj")
     (tmp / "proj" / "src" / "note.cu").write_text(
-        "#include <cuda_runtime.h>\nvoid f() { cudaNotARealApi(1); }\n")
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", "proj", "--diff",
-                           "--format", "html"], cwd=tmp, capture_output=True, text=True)
+        "#include <cuda_runtime.h>\nvoid f() { cudaNotARealApi(1); }\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "porter.cli", "port", "proj", "--diff", "--format", "html"],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 1, proc.stderr
     path = tmp / "report.html"
     path.write_text(proc.stdout)
@@ -47,8 +61,18 @@ def page(tmp_path_factory) -> Path:
 def _browser(page: Path, fragment: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
     profile = tmp_path / "profile"
     profile.mkdir(exist_ok=True)
-    return subprocess.run([_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra,
-                           page.as_uri() + fragment], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            _chromium(),
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={profile}",
+            *extra,
+            page.as_uri() + fragment,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 class _Rows(HTMLParser):
@@ -101,7 +125,7 @@ def test_sorting_and_filtering_in_chromium(page, tmp_path):
     base = _rows(plain.stdout)
     assert len(base.rows) >= 5
     files = [cells[0] for _, cells in base.rows]
-    assert files == sorted(files)                        # as porter prints them: by path
+    assert files == sorted(files)  # as porter prints them: by path
 
     by_sev = _rows(_browser(page, "#sort=severity-desc", tmp_path, "--dump-dom").stdout)
     assert by_sev.table.get("data-sorted") == "severity-desc"
@@ -126,16 +150,22 @@ def test_content_rendered_markdown_rule_links_and_diffs(page, tmp_path):
     assert "<code>" in msg and "`" not in msg
     for code in set(re.findall(r"href=\"#rule-(PT\d{3})\"", dom)):
         assert f'id="rule-{code}"' in dom
-    assert "<h4>What it finds</h4>" in dom            # rule docs rendered from Markdown
+    assert "<h4>What it finds</h4>" in dom  # rule docs rendered from Markdown
     assert "proj/src/saxpy.cu" in dom and "hip/hip_runtime.h" in dom
     assert re.search(r"<td class=\"add\">#include &lt;hip/hip_runtime.h&gt;</td>", dom)
-    assert "| " in dom and "threadIdx.x &amp; 31" in dom       # source lines
+    assert "| " in dom and "threadIdx.x &amp; 31" in dom  # source lines
 
 
 def test_screenshot(page, tmp_path):
     shot = tmp_path / "report.png"
-    proc = _browser(page, "#sort=severity-desc", tmp_path, f"--screenshot={shot}",
-                    "--window-size=1280,1600", "--hide-scrollbars")
+    proc = _browser(
+        page,
+        "#sort=severity-desc",
+        tmp_path,
+        f"--screenshot={shot}",
+        "--window-size=1280,1600",
+        "--hide-scrollbars",
+    )
     assert proc.returncode == 0 and shot.is_file(), proc.stderr[-2000:]
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000

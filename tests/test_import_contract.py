@@ -2,6 +2,7 @@
 module; the analysis layer imports no rule module; porter's modules import each other without
 cycles. Read from the source with `ast` (function-level imports count too: a lazy import hides
 a cycle from the interpreter, not from the reader)."""
+
 from __future__ import annotations
 
 import ast
@@ -27,7 +28,7 @@ def _resolve(current: str, is_package: bool, level: int, target: str | None) -> 
     if level == 0:
         return target or ""
     base = current.split(".") if is_package else current.split(".")[:-1]
-    base = base[:len(base) - (level - 1)]
+    base = base[: len(base) - (level - 1)]
     return ".".join(base + ([target] if target else []))
 
 
@@ -58,15 +59,24 @@ GRAPH = {m: imports_of(m) for m in MODULES}
 
 
 def test_rule_modules_import_no_other_rule_module():
-    bad = [f"{m} imports {t}" for m, ts in GRAPH.items() if m.startswith("porter.rules.")
-           and m not in RULE_INFRA for t in sorted(ts)
-           if t.startswith("porter.rules") and t not in RULE_INFRA]
+    bad = [
+        f"{m} imports {t}"
+        for m, ts in GRAPH.items()
+        if m.startswith("porter.rules.") and m not in RULE_INFRA
+        for t in sorted(ts)
+        if t.startswith("porter.rules") and t not in RULE_INFRA
+    ]
     assert not bad, "rule modules must share code through porter.analysis:\n" + "\n".join(bad)
 
 
 def test_analysis_imports_no_rule_module():
-    bad = [f"{m} imports {t}" for m, ts in GRAPH.items() if m.startswith("porter.analysis")
-           for t in sorted(ts) if t.startswith("porter.rules")]
+    bad = [
+        f"{m} imports {t}"
+        for m, ts in GRAPH.items()
+        if m.startswith("porter.analysis")
+        for t in sorted(ts)
+        if t.startswith("porter.rules")
+    ]
     assert not bad, "\n".join(bad)
 
 
@@ -112,8 +122,17 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 KNOWN_CYCLES = {
     # porter/report/__init__.py defines RunReport and imports each renderer inside render();
     # the renderers import RunReport back: move RunReport to porter/report/model.py.
-    frozenset({"porter.report", "porter.report.github", "porter.report.html", "porter.report.json",
-               "porter.report.markdown", "porter.report.sarif", "porter.report.terminal"}),
+    frozenset(
+        {
+            "porter.report",
+            "porter.report.github",
+            "porter.report.html",
+            "porter.report.json",
+            "porter.report.markdown",
+            "porter.report.sarif",
+            "porter.report.terminal",
+        }
+    ),
     # porter/rewrite/python.py takes FileResult/_STATE from porter.engine, which dispatches
     # .py files to it: pass them in (or move FileResult out of engine.py).
     frozenset({"porter.engine", "porter.rewrite.python"}),

@@ -1,5 +1,6 @@
 """The mapping tables' pickle cache: a stale, corrupt or foreign cache file is rebuilt, never a
 crash (porter/mappings/index.py: load_index)."""
+
 from __future__ import annotations
 
 import pickle
@@ -20,7 +21,7 @@ class _CallsRowWrongly:
 
 def _stale_index() -> bytes:
     idx = I.MappingIndex()
-    del idx.relevant                 # an index written by a porter without this field
+    del idx.relevant  # an index written by a porter without this field
     return pickle.dumps(idx)
 
 

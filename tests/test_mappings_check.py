@@ -5,6 +5,7 @@ The checker reads the ROCm 6.4 / 7.2 prefixes of scripts/setup-rocm.sh, the CUDA
 and the committed API lists pinned by scripts/inputs.lock; it is run as a program (no generator
 is imported).
 """
+
 from __future__ import annotations
 
 import os
@@ -28,8 +29,9 @@ def inputs():
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(CHECKER), *args], capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, str(CHECKER), *args], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_tables_have_no_drift(inputs):
@@ -39,20 +41,26 @@ def test_tables_have_no_drift(inputs):
     assert "ROCm 6.2, 6.3, 6.4, 7.0, 7.1, 7.2, 10.0" in res.stdout
 
 
-
-
-@pytest.mark.parametrize("table,cuda,changes,message", [
-    # a HIP name no checked release declares
-    ("runtime", "cudaMalloc", {"hip": "hipMallocNoSuchThing"}, "declared by no checked ROCm"),
-    # a name first in 7.1 claimed for every release
-    ("runtime", "cudaOccupancyAvailableDynamicSMemPerBlock", {"hip_since": ""}, "hip_since - but"),
-    # a removal no checked release shows
-    ("runtime", "cudaMalloc", {"hip_removed": "7.2"}, "hip_removed 7.2 but"),
-    # a CUDA name CUDA 13 still declares, marked removed
-    ("runtime", "cudaMemcpy", {"status": "removed"}, "status removed but CUDA"),
-    # a roc name rocBLAS does not declare
-    ("blas", "cublasSgemm", {"roc": "rocblas_sgemm_nonexistent"}, "roc name"),
-])
+@pytest.mark.parametrize(
+    "table,cuda,changes,message",
+    [
+        # a HIP name no checked release declares
+        ("runtime", "cudaMalloc", {"hip": "hipMallocNoSuchThing"}, "declared by no checked ROCm"),
+        # a name first in 7.1 claimed for every release
+        (
+            "runtime",
+            "cudaOccupancyAvailableDynamicSMemPerBlock",
+            {"hip_since": ""},
+            "hip_since - but",
+        ),
+        # a removal no checked release shows
+        ("runtime", "cudaMalloc", {"hip_removed": "7.2"}, "hip_removed 7.2 but"),
+        # a CUDA name CUDA 13 still declares, marked removed
+        ("runtime", "cudaMemcpy", {"status": "removed"}, "status removed but CUDA"),
+        # a roc name rocBLAS does not declare
+        ("blas", "cublasSgemm", {"roc": "rocblas_sgemm_nonexistent"}, "roc name"),
+    ],
+)
 def test_drift_is_found(inputs, tmp_path, table, cuda, changes, message):
     tables = tmp_path / "mappings"
     shutil.copytree(ROOT / "mappings", tables)
@@ -66,6 +74,7 @@ def test_a_changed_api_list_is_drift(inputs, tmp_path, monkeypatch):
     """The committed lists are the ones the lock pins: an edited list fails the check."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import api_sources
+
     lock = api_sources.Lock.load()
     data = tmp_path / "lock"
     shutil.copy(api_sources.LOCK, data)

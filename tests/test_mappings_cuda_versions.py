@@ -1,6 +1,7 @@
 """CUDA 12 call forms of functions CUDA 13 gave another parameter (max_args rows), and the C++
 overloads of cuda_runtime.h (args:N=NAME rows), against the CUDA 13 and ROCm 7.2 headers and
 through the engine."""
+
 from __future__ import annotations
 
 import re
@@ -21,9 +22,15 @@ from api_sources import CUDA_INCLUDE, cuda_header_files, rocm_header_files  # no
 from cuda_names import scan_headers  # noqa: E402
 
 INDEX = load_index()
-MAX_ARGS_ROWS = sorted((r for rows in INDEX.by_name.values() for r in rows
-                        if re.fullmatch(r"max_args:\d+", r.transform) and "CUDA 13" in r.notes),
-                       key=lambda r: r.cuda)
+MAX_ARGS_ROWS = sorted(
+    (
+        r
+        for rows in INDEX.by_name.values()
+        for r in rows
+        if re.fullmatch(r"max_args:\d+", r.transform) and "CUDA 13" in r.notes
+    ),
+    key=lambda r: r.cuda,
+)
 
 
 @lru_cache(maxsize=1)
@@ -39,10 +46,19 @@ def _hip(usr: Path):
 
 def test_the_cuda13_graph_apis_have_cuda12_rows():
     names = {r.cuda for r in MAX_ARGS_ROWS}
-    for n in ("cudaGraphAddDependencies", "cudaGraphRemoveDependencies", "cudaGraphGetEdges",
-              "cudaGraphNodeGetDependencies", "cudaGraphNodeGetDependentNodes",
-              "cudaStreamUpdateCaptureDependencies", "cudaGraphAddNode", "cuGraphAddDependencies",
-              "cuGraphAddNode", "cuStreamUpdateCaptureDependencies", "cuCtxCreate"):
+    for n in (
+        "cudaGraphAddDependencies",
+        "cudaGraphRemoveDependencies",
+        "cudaGraphGetEdges",
+        "cudaGraphNodeGetDependencies",
+        "cudaGraphNodeGetDependentNodes",
+        "cudaStreamUpdateCaptureDependencies",
+        "cudaGraphAddNode",
+        "cuGraphAddDependencies",
+        "cuGraphAddNode",
+        "cuStreamUpdateCaptureDependencies",
+        "cuCtxCreate",
+    ):
         assert n in names, n
 
 

@@ -6,6 +6,7 @@ rebuilt from the pinned wheels by `scripts/check_mappings.py --refresh`), or, fo
 rows, by the CUDA 11.8 / 12.9 headers of the -cu11/-cu12 wheels (scripts/data/api/cuda_older.tsv).
 No generator is imported: the header reader is scripts/cuda_names.py.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -27,14 +28,33 @@ from cuda_names import header_files, header_identifiers  # noqa: E402
 # ROCm include folders (relative to <prefix>/usr/include) declaring each table's HIP / roc names
 HIP_DIRS = {
     "blas": ("hipblas", "hipblas-common", "hip/library_types.h"),
-    "blaslt": ("hipblaslt", "hipblaslt-export.h", "hipblaslt-version.h", "hipblas-common",
-               "hip/library_types.h"),
-    "rand": ("hiprand",), "fft": ("hipfft",), "sparse": ("hipsparse",), "solver": ("hipsolver",),
+    "blaslt": (
+        "hipblaslt",
+        "hipblaslt-export.h",
+        "hipblaslt-version.h",
+        "hipblas-common",
+        "hip/library_types.h",
+    ),
+    "rand": ("hiprand",),
+    "fft": ("hipfft",),
+    "sparse": ("hipsparse",),
+    "solver": ("hipsolver",),
 }
-ROC_DIRS = {"blas": ("rocblas",), "rand": ("rocrand",), "fft": ("rocfft",),
-            "sparse": ("rocsparse",), "solver": ("rocsolver", "rocblas")}
-CUDA_LISTS = {"blas": "cublas", "blaslt": "cublasLt", "rand": "curand", "fft": "cufft",
-              "sparse": "cusparse", "solver": "cusolver"}
+ROC_DIRS = {
+    "blas": ("rocblas",),
+    "rand": ("rocrand",),
+    "fft": ("rocfft",),
+    "sparse": ("rocsparse",),
+    "solver": ("rocsolver", "rocblas"),
+}
+CUDA_LISTS = {
+    "blas": "cublas",
+    "blaslt": "cublasLt",
+    "rand": "curand",
+    "fft": "cufft",
+    "sparse": "cusparse",
+    "solver": "cusolver",
+}
 NAMES = ROOT / "scripts" / "data" / "cuda_library_names"
 OLDER = ROOT / "scripts" / "data" / "api" / "cuda_older.tsv"
 
@@ -69,8 +89,11 @@ def _in_force(area, version):
 
 @cache
 def _cuda_list(name: str) -> frozenset[str]:
-    return frozenset(ln.split("\t")[0] for ln in (NAMES / f"{name}.txt").read_text().splitlines()
-                     if ln.strip() and not ln.startswith("#"))
+    return frozenset(
+        ln.split("\t")[0]
+        for ln in (NAMES / f"{name}.txt").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    )
 
 
 @pytest.mark.parametrize("area", AREAS + ("libheaders_math",))
@@ -95,8 +118,11 @@ def test_cuda_names_are_declared_by_nvidia_headers(area):
     older = read_release_table(OLDER)
     missing = [r.cuda for r in _rows(area) if r.status != "removed" and r.cuda not in known]
     assert missing == []
-    gone = [r.cuda for r in _rows(area) if r.status == "removed"
-            and (r.cuda in known or r.cuda not in older)]
+    gone = [
+        r.cuda
+        for r in _rows(area)
+        if r.status == "removed" and (r.cuda in known or r.cuda not in older)
+    ]
     assert gone == [], "removed rows must name what only CUDA 11.8/12.9 declare"
 
 
@@ -104,16 +130,20 @@ def test_cuda_names_are_declared_by_nvidia_headers(area):
 def test_hip_names_exist_in_rocm72(area, rocm72):
     """The row in force for ROCm 7.2 names a declared HIP name."""
     decls = _decls(rocm72, HIP_DIRS[area])
-    missing = [f"{r.cuda}->{r.hip}" for r in _in_force(area,
-                                                       (7, 2)) if r.hip and r.hip not in decls]
+    missing = [
+        f"{r.cuda}->{r.hip}" for r in _in_force(area, (7, 2)) if r.hip and r.hip not in decls
+    ]
     assert missing == []
 
 
 @pytest.mark.parametrize("area", AREAS)
 def test_hip_names_exist_in_rocm64(area, rocm64):
     decls = _decls(rocm64, HIP_DIRS[area])
-    missing = [f"{r.cuda}->{r.hip}" for r in _rows(area)
-               if r.hip and r.present_in((6, 4)) and r.hip not in decls]
+    missing = [
+        f"{r.cuda}->{r.hip}"
+        for r in _rows(area)
+        if r.hip and r.present_in((6, 4)) and r.hip not in decls
+    ]
     assert missing == []
 
 
@@ -162,10 +192,13 @@ def test_hipblas_complex_v2_versions(rocm64, rocm72):
         got = [(r.hip, r.hip_since) for r in rows[cuda]]
         plain = cuda.replace("cublas", "hipblas").replace("_v2", "")
         assert got == [(plain + "_v2", ""), (plain, "7.0")], got
-    assert [(r.hip, r.hip_since) for r in rows["cublasGemmEx"]] == \
-        [("hipblasGemmEx_v2", ""), ("hipblasGemmEx", "7.0")]
-    assert [(r.hip, r.hip_since, r.roc) for r in rows["cublasSgemm"]] == \
-        [("hipblasSgemm", "", "rocblas_sgemm")]
+    assert [(r.hip, r.hip_since) for r in rows["cublasGemmEx"]] == [
+        ("hipblasGemmEx_v2", ""),
+        ("hipblasGemmEx", "7.0"),
+    ]
+    assert [(r.hip, r.hip_since, r.roc) for r in rows["cublasSgemm"]] == [
+        ("hipblasSgemm", "", "rocblas_sgemm")
+    ]
 
 
 def test_known_rows():

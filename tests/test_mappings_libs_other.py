@@ -14,6 +14,7 @@ roctx (libroctx-dev) and rocWMMA (librocwmma-dev) are part of the 7.2 prefix (a 
 under PORTER_REQUIRE_TOOLCHAIN=1); Debian has no rocWMMA for 6.4, so the wmma rows are checked
 against 7.2 only.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,8 +26,19 @@ from conftest import ROOT, need
 from porter.mappings.index import read_table, validate_rows
 from porter.mappings.model import parse_version
 
-TABLES = ("dnn", "cub", "thrust", "libcxx", "nccl", "nvtx", "rtc", "coop", "tensor", "wmma",
-          "libheaders_other")
+TABLES = (
+    "dnn",
+    "cub",
+    "thrust",
+    "libcxx",
+    "nccl",
+    "nvtx",
+    "rtc",
+    "coop",
+    "tensor",
+    "wmma",
+    "libheaders_other",
+)
 NAMES = ROOT / "scripts" / "data" / "cuda_library_names_other"
 CUDA = Path("/usr/local/cuda/include")
 
@@ -121,8 +133,11 @@ def test_hip_names_exist_rocm72(rocm72):
     assert problems == []
     # scripts/setup-rocm.sh unpacks libroctx-dev and librocwmma-dev into the 7.2 prefix: a
     # missing one is a broken setup (a failure in CI), not a reason to leave the rows unchecked
-    need(not skipped, f"not in the ROCm 7.2 prefix, unchecked: {', '.join(skipped)} "
-                      "(libroctx-dev / librocwmma-dev: run scripts/setup-rocm.sh)")
+    need(
+        not skipped,
+        f"not in the ROCm 7.2 prefix, unchecked: {', '.join(skipped)} "
+        "(libroctx-dev / librocwmma-dev: run scripts/setup-rocm.sh)",
+    )
 
 
 def test_hip_names_exist_rocm64(rocm64):
@@ -162,18 +177,30 @@ def test_hip_headers_exist_rocm64(rocm64):
 def test_cuda_names_exist():
     need(CUDA.is_dir(), f"CUDA toolkit headers not found in {CUDA}")
     listed = listed_names()
-    cuda_words = words((CUDA / "cccl" / "cub", CUDA / "cccl" / "thrust", CUDA / "cccl" / "cuda",
-                        CUDA / "cooperative_groups.h", CUDA / "cooperative_groups",
-                        CUDA / "mma.h", CUDA / "crt" / "mma.h", CUDA / "crt" / "mma.hpp",
-                        CUDA / "nvtx3"))
+    cuda_words = words(
+        (
+            CUDA / "cccl" / "cub",
+            CUDA / "cccl" / "thrust",
+            CUDA / "cccl" / "cuda",
+            CUDA / "cooperative_groups.h",
+            CUDA / "cooperative_groups",
+            CUDA / "mma.h",
+            CUDA / "crt" / "mma.h",
+            CUDA / "crt" / "mma.hpp",
+            CUDA / "nvtx3",
+        )
+    )
     problems = []
     for table in TABLES:
         for r in rows_of(table):
             if r.status == "removed":
                 continue
             if r.kind in ("header", "header_dir"):
-                ok = (r.cuda in listed or (CUDA / r.cuda).exists()
-                      or (CUDA / "cccl" / r.cuda).exists())
+                ok = (
+                    r.cuda in listed
+                    or (CUDA / r.cuda).exists()
+                    or (CUDA / "cccl" / r.cuda).exists()
+                )
             else:
                 ok = r.cuda in listed or last(r.cuda) in cuda_words
             if not ok:
@@ -191,6 +218,7 @@ def test_removed_rows_really_gone():
 
 def test_key_rows():
     """Spot checks of the brief's required mappings."""
+
     def hip(table, name):
         got = [r for r in rows_of(table) if r.cuda == name]
         assert got, f"{table}: no row for {name}"
@@ -207,8 +235,10 @@ def test_key_rows():
     assert hip("rtc", "nvrtcCompileProgram") == "hiprtcCompileProgram"
     assert hip("rtc", "NVRTC_SUCCESS") == "HIPRTC_SUCCESS"
     assert hip("coop", "cooperative_groups::this_cluster") == ""
-    assert hip("coop",
-               "cooperative_groups::this_thread_block") == "cooperative_groups::this_thread_block"
+    assert (
+        hip("coop", "cooperative_groups::this_thread_block")
+        == "cooperative_groups::this_thread_block"
+    )
     assert hip("wmma", "nvcuda::wmma") == "rocwmma"
     heads = {r.cuda: r for r in rows_of("libheaders_other")}
     assert heads["cub/cub.cuh"].hip == "hipcub/hipcub.hpp"

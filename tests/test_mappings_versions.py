@@ -1,5 +1,6 @@
 """--rocm-version and the two ends of a row (hip_since, hip_removed), on the real tables and on
 the index's rule for names a checked release no longer has."""
+
 from __future__ import annotations
 
 import csv
@@ -17,14 +18,19 @@ INDEX = load_index()
 
 
 def _port(text: str, version: tuple[int, ...]):
-    opts = EngineOptions(port=PortOptions(rocm_version=version), rules=RuleOptions(),
-                         run_rules=False)
+    opts = EngineOptions(
+        port=PortOptions(rocm_version=version), rules=RuleOptions(), run_rules=False
+    )
     return process_one("versions.cu", text.encode(), opts)
 
 
 def _rows_since(version: str) -> list:
-    return [r for rows in INDEX.by_name.values() for r in rows
-            if r.hip_since == version and r.kind == "function"]
+    return [
+        r
+        for rows in INDEX.by_name.values()
+        for r in rows
+        if r.hip_since == version and r.kind == "function"
+    ]
 
 
 def test_checked_releases_include_64_72_and_100():
@@ -47,7 +53,7 @@ def test_names_new_in_a_release_are_produced_from_it_only(since):
     for r in rows:
         in_force = MappingIndex.pick(INDEX.by_name[r.cuda], before)
         if in_force is not None and in_force.hip and in_force.since <= before:
-            continue                            # an older row of the name applies there
+            continue  # an older row of the name applies there
         assert r.cuda in reported, r.cuda
         assert f"{r.hip}(0)" not in old.new_data.decode(), r.cuda
 
@@ -62,8 +68,10 @@ def test_hipblas_v2_names_for_rocm6():
 def test_legacy_cusparse_names_map_for_every_release():
     """csrsv2 / gemmi left CUDA after 11.8; hipSPARSE still declares them (every checked
     release), so they map for 6.4, 7.2 and 10.0 alike."""
-    rows = {r.cuda: r for r in read_table(Path(__file__).resolve().parent.parent / "mappings"
-                                          / "sparse.csv")}
+    rows = {
+        r.cuda: r
+        for r in read_table(Path(__file__).resolve().parent.parent / "mappings" / "sparse.csv")
+    }
     for name in ("cusparseScsrsv2_solve", "cusparseSgemmi", "CUSPARSE_CSRMV_ALG1"):
         assert rows[name].status == "removed" and rows[name].cuda_removed == "12.9"
     text = "void f() { cusparseSgemmi(0); int a = CUSPARSE_CSRMV_ALG1; }\n"
@@ -85,8 +93,19 @@ def _table(tmp_path: Path, rows: list[dict]) -> MappingIndex:
 def test_removed_hip_name_until_the_last_checked_release(tmp_path):
     """A HIP name present in 6.4 and gone in 7.0: produced up to 6.4, not after it (6.5 lies
     between two checked releases: its presence is not known)."""
-    idx = _table(tmp_path, [dict(cuda="cuX", hip="hipX", kind="function", status="supported",
-                                 hip_removed="7.0", source="test")])
+    idx = _table(
+        tmp_path,
+        [
+            dict(
+                cuda="cuX",
+                hip="hipX",
+                kind="function",
+                status="supported",
+                hip_removed="7.0",
+                source="test",
+            )
+        ],
+    )
     assert idx.lookup("cuX", (6, 4)).hip == "hipX"
     assert idx.lookup("cuX", (6, 2)).hip == "hipX"
     for v in ((6, 5), (7, 0), (7, 2), (10, 0)):
@@ -96,11 +115,27 @@ def test_removed_hip_name_until_the_last_checked_release(tmp_path):
 
 
 def test_removed_row_with_a_successor(tmp_path):
-    idx = _table(tmp_path, [
-        dict(cuda="cuY", hip="hipY_v2", kind="function", status="supported", hip_removed="7.0",
-             source="test"),
-        dict(cuda="cuY", hip="hipY", kind="function", status="supported", hip_since="7.0",
-             source="test")])
+    idx = _table(
+        tmp_path,
+        [
+            dict(
+                cuda="cuY",
+                hip="hipY_v2",
+                kind="function",
+                status="supported",
+                hip_removed="7.0",
+                source="test",
+            ),
+            dict(
+                cuda="cuY",
+                hip="hipY",
+                kind="function",
+                status="supported",
+                hip_since="7.0",
+                source="test",
+            ),
+        ],
+    )
     assert idx.lookup("cuY", (6, 4)).hip == "hipY_v2"
     assert idx.lookup("cuY", (7, 0)).hip == "hipY"
     assert idx.lookup("cuY", (10, 0)).hip == "hipY"
@@ -108,8 +143,10 @@ def test_removed_row_with_a_successor(tmp_path):
 
 def test_help_names_the_checked_releases():
     from porter.cli import build_parser
+
     text = build_parser().format_help() + "".join(
-        a.format_help() for a in build_parser()._subparsers._group_actions[0].choices.values())
+        a.format_help() for a in build_parser()._subparsers._group_actions[0].choices.values()
+    )
     for v in CHECKED_ROCM:
         assert f"{v[0]}.{v[1]}" in text, v
     assert "compiles against 7.2" in text

@@ -1,6 +1,7 @@
 """Porting fixtures: fixtures/port/<variant>/input is ported with the options in args and must
 equal expected/ byte for byte; porting expected/ again changes nothing (Black's stability check);
 and the ported sources compile for AMD targets with the real HIP compiler."""
+
 from __future__ import annotations
 
 import shlex
@@ -27,8 +28,11 @@ def _args(variant: Path) -> list[str]:
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda p: p.name)
@@ -55,10 +59,14 @@ def _compile_units(variant: Path):
             yield p
 
 
-@pytest.mark.parametrize("unit", [u for v in VARIANTS for u in _compile_units(v)],
-                         ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+@pytest.mark.parametrize(
+    "unit",
+    [u for v in VARIANTS for u in _compile_units(v)],
+    ids=lambda p: f"{p.parent.parent.name}/{p.name}",
+)
 def test_ported_fixture_compiles(unit: Path, rocm72, hip_clang):
     from porter import verify
+
     variant = unit.parent
     while variant.name != "expected":
         variant = variant.parent
@@ -74,6 +82,7 @@ def test_ported_fixture_compiles(unit: Path, rocm72, hip_clang):
 
 def test_syntax_error_fixture_reports_region():
     from porter.engine import EngineOptions, process_one
+
     data = (FIXTURES / "port" / "default" / "input" / "syntax_error.cu").read_bytes()
     res = process_one("syntax_error.cu", data, EngineOptions())
     assert any(f.code == "PT003" for f in res.findings)

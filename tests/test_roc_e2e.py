@@ -1,6 +1,7 @@
 """--roc end to end: a project using cuBLAS, cuSOLVER, cuRAND and cuSPARSE
 (fixtures/port/libs-roc-all) is ported with --roc, every library moves to its ROCm library, and
 the output compiles with clang++-22 for gfx942 against the ROCm 7.2 headers."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,10 +12,22 @@ from porter import verify
 from porter.cli import main
 
 VARIANT = FIXTURES / "port" / "libs-roc-all"
-LIBRARY_CALLS = ("rocblas_sgemm(", "rocsolver_spotrf_batched(", "rocrand_create_generator(",
-                 "rocsparse_snnz(")
-HIP_LIBRARY_PREFIXES = ("hipblas", "hipsolver", "hiprand", "hipsparse", "cublas", "cusolver",
-                        "curand", "cusparse")
+LIBRARY_CALLS = (
+    "rocblas_sgemm(",
+    "rocsolver_spotrf_batched(",
+    "rocrand_create_generator(",
+    "rocsparse_snnz(",
+)
+HIP_LIBRARY_PREFIXES = (
+    "hipblas",
+    "hipsolver",
+    "hiprand",
+    "hipsparse",
+    "cublas",
+    "cusolver",
+    "curand",
+    "cusparse",
+)
 
 
 def test_roc_port_of_four_libraries_compiles(tmp_path: Path, rocm72, hip_clang):

@@ -10,6 +10,7 @@ checked against the headers of their own library, as the hip columns are against
   call transform changes the count;
 * --roc moves cuBLAS and cuSOLVER together (rocSOLVER takes rocBLAS's handle and enums).
 """
+
 from __future__ import annotations
 
 import sys
@@ -35,7 +36,7 @@ ARITY_CHANGING = ("drop_arg0", "default_arg:", "drop_null_arg:")
 
 @cache
 def declared(area: str, release: str) -> roc_api.Declared:
-    rocm_prefix(release)                    # skips (or fails in CI) without the prefix
+    rocm_prefix(release)  # skips (or fails in CI) without the prefix
     need(roc_api.clang() is not None, "clang++-22 not installed (run scripts/setup-rocm.sh)")
     return roc_api.library(area, release)
 
@@ -64,8 +65,10 @@ def test_roc_names_are_declared_by_their_library(area: str):
             if release == "6.4" and not _in_force_at(r, V64):
                 continue
             if not lib.has(r.roc, r.kind):
-                missing.append(f"{r.cuda} -> {r.roc} ({r.kind}): not declared by the ROCm "
-                               f"{release} {area} headers")
+                missing.append(
+                    f"{r.cuda} -> {r.roc} ({r.kind}): not declared by the ROCm "
+                    f"{release} {area} headers"
+                )
     assert not missing, "\n".join(missing[:40])
 
 
@@ -79,22 +82,26 @@ def test_miopen_names_are_declared_by_miopen():
             if release == "6.4" and not _in_force_at(r, V64):
                 continue
             if not lib.has(r.hip, r.kind):
-                missing.append(f"{r.cuda} -> {r.hip} ({r.kind}): not declared by miopen.h "
-                               f"{release}")
+                missing.append(
+                    f"{r.cuda} -> {r.hip} ({r.kind}): not declared by miopen.h {release}"
+                )
     assert not missing, "\n".join(missing[:40])
 
 
 def test_roc_header_rows_name_existing_headers():
     usr = rocm_prefix("7.2")
-    rows = [r for rows in INDEX.areas.values() for r in rows
-            if r.roc and r.kind == "header"]
+    rows = [r for rows in INDEX.areas.values() for r in rows if r.roc and r.kind == "header"]
     assert rows
     assert not [r.roc for r in rows if not (usr / "include" / r.roc).is_file()]
 
 
 def _arity_rows():
-    out = [(a, r, r.roc) for a in ROC_AREAS for r in _roc_rows(a)
-           if r.kind in ("function", "device_function")]
+    out = [
+        (a, r, r.roc)
+        for a in ROC_AREAS
+        for r in _roc_rows(a)
+        if r.kind in ("function", "device_function")
+    ]
     out += [("dnn", r, r.hip) for r in _miopen_rows() if r.kind == "function"]
     return out
 
@@ -107,15 +114,17 @@ def test_roc_functions_take_the_cuda_parameter_count():
             continue
         counts = cuda.get(r.cuda)
         if counts is None:
-            if r.status != "removed":   # the list holds the current CUDA libraries' functions
+            if r.status != "removed":  # the list holds the current CUDA libraries' functions
                 problems.append(f"{r.cuda}: not in {roc_api.ARITY_FILE.name}")
             continue
         got = declared(area, "7.2").functions.get(name)
         if got is None:
             problems.append(f"{r.cuda} -> {name}: no function of that name in the 7.2 headers")
         elif not counts & got:
-            problems.append(f"{r.cuda} -> {name}: CUDA takes {sorted(counts)} parameters, "
-                            f"the ROCm function {sorted(got)}")
+            problems.append(
+                f"{r.cuda} -> {name}: CUDA takes {sorted(counts)} parameters, "
+                f"the ROCm function {sorted(got)}"
+            )
         checked += 1
     assert checked > 400
     assert not problems, "\n".join(problems[:40])
@@ -137,7 +146,7 @@ def test_parser_reads_declarations_kinds():
     assert blas.has("rocblas_handle", "type")
     solver = declared("solver", "7.2")
     assert solver.has("rocsolver_spotrf_batched", "function")
-    assert solver.has("rocblas_fill_lower", "enum")      # rocSOLVER's headers bring rocBLAS's
+    assert solver.has("rocblas_fill_lower", "enum")  # rocSOLVER's headers bring rocBLAS's
     rand = declared("rand", "7.2")
     assert rand.has("rocrand_uniform", "device_function")
     assert not rand.has("rocrand_no_such_function", "function")
@@ -162,8 +171,12 @@ def test_blas_and_solver_move_to_roc_together():
 def test_workspace_solver_functions_have_no_roc_name():
     """cusolverDn<t>getrf takes a workspace (and a bufferSize query goes with it): rocsolver's
     form has none, so these rows must not name it."""
-    for name in ("cusolverDnSgetrf", "cusolverDnSgetrf_bufferSize", "cusolverDnSpotrf",
-                 "cusolverDnSgetrs"):
+    for name in (
+        "cusolverDnSgetrf",
+        "cusolverDnSgetrf_bufferSize",
+        "cusolverDnSpotrf",
+        "cusolverDnSgetrs",
+    ):
         rows = INDEX.by_name[name]
         assert not any(r.roc for r in rows), name
 
@@ -171,18 +184,25 @@ def test_workspace_solver_functions_have_no_roc_name():
 # -- parameter types ------------------------------------------------------------------------------
 # roc areas whose roc* names a call of the area may receive: rocSOLVER calls take rocBLAS's
 # handle and enums (porter moves cuBLAS and cuSOLVER together)
-TYPE_AREAS = {"blas": {"blas"}, "sparse": {"sparse"}, "solver": {"solver", "blas"},
-              "rand": {"rand"}, "dnn": {"dnn"}}
+TYPE_AREAS = {
+    "blas": {"blas"},
+    "sparse": {"sparse"},
+    "solver": {"solver", "blas"},
+    "rand": {"rand"},
+    "dnn": {"dnn"},
+}
 
 
 def _renamer(area: str):
     """CUDA type name -> the name porter gives it in a project whose `area` goes to roc*."""
+
     def rename(name: str) -> str:
         rows = INDEX.by_name.get(name)
         row = MappingIndex.pick(rows, (7, 2)) if rows else None
         if row is None or not row.hip:
             return name
         return row.roc if row.roc and row.area in TYPE_AREAS[area] else row.hip
+
     return rename
 
 
@@ -195,8 +215,11 @@ def _type_mismatch(area: str, cuda_lists, roc_lists) -> str | None:
         for rp in roc_lists:
             if len(cp) != len(rp):
                 continue
-            bad = [f"{a!r} -> {b!r}" for a, b in zip(cp, rp)
-                   if not roc_api.passes(roc_api.param_type(a, rename), roc_api.param_type(b))]
+            bad = [
+                f"{a!r} -> {b!r}"
+                for a, b in zip(cp, rp)
+                if not roc_api.passes(roc_api.param_type(a, rename), roc_api.param_type(b))
+            ]
             if not bad:
                 return None
             why = bad[0]
@@ -229,5 +252,8 @@ def test_type_check_catches_complex_and_data_type_arguments():
     assert _type_mismatch("blas", cuda["cublasSgemm_v2"], blas.params["rocblas_sgemm"]) is None
     # const added inside a double pointer is no implicit conversion in C++
     rand = declared("rand", "7.2")
-    assert _type_mismatch("rand", cuda["curandGetScrambleConstants32"],
-                          rand.params["rocrand_get_scramble_constants32"])
+    assert _type_mismatch(
+        "rand",
+        cuda["curandGetScrambleConstants32"],
+        rand.params["rocrand_get_scramble_constants32"],
+    )

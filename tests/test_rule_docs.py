@@ -1,6 +1,7 @@
 """Rule metadata and documentation: every rule has the fixed headings (Ruff's rule docs), a
 rule that offers a fix says how safe it is (Ruff's "Fix safety"), and the declared fix kind is
 the kind of fix the rule's fixtures get."""
+
 from __future__ import annotations
 
 import re
@@ -14,7 +15,7 @@ from porter.rules.base import DOC_HEADINGS
 from porter.rules.registry import all_rules, get
 
 RULES = all_rules()
-FIX_SAFETY = "Fix safety"           # between "Use instead" and "References" (Ruff's order)
+FIX_SAFETY = "Fix safety"  # between "Use instead" and "References" (Ruff's order)
 FIXTURE_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "rules"
 
 
@@ -46,21 +47,26 @@ def test_fix_safety_section(rule):
         return
     assert headings.count(FIX_SAFETY) == 1, f"{rule.code} (fix: {rule.fix}): no '## {FIX_SAFETY}'"
     i = headings.index(FIX_SAFETY)
-    assert headings[i - 1] == "Use instead" and headings[i + 1] == "References", \
+    assert headings[i - 1] == "Use instead" and headings[i + 1] == "References", (
         f"{rule.code}: '## {FIX_SAFETY}' belongs between 'Use instead' and 'References'"
+    )
     text = _section(doc, FIX_SAFETY)
     assert len(text.split()) >= 15, f"{rule.code}: the fix safety section says too little"
     if rule.fix is Applicability.DISPLAY:
-        assert "never" in text and "Display only" in text, \
+        assert "never" in text and "Display only" in text, (
             f"{rule.code}: a display-only fix must say porter never applies it"
+        )
 
 
 @pytest.fixture(scope="module")
 def fixture_fix_kinds() -> dict[str, set[Applicability]]:
     """Code -> the applicabilities of the fixes its findings carry, over every rule fixture."""
     kinds: dict[str, set[Applicability]] = {}
-    paths = sorted(p for p in FIXTURE_DIR.glob("*")
-                   if p.is_file() and ".fixed" not in p.name and p.suffix != ".md")
+    paths = sorted(
+        p
+        for p in FIXTURE_DIR.glob("*")
+        if p.is_file() and ".fixed" not in p.name and p.suffix != ".md"
+    )
     assert paths
     for p in paths:
         res = run_fixture(p)[-1]
@@ -71,8 +77,9 @@ def fixture_fix_kinds() -> dict[str, set[Applicability]]:
     return kinds
 
 
-@pytest.mark.parametrize("rule", [r for r in RULES if not r.emitted_by_engine],
-                         ids=lambda r: r.code)
+@pytest.mark.parametrize(
+    "rule", [r for r in RULES if not r.emitted_by_engine], ids=lambda r: r.code
+)
 def test_declared_fix_kind_matches_the_fixes(rule, fixture_fix_kinds):
     """The fix kind `porter rule` prints is what the rule's findings carry in its fixtures, and
     the fix safety section names each kind it applies (safe: by `porter port`; unsafe: with
@@ -91,8 +98,9 @@ def test_declared_fix_kind_matches_the_fixes(rule, fixture_fix_kinds):
     if Applicability.SAFE in got:
         assert re.search(r"\b[Ss]afe\b", text), f"{rule.code}: applies safe fixes; say so"
     if Applicability.UNSAFE in got:
-        assert "--unsafe-fixes" in text, \
+        assert "--unsafe-fixes" in text, (
             f"{rule.code}: applies unsafe fixes; say they need --unsafe-fixes"
+        )
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)

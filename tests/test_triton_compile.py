@@ -7,6 +7,7 @@ must work; a kernel that does not work must have an error-severity porter findin
 target (for config lists: on the failing config's line). Compiled kernels are cached for the
 session, and TRITON_CACHE_DIR is a temporary folder.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -39,13 +40,18 @@ def triton_env(tmp_path_factory):
     os.environ["TRITON_CACHE_DIR"] = str(tmp_path_factory.mktemp("triton-cache"))
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     import triton  # noqa: F401
+
     return tmp_path_factory.mktemp("ported")
 
 
 def port(name: str) -> tuple[bytes, list]:
     data = (TRITON_DIR / name).read_bytes()
-    opts = EngineOptions(port=PortOptions(), rules=RuleOptions(parse_archs(",".join(ARCHS))),
-                         apply_fixes=True, rewrite=True)
+    opts = EngineOptions(
+        port=PortOptions(),
+        rules=RuleOptions(parse_archs(",".join(ARCHS))),
+        apply_fixes=True,
+        rewrite=True,
+    )
     res = process_one(name, data, opts, "python")
     assert not res.errors, res.errors
     return res.new_data, [f for f in res.findings if not f.extra.get("fixed")]
@@ -84,10 +90,14 @@ def compile_for(fn, signature: dict, constexprs: dict, arch: str, **options):
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
+
     target = TARGETS[arch]
     try:
-        k = triton.compile(ASTSource(fn, signature, constexprs=constexprs),
-                           target=GPUTarget("hip", arch, target.wave), options=options)
+        k = triton.compile(
+            ASTSource(fn, signature, constexprs=constexprs),
+            target=GPUTarget("hip", arch, target.wave),
+            options=options,
+        )
     except Exception as exc:  # noqa: BLE001 - any compile failure is the answer
         out = (False, f"compile: {type(exc).__name__}: {str(exc)[:200]}")
     else:
@@ -102,29 +112,82 @@ def compile_for(fn, signature: dict, constexprs: dict, arch: str, **options):
 
 
 def errors_for(findings, arch: str, line: int | None = None):
-    return [f for f in findings if f.severity is Severity.ERROR
-            and (not f.targets or arch in f.targets) and (line is None or f.line == line)]
+    return [
+        f
+        for f in findings
+        if f.severity is Severity.ERROR
+        and (not f.targets or arch in f.targets)
+        and (line is None or f.line == line)
+    ]
 
 
 F32 = "*fp32"
 KERNELS = [
     # file, kernel attribute, signature, constexprs, options
-    ("vector_add.py", "add_kernel",
-     {"x_ptr": F32, "y_ptr": F32, "out_ptr": F32, "n_elements": "i32",
-      "BLOCK_SIZE": "constexpr"}, {"BLOCK_SIZE": 1024}, {}),
-    ("softmax.py", "softmax_kernel",
-     {"out_ptr": F32, "in_ptr": F32, "in_stride": "i32", "out_stride": "i32", "n_cols": "i32",
-      "BLOCK_SIZE": "constexpr"}, {"BLOCK_SIZE": 1024}, {"num_warps": 4}),
-    ("layer_norm.py", "layer_norm_fwd",
-     {"x_ptr": F32, "y_ptr": F32, "w_ptr": F32, "b_ptr": F32, "stride": "i32", "n_cols": "i32",
-      "eps": "fp32", "BLOCK_SIZE": "constexpr"}, {"BLOCK_SIZE": 1024}, {}),
-    ("libdevice_user.py", "gelu_tanh",
-     {"x_ptr": F32, "y_ptr": F32, "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 256}, {}),
-    ("libdevice_user.py", "sign_bits",
-     {"x_ptr": F32, "y_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 256}, {}),
-    ("tensor_descriptor.py", "tile_copy",
-     {"x_ptr": F32, "y_ptr": F32, "M": "i32", "N": "i32", "BM": "constexpr", "BN": "constexpr"},
-     {"BM": 32, "BN": 32}, {}),
+    (
+        "vector_add.py",
+        "add_kernel",
+        {
+            "x_ptr": F32,
+            "y_ptr": F32,
+            "out_ptr": F32,
+            "n_elements": "i32",
+            "BLOCK_SIZE": "constexpr",
+        },
+        {"BLOCK_SIZE": 1024},
+        {},
+    ),
+    (
+        "softmax.py",
+        "softmax_kernel",
+        {
+            "out_ptr": F32,
+            "in_ptr": F32,
+            "in_stride": "i32",
+            "out_stride": "i32",
+            "n_cols": "i32",
+            "BLOCK_SIZE": "constexpr",
+        },
+        {"BLOCK_SIZE": 1024},
+        {"num_warps": 4},
+    ),
+    (
+        "layer_norm.py",
+        "layer_norm_fwd",
+        {
+            "x_ptr": F32,
+            "y_ptr": F32,
+            "w_ptr": F32,
+            "b_ptr": F32,
+            "stride": "i32",
+            "n_cols": "i32",
+            "eps": "fp32",
+            "BLOCK_SIZE": "constexpr",
+        },
+        {"BLOCK_SIZE": 1024},
+        {},
+    ),
+    (
+        "libdevice_user.py",
+        "gelu_tanh",
+        {"x_ptr": F32, "y_ptr": F32, "n": "i32", "BLOCK": "constexpr"},
+        {"BLOCK": 256},
+        {},
+    ),
+    (
+        "libdevice_user.py",
+        "sign_bits",
+        {"x_ptr": F32, "y_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"},
+        {"BLOCK": 256},
+        {},
+    ),
+    (
+        "tensor_descriptor.py",
+        "tile_copy",
+        {"x_ptr": F32, "y_ptr": F32, "M": "i32", "N": "i32", "BM": "constexpr", "BN": "constexpr"},
+        {"BM": 32, "BN": 32},
+        {},
+    ),
     ("inline_ptx.py", "which_sm", {"out_ptr": "*i32"}, {}, {}),
 ]
 
@@ -140,8 +203,9 @@ def test_ported_kernel_compiles_or_is_reported(triton_env, case, arch):
     if not works:
         assert errs, f"{name}:{attr} fails on {arch} ({why}) but porter reports no error"
     else:
-        assert not errs or name == "libdevice_user.py", \
+        assert not errs or name == "libdevice_user.py", (
             f"{name}:{attr} works on {arch} but porter reports {[f.render() for f in errs]}"
+        )
 
 
 def test_original_cuda_libdevice_fails_and_port_fixes_it(triton_env):
@@ -160,10 +224,28 @@ def test_original_cuda_libdevice_fails_and_port_fixes_it(triton_env):
     assert not errors_for(findings, "gfx942")
 
 
-MM_SIG = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16",
-          **{n: "i32" for n in ["M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn",
-                                "stride_cm", "stride_cn"]},
-          "BLOCK_M": "constexpr", "BLOCK_N": "constexpr", "BLOCK_K": "constexpr"}
+MM_SIG = {
+    "a_ptr": "*fp16",
+    "b_ptr": "*fp16",
+    "c_ptr": "*fp16",
+    **{
+        n: "i32"
+        for n in [
+            "M",
+            "N",
+            "K",
+            "stride_am",
+            "stride_ak",
+            "stride_bk",
+            "stride_bn",
+            "stride_cm",
+            "stride_cn",
+        ]
+    },
+    "BLOCK_M": "constexpr",
+    "BLOCK_N": "constexpr",
+    "BLOCK_K": "constexpr",
+}
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -177,11 +259,18 @@ def test_matmul_configs(triton_env, arch):
     cfg_lines = [i + 1 for i, ln in enumerate(lines) if "triton.Config(" in ln]
     assert len(cfg_lines) == len(mod.CONFIGS)
     for line, cfg in zip(cfg_lines, mod.CONFIGS):
-        works, why = compile_for(mod.matmul_kernel.fn, MM_SIG, dict(cfg.kwargs), arch,
-                                 num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+        works, why = compile_for(
+            mod.matmul_kernel.fn,
+            MM_SIG,
+            dict(cfg.kwargs),
+            arch,
+            num_warps=cfg.num_warps,
+            num_stages=cfg.num_stages,
+        )
         errs = errors_for(findings, arch, line)
-        assert works != bool(errs), (f"config line {line} on {arch}: {why}; porter: "
-                                     f"{[f.render() for f in errs]}")
+        assert works != bool(errs), (
+            f"config line {line} on {arch}: {why}; porter: {[f.render() for f in errs]}"
+        )
 
 
 # -- the interpreter: ported kernels compute what the reference computes ------------------------
@@ -221,12 +310,18 @@ print("interpreted: vector_add softmax matmul")
 def test_interpreter_matches_reference(triton_env, tmp_path):
     """Ported kernels under TRITON_INTERPRET=1 on CPU tensors equal torch's reference."""
     import subprocess
+
     for name in ("vector_add", "softmax", "matmul_autotune"):
         text, _ = port(name + ".py")
         (tmp_path / f"{name}.py").write_bytes(text)
     env = dict(os.environ, TRITON_INTERPRET="1")
-    proc = subprocess.run([sys.executable, "-c", INTERPRET_SCRIPT, str(tmp_path)], env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", INTERPRET_SCRIPT, str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "interpreted:" in proc.stdout
 
@@ -250,25 +345,37 @@ def compile_on(fn, signature: dict, constexprs: dict, backend: str, arch, warp: 
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
     from triton.runtime import driver
+
     target = GPUTarget(backend, arch, warp)
     saved = driver._active
     driver.set_active(_ActiveTarget(target))
     try:
-        return triton.compile(ASTSource(fn, signature, constexprs=constexprs), target=target,
-                              options={"num_warps": 4})
+        return triton.compile(
+            ASTSource(fn, signature, constexprs=constexprs), target=target, options={"num_warps": 4}
+        )
     finally:
         driver._active = saved
 
 
-STAMP_SIG = {"start_ptr": "*i64", "info_ptr": "*i32", "x_ptr": F32, "n": "i32",
-             "BLOCK": "constexpr"}
+STAMP_SIG = {
+    "start_ptr": "*i64",
+    "info_ptr": "*i32",
+    "x_ptr": F32,
+    "n": "i32",
+    "BLOCK": "constexpr",
+}
 NUM_WARPS = 4
 
 
 def port_unsafe(name: str) -> tuple[bytes, list]:
     data = (TRITON_DIR / name).read_bytes()
-    opts = EngineOptions(port=PortOptions(), rules=RuleOptions(parse_archs(",".join(ARCHS))),
-                         apply_fixes=True, rewrite=True, unsafe_fixes=True)
+    opts = EngineOptions(
+        port=PortOptions(),
+        rules=RuleOptions(parse_archs(",".join(ARCHS))),
+        apply_fixes=True,
+        rewrite=True,
+        unsafe_fixes=True,
+    )
     res = process_one(name, data, opts, "python")
     assert not res.errors, res.errors
     return res.new_data, [f for f in res.findings if not f.extra.get("fixed")]
@@ -285,7 +392,7 @@ def test_extra_cuda_helpers_ported_compile_for_amd(triton_env):
     text, findings = port_unsafe(name)
     assert not errors_for(findings, "gfx942"), [f.render() for f in findings]
     assert text.count(b"tl.target_info.is_hip()") == 4
-    assert b"tl.extra.cuda.num_warps()" in text          # portable: left as it is
+    assert b"tl.extra.cuda.num_warps()" in text  # portable: left as it is
     mod = load(triton_env, name, text)
     for arch in ARCHS:
         k = compile_on(mod.stamp, STAMP_SIG, {"BLOCK": 64}, "hip", arch, 64)
@@ -306,7 +413,7 @@ def test_extra_cuda_helpers_nvidia_side_unchanged(triton_env):
 
 
 # -- PT679's facts: what the AMD backend makes of the PTX cache hints --------------------------
-HINTS_SRC = '''
+HINTS_SRC = """
 import triton
 import triton.language as tl
 
@@ -317,7 +424,7 @@ def hinted(x_ptr, y_ptr, CM: tl.constexpr, EV: tl.constexpr, SCM: tl.constexpr,
     offs = tl.arange(0, 256)
     x = tl.load(x_ptr + offs, cache_modifier=CM, eviction_policy=EV)
     tl.store(y_ptr + offs, x, cache_modifier=SCM, eviction_policy=SEV)
-'''
+"""
 
 
 def _memory_ops(fn, arch: str, cm: str = "", ev: str = "", scm: str = "", sev: str = ""):
@@ -328,21 +435,35 @@ def _memory_ops(fn, arch: str, cm: str = "", ev: str = "", scm: str = "", sev: s
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
-    sig = {"x_ptr": F32, "y_ptr": F32, "CM": "constexpr", "EV": "constexpr",
-           "SCM": "constexpr", "SEV": "constexpr"}
-    k = triton.compile(ASTSource(fn, sig, constexprs={"CM": cm, "EV": ev, "SCM": scm,
-                                                      "SEV": sev}),
-                       target=GPUTarget("hip", arch, 64))
-    ops = [ln.split(None, 1) for ln in k.asm["amdgcn"].splitlines()
-           if re.match(r"\s*(global|buffer)_(load|store)", ln)]
-    bits = {op.split("_")[1]: tuple(t for t in re.split(r"[\s,]+", rest)
-                                    if t in ("sc0", "sc1", "nt")) for op, rest in ops}
+
+    sig = {
+        "x_ptr": F32,
+        "y_ptr": F32,
+        "CM": "constexpr",
+        "EV": "constexpr",
+        "SCM": "constexpr",
+        "SEV": "constexpr",
+    }
+    k = triton.compile(
+        ASTSource(fn, sig, constexprs={"CM": cm, "EV": ev, "SCM": scm, "SEV": sev}),
+        target=GPUTarget("hip", arch, 64),
+    )
+    ops = [
+        ln.split(None, 1)
+        for ln in k.asm["amdgcn"].splitlines()
+        if re.match(r"\s*(global|buffer)_(load|store)", ln)
+    ]
+    bits = {
+        op.split("_")[1]: tuple(t for t in re.split(r"[\s,]+", rest) if t in ("sc0", "sc1", "nt"))
+        for op, rest in ops
+    }
     return bits["load"], bits["store"]
 
 
 @pytest.mark.parametrize("arch", ARCHS)
 def test_cache_hints_as_pt679_says(triton_env, arch):
     from porter.rules.triton import _HINT_NOTES
+
     mod = load(triton_env, "hints.py", HINTS_SRC.encode())
     fn = mod.hinted
     none = _memory_ops(fn, arch)
@@ -357,5 +478,10 @@ def test_cache_hints_as_pt679_says(triton_env, arch):
     assert len({_memory_ops(fn, arch, cm=c)[0] for c in ("", ".cs", ".cv")}) == 3
     assert len({_memory_ops(fn, arch, scm=c)[1] for c in ("", ".cs", ".wt")}) == 3
     assert {(k, v) for k, _, v in _HINT_NOTES} == {
-        ("load", ".cg"), ("store", ".cg"), ("load", "evict_first"), ("load", "evict_last"),
-        ("store", "evict_first"), ("store", "evict_last")}
+        ("load", ".cg"),
+        ("store", ".cg"),
+        ("load", "evict_first"),
+        ("load", "evict_last"),
+        ("store", "evict_first"),
+        ("store", "evict_last"),
+    }

@@ -1,5 +1,6 @@
 """porter.verify: compile checks with the real HIP compiler (clang-22 + the ROCm prefixes made
 by scripts/setup-rocm.sh). The compiler tests skip locally and fail in CI when it is missing."""
+
 from __future__ import annotations
 
 import types
@@ -77,6 +78,7 @@ def tc64(rocm64, hip_clang) -> verify.Toolchain:
 
 # --- no compiler needed ----------------------------------------------------------------------
 
+
 def test_parse_archs():
     assert verify.parse_archs("gfx942,gfx90a") == ["gfx942", "gfx90a"]
     assert verify.parse_archs(["gfx942", "gfx942,gfx1100"]) == ["gfx942", "gfx1100"]
@@ -87,8 +89,19 @@ def test_parse_archs():
 
 
 def test_translation_units_skip_headers_and_build_dirs(tmp_path):
-    for name in ["a.hip", "src/b.cu", "src/c.cpp", "src/d.cc", "inc/e.cuh", "inc/f.h", "g.c",
-                 ".git/h.cpp", "build/CMakeCache.txt", "build/i.cpp", "README.md"]:
+    for name in [
+        "a.hip",
+        "src/b.cu",
+        "src/c.cpp",
+        "src/d.cc",
+        "inc/e.cuh",
+        "inc/f.h",
+        "g.c",
+        ".git/h.cpp",
+        "build/CMakeCache.txt",
+        "build/i.cpp",
+        "README.md",
+    ]:
         write(tmp_path, name, "")
     got = [p.relative_to(tmp_path).as_posix() for p in verify.translation_units(tmp_path)]
     assert got == ["a.hip", "src/b.cu", "src/c.cpp", "src/d.cc"]
@@ -116,12 +129,24 @@ def test_setup_prefix_layout(rocm72, rocm64):
     for usr, want in ((rocm72, (7, 2)), (rocm64, (6, 4))):
         assert verify.hip_version(usr)[:2] == want
         assert list(usr.glob("lib/llvm-*/lib/clang/*/amdgcn/bitcode/ocml.bc"))
-        for lib in ("hipblas", "rocblas", "hipcub", "rocprim", "thrust", "hipfft", "hiprand",
-                    "hipsparse", "hipsolver", "rccl", "miopen"):
+        for lib in (
+            "hipblas",
+            "rocblas",
+            "hipcub",
+            "rocprim",
+            "thrust",
+            "hipfft",
+            "hiprand",
+            "hipsparse",
+            "hipsolver",
+            "rccl",
+            "miopen",
+        ):
             assert (usr / "include" / lib).is_dir(), f"{lib} headers missing from {usr}"
 
 
 # --- with the compiler -----------------------------------------------------------------------
+
 
 def test_compile_ok_for_two_targets(tmp_path, tc72):
     src = write(tmp_path, "ok.hip", KERNEL_OK)
@@ -155,9 +180,11 @@ def test_rocm64_wave_size_per_target(tmp_path, tc64):
     assert tc64.warp_sync_opt_in and tc64.needs_wave_define
     flags = tc64.arch_flags(["gfx942", "gfx1100"])
     assert flags[flags.index("-Xarch_gfx1100") + 1] == "-D__AMDGCN_WAVEFRONT_SIZE=32"
-    plain = write(tmp_path, "plain.hip",
-                  KERNEL_OK.replace("__shfl_down_sync(0xffffffffffffffffull, ",
-                                                          "__shfl_down("))
+    plain = write(
+        tmp_path,
+        "plain.hip",
+        KERNEL_OK.replace("__shfl_down_sync(0xffffffffffffffffull, ", "__shfl_down("),
+    )
     res = verify.compile_file(plain, ["gfx942", "gfx1100"], tc64)
     assert res.ok and res.status == "compiled", res.stderr_tail
     # verify adds nothing to what the build compiles: _sync builtins are opt-in in HIP 6.4, so
@@ -171,16 +198,25 @@ def test_rocm64_wave_size_per_target(tmp_path, tc64):
 
 
 def test_verify_tree(tmp_path, tc72):
-    write(tmp_path, "include/proj/util.hpp",
-          "#pragma once\n#include <hip/hip_runtime.h>\n"
-          "__device__ inline float twice(float x) { return 2.0f * x; }\n")
-    write(tmp_path, "src/kernels.hip",
-          '#include "proj/util.hpp"\n#include "local.hpp"\n'
-          "__global__ void k(float* p) { p[threadIdx.x] = twice(p[threadIdx.x]) + kLocal; }\n")
+    write(
+        tmp_path,
+        "include/proj/util.hpp",
+        "#pragma once\n#include <hip/hip_runtime.h>\n"
+        "__device__ inline float twice(float x) { return 2.0f * x; }\n",
+    )
+    write(
+        tmp_path,
+        "src/kernels.hip",
+        '#include "proj/util.hpp"\n#include "local.hpp"\n'
+        "__global__ void k(float* p) { p[threadIdx.x] = twice(p[threadIdx.x]) + kLocal; }\n",
+    )
     write(tmp_path, "src/local.hpp", "#pragma once\nconstexpr float kLocal = 1.0f;\n")
-    write(tmp_path, "src/host.cpp",
-          "#include <hip/hip_runtime.h>\n"
-          "int alloc(float** p) { return hipMalloc(p, 64) == hipSuccess ? 0 : 1; }\n")
+    write(
+        tmp_path,
+        "src/host.cpp",
+        "#include <hip/hip_runtime.h>\n"
+        "int alloc(float** p) { return hipMalloc(p, 64) == hipSuccess ? 0 : 1; }\n",
+    )
     write(tmp_path, "src/bad.cu", KERNEL_PTX)
     results = verify.verify_tree(tmp_path, ["gfx942"], jobs=2, rocm=tc72)
     assert [r.path.name for r in results] == ["bad.cu", "host.cpp", "kernels.hip"]
@@ -214,8 +250,22 @@ def port_tree(src: Path, dst: Path, *extra: str) -> None:
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(src), "-o", str(dst),
-                           "--force", "-q", *extra], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "porter.cli",
+            "port",
+            str(src),
+            "-o",
+            str(dst),
+            "--force",
+            "-q",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode in (0, 1), proc.stderr[-3000:]  # 1: findings were reported
 
 
@@ -250,9 +300,11 @@ def test_ported_example_compiles_rocm64(tmp_path, tc64):
 
 
 def test_error_lines_are_diagnostics_not_echoed_source():
-    stderr = ("x.hip:26:3: warning: expression result unused [-Wunused-value]\n"
-              "   26 |   fprintf(stderr, \"error: %s failed\\n\", msg);\n"
-              "x.hip:44:3: error: unknown type name 'CUctxCreateParams'\n")
+    stderr = (
+        "x.hip:26:3: warning: expression result unused [-Wunused-value]\n"
+        '   26 |   fprintf(stderr, "error: %s failed\\n", msg);\n'
+        "x.hip:44:3: error: unknown type name 'CUctxCreateParams'\n"
+    )
     assert verify._relevant_output(stderr, True).startswith("x.hip:44:3: error:")
     assert verify._user_location(stderr, Path("/opt/rocm")) == "x.hip:44:3"
 
@@ -260,12 +312,21 @@ def test_error_lines_are_diagnostics_not_echoed_source():
 def test_verify_defines_the_amd_platform_and_takes_defines(tmp_path, tc72):
     import subprocess
     import sys
+
     f = tmp_path / "vt.hip"
-    f.write_text("#if !defined(__HIP_PLATFORM_AMD__)\n#error not an AMD build\n#endif\n"
-                 "#include <hip/hip_runtime.h>\n#ifndef USE_ROCM\n#error need USE_ROCM\n#endif\n"
-                 "__global__ void k(float* p) { p[0] = 1.f; }\n")
-    run = lambda *a: subprocess.run([sys.executable, "-m", "porter.cli", "verify", str(f), *a],  # noqa: E731
-                                    capture_output=True, text=True)
+    f.write_text(
+        "#if !defined(__HIP_PLATFORM_AMD__)\n#error not an AMD build\n#endif\n"
+        "#include <hip/hip_runtime.h>\n#ifndef USE_ROCM\n#error need USE_ROCM\n#endif\n"
+        "__global__ void k(float* p) { p[0] = 1.f; }\n"
+    )
+
+    def run(*a: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "porter.cli", "verify", str(f), *a],
+            capture_output=True,
+            text=True,
+        )
+
     assert run("-D", "USE_ROCM").returncode == 0
     assert run().returncode == 1
 
@@ -274,26 +335,44 @@ def test_empty_file_is_skipped_not_ok(tmp_path, tc72, capsys):
     write(tmp_path, "empty.cu", "// nothing here\n/* at all */\n")
     res = verify.compile_file(tmp_path / "empty.cu", ["gfx942"], tc72)
     assert not res.ok and res.status == "skipped" and "empty" in res.skipped
-    args = types.SimpleNamespace(path=str(tmp_path), offload_arch="gfx942",
-                                 rocm_path=str(tc72.rocm))
+    args = types.SimpleNamespace(
+        path=str(tmp_path), offload_arch="gfx942", rocm_path=str(tc72.rocm)
+    )
     assert verify.main_verify(args) == 0
     assert "SKIP  empty.cu" in capsys.readouterr().out
 
 
 def test_compile_commands_give_the_build_flags(tmp_path, tc72):
     import json
-    write(tmp_path, "inc/cfg.h", "#pragma once\n#ifndef FROM_BUILD\n#error needs the build's "
-                                 "macro\n#endif\n")
-    write(tmp_path, "src/k.hip", '#include <hip/hip_runtime.h>\n#include "cfg.h"\n'
-                                 "__global__ void k(float* p) { p[0] = 1.f; }\n")
-    cc = [{"directory": str(tmp_path), "file": "src/k.hip",
-           "arguments": ["nvcc", "-Iinc", "-DFROM_BUILD=1", "-x", "cu", "-c", "src/k.hip"]}]
+
+    write(
+        tmp_path,
+        "inc/cfg.h",
+        "#pragma once\n#ifndef FROM_BUILD\n#error needs the build's macro\n#endif\n",
+    )
+    write(
+        tmp_path,
+        "src/k.hip",
+        '#include <hip/hip_runtime.h>\n#include "cfg.h"\n'
+        "__global__ void k(float* p) { p[0] = 1.f; }\n",
+    )
+    cc = [
+        {
+            "directory": str(tmp_path),
+            "file": "src/k.hip",
+            "arguments": ["nvcc", "-Iinc", "-DFROM_BUILD=1", "-x", "cu", "-c", "src/k.hip"],
+        }
+    ]
     (tmp_path / "compile_commands.json").write_text(json.dumps(cc))
     cmds = verify.load_compile_commands(tmp_path / "compile_commands.json")
     flags = verify.flags_for(cmds, tmp_path / "src/k.hip", tmp_path)
     assert flags == ["-I", str(tmp_path / "inc"), "-DFROM_BUILD=1"]
-    res = verify.verify_tree(tmp_path, ["gfx942"], rocm=tc72,
-                             per_file_flags=lambda tu: verify.flags_for(cmds, tu, tmp_path))
+    res = verify.verify_tree(
+        tmp_path,
+        ["gfx942"],
+        rocm=tc72,
+        per_file_flags=lambda tu: verify.flags_for(cmds, tu, tmp_path),
+    )
     assert [r.status for r in res] == ["compiled"], res[0].stderr_tail
     assert verify.verify_tree(tmp_path, ["gfx942"], rocm=tc72)[0].status == "failed"
     with pytest.raises(ValueError):
@@ -304,12 +383,25 @@ def test_compile_commands_give_the_build_flags(tmp_path, tc72):
 def test_results_stream_when_piped(tmp_path, tc72):
     import subprocess
     import sys
+
     write(tmp_path, "a.hip", KERNEL_OK)
     write(tmp_path, "b.hip", KERNEL_PTX)
-    proc = subprocess.Popen([sys.executable, "-m", "porter.cli", "verify", str(tmp_path),
-                             "--rocm-path", str(tc72.rocm), "-j", "1"],
-                            stdout=subprocess.PIPE, text=True)
-    first = proc.stdout.readline()     # the header arrives before any compile finishes
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "porter.cli",
+            "verify",
+            str(tmp_path),
+            "--rocm-path",
+            str(tc72.rocm),
+            "-j",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    first = proc.stdout.readline()  # the header arrives before any compile finishes
     assert first.startswith("compiling 2 file(s)")
     rest = proc.stdout.read()
     assert proc.wait() == 1
@@ -318,13 +410,30 @@ def test_results_stream_when_piped(tmp_path, tc72):
 
 # --- porter port --verify ----------------------------------------------------------------------
 
+
 def _port_verify(src: Path, out: Path, *extra: str):
     import json
     import subprocess
     import sys
-    proc = subprocess.run([sys.executable, "-m", "porter.cli", "port", str(src), "-o", str(out),
-                           "--force", "--verify", "--format", "json", *extra],
-                          capture_output=True, text=True)
+
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "porter.cli",
+            "port",
+            str(src),
+            "-o",
+            str(out),
+            "--force",
+            "--verify",
+            "--format",
+            "json",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+    )
     return proc, (json.loads(proc.stdout) if proc.stdout.strip() else None)
 
 
@@ -333,13 +442,15 @@ def test_port_verify_example_every_file_compiled(tmp_path, tc72, monkeypatch):
     translation unit compiled for every default target."""
     monkeypatch.setenv("PORTER_ROCM_PREFIX", str(tc72.rocm))
     proc, rep = _port_verify(EXAMPLE, tmp_path / "out")
-    assert proc.returncode in (0, 1), proc.stderr      # 1: the example's PT101 findings
+    assert proc.returncode in (0, 1), proc.stderr  # 1: the example's PT101 findings
     ver = rep["verify"]
     assert ver["targets"] == list(verify.DEFAULT_ARCHS) == rep["options"]["offload_arch"]
     tus = sorted(p.relative_to(EXAMPLE).as_posix() for p in verify.translation_units(EXAMPLE))
     assert len(tus) == 4
-    assert sorted(Path(u["source"]).resolve().relative_to(EXAMPLE).as_posix()
-                  for u in ver["units"]) == tus
+    assert (
+        sorted(Path(u["source"]).resolve().relative_to(EXAMPLE).as_posix() for u in ver["units"])
+        == tus
+    )
     for u in ver["units"]:
         assert u["status"] == "compiled", u
         assert u["targets"] == {a: "compiled" for a in verify.DEFAULT_ARCHS}, u
@@ -353,14 +464,18 @@ def test_port_verify_example_every_file_compiled(tmp_path, tc72, monkeypatch):
 
 def test_port_verify_failure_at_the_original_line(tmp_path, tc72):
     src = tmp_path / "proj"
-    write(src, "lane.cu", "__global__ void lane_ids(unsigned* out) {\n"
-                          "  unsigned lane;\n"
-                          "  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n"
-                          "  out[threadIdx.x] = lane;\n}\n")
+    write(
+        src,
+        "lane.cu",
+        "__global__ void lane_ids(unsigned* out) {\n"
+        "  unsigned lane;\n"
+        '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));\n'
+        "  out[threadIdx.x] = lane;\n}\n",
+    )
     proc, rep = _port_verify(src, tmp_path / "out", "--rocm-path", str(tc72.rocm))
     assert proc.returncode == 1
     pt907 = [f for f in rep["findings"] if f["code"] == "PT907"]
-    assert len(pt907) == 1 and pt907[0]["line"] == 3, pt907    # the CUDA file's own line
+    assert len(pt907) == 1 and pt907[0]["line"] == 3, pt907  # the CUDA file's own line
     assert "invalid instruction" in pt907[0]["message"]
     # both locations: the ported line (porter added #include <hip/hip_runtime.h>) and the original
     assert "out/lane.cu:4:16 (from " in pt907[0]["message"], pt907

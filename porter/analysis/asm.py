@@ -4,6 +4,7 @@ calls, each lexed, classified as PTX or not (AMD GCN, x86 and ARM asm have no PT
 `mov.u32` or PTX special registers) and given one family (TMA, wgmma, cluster, PDL, mbarrier,
 cp.async, mma, special register, other PTX). `ctx.asm` is the per-file `AsmSites`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -27,7 +28,8 @@ _PTX_OPS = (
     "setmaxnreg|tex|tld4|suld|sust|sured|prefetch|prefetchu|discard|applypriority|createpolicy|"
     "isspacep|match|redux|activemask|nanosleep|bra|call|ret|rcp|sqrt|rsqrt|sin|cos|lg2|ex2|tanh|"
     "testp|copysign|dp4a|dp2a|multimem|mapa|getctarank|tensormap|clusterlaunchcontrol|fns|szext|"
-    "bmsk|cp\\.async|istypep|stacksave|stackrestore|alloca|trap|brkpt|exit|pmevent")
+    "bmsk|cp\\.async|istypep|stacksave|stackrestore|alloca|trap|brkpt|exit|pmevent"
+)
 _PTX_SUFFIX = re.compile(
     r"(?:[usbf]\d+(?:x\d+)?|bf16(?:x2)?|tf32|e[45]m[23]|pred|global|shared|local|const|param|generic|"
     r"nc|sync|aligned|rn|rz|rm|rp|rni|rzi|rmi|rpi|ftz|sat|satfinite|approx|full|lo|hi|wide|cta|gpu|"
@@ -36,12 +38,15 @@ _PTX_SUFFIX = re.compile(
     r"commit_group|wait_group|wait_all|arrive|expect_tx|try_wait|test_wait|init|L2|L1|evict_\w+|"
     r"volatile|weak|mmio|to|f4e|b4e|rc8|ecl|ecr|rc16|clamp|wrap|l|r|pack|relu|m\d+n\d+k\d+|"
     r"sp|proxy|tile|im2col|mbarrier|complete_tx|bytes|shared::\w+|global::\w+|noftz|mode|oob|"
-    r"launch_dependents|wait|red|or|and|popc|pred|b4|b2|leaky|mask|ptx|fetch|or_sync)$")
+    r"launch_dependents|wait|red|or|and|popc|pred|b4|b2|leaky|mask|ptx|fetch|or_sync)$"
+)
 _DOTTED = re.compile(r"(?<![\w.%$])(" + _PTX_OPS + r")((?:\.[A-Za-z0-9_:]+)+)")
-SPECIAL_REGS = ("laneid|warpid|nwarpid|smid|nsmid|gridid|clock64|clock_hi|clock|globaltimer_lo|"
-                "globaltimer_hi|globaltimer|dynamic_smem_size|total_smem_size|aggr_smem_size|"
-                "lanemask_eq|lanemask_lt|lanemask_le|lanemask_gt|lanemask_ge|pm[0-7](?:_64)?|"
-                "envreg\\d+|cluster_\\w+|clusterid|nclusterid|is_explicit_cluster|ctaid|nctaid|tid|ntid")
+SPECIAL_REGS = (
+    "laneid|warpid|nwarpid|smid|nsmid|gridid|clock64|clock_hi|clock|globaltimer_lo|"
+    "globaltimer_hi|globaltimer|dynamic_smem_size|total_smem_size|aggr_smem_size|"
+    "lanemask_eq|lanemask_lt|lanemask_le|lanemask_gt|lanemask_ge|pm[0-7](?:_64)?|"
+    "envreg\\d+|cluster_\\w+|clusterid|nclusterid|is_explicit_cluster|ctaid|nctaid|tid|ntid"
+)
 _SPECIAL = re.compile(r"%%?(" + SPECIAL_REGS + r")\b")
 _REG_DECL = re.compile(r"\.reg\s+\.[a-z]\w*|\.pred\b")
 _DEBUG_ONLY = re.compile(r"^\s*(?:trap|brkpt)\s*;?\s*$")
@@ -49,23 +54,47 @@ _EXIT_ONLY = re.compile(r"^\s*exit\s*;?\s*$")
 
 # family -> (pattern, rule code). First match wins, in this order.
 FAMILIES = [
-    ("tma", re.compile(r"cp\.async\.bulk|cp\.reduce\.async\.bulk|tensormap|prefetch\.tensor"
-                       r"|prefetch\.global\.tensormap")),
+    (
+        "tma",
+        re.compile(
+            r"cp\.async\.bulk|cp\.reduce\.async\.bulk|tensormap|prefetch\.tensor"
+            r"|prefetch\.global\.tensormap"
+        ),
+    ),
     ("hopper", re.compile(r"wgmma\.|tcgen05\.|setmaxnreg\.|elect\.sync|fence\.proxy\.async")),
-    ("cluster", re.compile(r"barrier\.cluster|%%?cluster_\w+|%%?n?clusterid|%%?is_explicit_cluster"
-                           r"|(?<![\w.])mapa\.|getctarank\.|shared::cluster|st\.async|red\.async")),
+    (
+        "cluster",
+        re.compile(
+            r"barrier\.cluster|%%?cluster_\w+|%%?n?clusterid|%%?is_explicit_cluster"
+            r"|(?<![\w.])mapa\.|getctarank\.|shared::cluster|st\.async|red\.async"
+        ),
+    ),
     ("pdl", re.compile(r"griddepcontrol")),
     ("mbarrier", re.compile(r"mbarrier\.")),
     ("cp_async", re.compile(r"cp\.async\.")),
-    ("mma",
-     re.compile(r"(?<![\w.])mma\.(?:sync|sp)|ldmatrix\.|stmatrix\.|movmatrix\.|(?<![\w.])wmma\.")),
+    (
+        "mma",
+        re.compile(
+            r"(?<![\w.])mma\.(?:sync|sp)|ldmatrix\.|stmatrix\.|movmatrix\.|(?<![\w.])wmma\."
+        ),
+    ),
 ]
-FAMILY_CODE = {"tma": "PT207", "hopper": "PT206", "cluster": "PT209", "pdl": "PT210",
-               "mbarrier": "PT208", "cp_async": "PT203", "mma": "PT204", "special": "PT202",
-               "generic": "PT201"}
+FAMILY_CODE = {
+    "tma": "PT207",
+    "hopper": "PT206",
+    "cluster": "PT209",
+    "pdl": "PT210",
+    "mbarrier": "PT208",
+    "cp_async": "PT203",
+    "mma": "PT204",
+    "special": "PT202",
+    "generic": "PT201",
+}
 
-_ASM_KW = re.compile(rb"(asm|__asm__|__asm)(?:(?:\s|\\\r?\n)+(?:volatile|__volatile__|__volatile"
-                     rb"|inline|goto))*(?:\s|\\\r?\n)*\(")
+_ASM_KW = re.compile(
+    rb"(asm|__asm__|__asm)(?:(?:\s|\\\r?\n)+(?:volatile|__volatile__|__volatile"
+    rb"|inline|goto))*(?:\s|\\\r?\n)*\("
+)
 _PTX_NS = re.compile(rb"ptx(\s*::\s*)([A-Za-z_]\w*)")
 _WORDCH = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
 
@@ -80,14 +109,14 @@ def _word_start(data: bytes, pos: int) -> bool:
 class AsmSite:
     start: int
     end: int
-    template: str                      # concatenated template strings (escapes kept as text)
-    node: Node | None = None           # gnu_asm_expression, when the tree has one
+    template: str  # concatenated template strings (escapes kept as text)
+    node: Node | None = None  # gnu_asm_expression, when the tree has one
     in_macro: bool = False
     ptx: bool = False
     family: str | None = None
-    ops: list[str] = field(default_factory=list)       # dotted PTX opcodes, in order
-    special: list[str] = field(default_factory=list)   # special registers read
-    libcu_ptx: str = ""                # `cuda::ptx::name` wrapper instead of asm
+    ops: list[str] = field(default_factory=list)  # dotted PTX opcodes, in order
+    special: list[str] = field(default_factory=list)  # special registers read
+    libcu_ptx: str = ""  # `cuda::ptx::name` wrapper instead of asm
 
     @property
     def span(self) -> tuple[int, int]:
@@ -117,11 +146,11 @@ _ASM_REST = re.compile(rb'"(?:\\.|[^"\\])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[()]', re
 
 def _lex_asm(data: bytes, pos: int, limit: int) -> tuple[str, int]:
     """From the `(` after `asm`: (template text, end offset after the matching `)`)."""
-    assert data[pos:pos + 1] == b"("
+    assert data[pos : pos + 1] == b"("
     depth, parts = 1, []
     n = min(limit, len(data))
     end = n
-    rest = -1                       # where the operands start (after the template)
+    rest = -1  # where the operands start (after the template)
     for m in _ASM_TOKEN.finditer(data, pos + 1, n):
         tok = m.group()
         c = tok[:1]
@@ -173,7 +202,7 @@ def classify(site: AsmSite) -> None:
     site.special = [m.group(1) for m in _SPECIAL.finditer(t)]
     site.ptx = bool(ops or site.special or _REG_DECL.search(t))
     if not site.ptx or _DEBUG_ONLY.match(t):
-        site.family = None          # not PTX, or `trap;`/`brkpt;` (the debug-intrinsics rule)
+        site.family = None  # not PTX, or `trap;`/`brkpt;` (the debug-intrinsics rule)
         return
     for fam, rx in FAMILIES:
         if rx.search(t):
@@ -184,7 +213,7 @@ def classify(site: AsmSite) -> None:
 
 def _ptx_name_to_template(name: str) -> str:
     if name.startswith("get_sreg_"):
-        return "mov.u32 %0, %" + name[len("get_sreg_"):] + ";"
+        return "mov.u32 %0, %" + name[len("get_sreg_") :] + ";"
     return name.replace("_", ".") + ".b32"
 
 
@@ -200,7 +229,7 @@ def _asm_keywords(data: bytes) -> Iterator[Match[bytes]]:
         if i < 0:
             return
         m = None
-        if i >= pos + 2 and data[i - 2:i] == b"__":
+        if i >= pos + 2 and data[i - 2 : i] == b"__":
             m = match(data, i - 2)
         if m is None:
             m = match(data, i)
@@ -235,7 +264,7 @@ def find_asm_sites(ctx) -> list[AsmSite]:
             in_macro = True
             spans = macro_spans.get(p.start_byte)
             if spans is None:
-                spans = lex_code_spans(data[p.start_byte:p.end_byte])
+                spans = lex_code_spans(data[p.start_byte : p.end_byte])
                 macro_spans[p.start_byte] = spans
             rel = kw0 - p.start_byte
             if any(a <= rel < b for a, b in spans):
@@ -255,22 +284,24 @@ def find_asm_sites(ctx) -> list[AsmSite]:
     # libcu++ PTX wrappers: cuda::ptx::cp_async_bulk_tensor(...), ptx::mbarrier_arrive(...)
     if b"ptx" in data:
         # a bare `ptx::` counts when the file opens namespace ptx or aliases cuda::ptx (once)
-        bare_ok = b"namespace ptx" in data or re.search(
-            rb"namespace\s+\w+\s*=\s*cuda\s*::\s*ptx", data) is not None
+        bare_ok = (
+            b"namespace ptx" in data
+            or re.search(rb"namespace\s+\w+\s*=\s*cuda\s*::\s*ptx", data) is not None
+        )
         for m in _PTX_NS.finditer(data):
             if not _word_start(data, m.start()):
                 continue
-            before = data[max(0, m.start() - 12):m.start()]
+            before = data[max(0, m.start() - 12) : m.start()]
             if not bare_ok and not re.search(rb"cuda\s*::\s*$", before):
                 continue
             if ctx.in_comment_or_string(m.start(), m.end()):
                 continue
             name = m.group(2).decode()
-            if not re.match(rb"\s*(?:\(|<)", data[m.end():m.end() + 8]):
-                continue                     # tag constants (ptx::space_shared, ptx::sem_release)
+            if not re.match(rb"\s*(?:\(|<)", data[m.end() : m.end() + 8]):
+                continue  # tag constants (ptx::space_shared, ptx::sem_release)
             site = AsmSite(m.start(), m.end(), _ptx_name_to_template(name), libcu_ptx=name)
             classify(site)
-            if not site.ptx:                 # wrappers are PTX by definition
+            if not site.ptx:  # wrappers are PTX by definition
                 site.ptx, site.family = True, "generic"
             out.append(site)
     return out

@@ -1,11 +1,12 @@
 """Build files (CMake, Makefiles): their code without comments (`ctx.build_code`)."""
+
 from __future__ import annotations
 
 from .lazyre import re
 
 _HASH, _QUOTE, _BACKSLASH, _NEWLINE, _SPACE = 0x23, 0x22, 0x5C, 0x0A, 0x20
-_BRACKET_OPEN = re.compile(rb"#\[(=*)\[")      # CMake bracket comment `#[[`, `#[==[`
-_BRACKET_PEEK = 16                              # bytes read to recognise a bracket opener
+_BRACKET_OPEN = re.compile(rb"#\[(=*)\[")  # CMake bracket comment `#[[`, `#[==[`
+_BRACKET_PEEK = 16  # bytes read to recognise a bracket opener
 
 
 def is_makefile(path: str) -> bool:
@@ -24,7 +25,7 @@ def code_text(data: bytes, make: bool) -> bytes:
         c = out[i]
         if c == _QUOTE and not make:
             in_str = not in_str
-        elif c == _BACKSLASH and in_str:     # an escape in a CMake string
+        elif c == _BACKSLASH and in_str:  # an escape in a CMake string
             i += 2
             continue
         elif c == _NEWLINE and make:
@@ -33,7 +34,7 @@ def code_text(data: bytes, make: bool) -> bytes:
             if make and i > 0 and out[i - 1] == _BACKSLASH:
                 i += 1
                 continue
-            m = None if make else _BRACKET_OPEN.match(bytes(out[i:i + _BRACKET_PEEK]))
+            m = None if make else _BRACKET_OPEN.match(bytes(out[i : i + _BRACKET_PEEK]))
             if m:
                 close = b"]" + m.group(1) + b"]"
                 j = data.find(close, i)

@@ -6,6 +6,7 @@ through template arguments and namespaces (`f(x)`, `ns::f(x)`, `f<T>(x)`, `ns::f
 `Call.member` set. `CallIndex.named(names)` returns `Call` records (name, node, callee,
 member, args) in document order.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -55,10 +56,10 @@ def call_args(call) -> list:
 
 @dataclass(eq=False)
 class Call:
-    name: str             # plain callee name (see the module docstring)
-    node: Node            # the call_expression
-    callee: Node          # the name node (identifier or field_identifier): where to report
-    member: bool          # `obj.f()` / `p->f()`
+    name: str  # plain callee name (see the module docstring)
+    node: Node  # the call_expression
+    callee: Node  # the name node (identifier or field_identifier): where to report
+    member: bool  # `obj.f()` / `p->f()`
 
     @cached_property
     def args(self) -> tuple[Node, ...]:
@@ -88,15 +89,15 @@ class CallIndex:
         """Every callee name of the file."""
         return frozenset(self._by)
 
-    def named(self, names: Iterable[str], *, members: bool = False,
-              forwarding: bool = True) -> list[Call]:
+    def named(
+        self, names: Iterable[str], *, members: bool = False, forwarding: bool = True
+    ) -> list[Call]:
         """Calls of the named functions, in document order. `members=True` includes member
         calls (`obj.f()`); `forwarding=False` leaves out the call inside a function of the same
         name (an overload wrapper `f(T** p) { return f((void**)p); }` forwarding to the API)."""
         if isinstance(names, str):
             names = (names,)
-        out = [c for n in set(names) for c in self._by.get(n, ())
-               if members or not c.member]
+        out = [c for n in set(names) for c in self._by.get(n, ()) if members or not c.member]
         if not forwarding:
             out = [c for c in out if not self.is_forwarding(c)]
         out.sort(key=lambda c: c.node.start_byte)

@@ -1,6 +1,7 @@
 """Integer constants: literals, and constant expressions over a file's `#define`s,
 `constexpr`/`const` integers, enumerators and `sizeof` of known types (`Consts`, `ctx.consts`);
 object-like macro bodies (`file_macros`, `ctx.macros`)."""
+
 from __future__ import annotations
 
 import re
@@ -12,31 +13,127 @@ from ..parse import cuda as P
 # both vendors' vector types are packed structs of the scalar).
 TYPE_SIZES: dict[str, int] = {}
 for _names, _size in (
-        (("char", "signed char", "unsigned char", "bool", "int8_t", "uint8_t", "char1", "uchar1",
-          "__nv_fp8_e4m3", "__nv_fp8_e5m2", "__hip_fp8_e4m3", "__hip_fp8_e5m2",
-          "__hip_fp8_e4m3_fnuz", "__hip_fp8_e5m2_fnuz", "std::int8_t", "std::uint8_t"), 1),
-        (("short", "unsigned short", "short int", "unsigned short int", "int16_t", "uint16_t",
-          "half", "__half", "__nv_bfloat16", "__hip_bfloat16", "hip_bfloat16", "nv_bfloat16",
-          "char2", "uchar2", "std::int16_t", "std::uint16_t", "_Float16"), 2),
-        (("int", "unsigned", "unsigned int", "signed", "signed int", "float", "int32_t",
-          "uint32_t", "half2", "__half2", "__nv_bfloat162", "__hip_bfloat162", "nv_bfloat162",
-          "char4", "uchar4", "short2", "ushort2", "int1", "uint1", "float1", "std::int32_t",
-          "std::uint32_t"), 4),
-        (("long", "unsigned long", "long int", "unsigned long int", "long long",
-          "unsigned long long", "long long int", "unsigned long long int", "double", "int64_t",
-          "uint64_t", "size_t", "std::size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "int2",
-          "uint2", "float2", "short4", "ushort4", "long1", "ulong1", "longlong1", "ulonglong1",
-          "double1", "std::int64_t", "std::uint64_t"), 8),
-        (("int3", "uint3", "float3"), 12),
-        (("int4", "uint4", "float4", "double2", "long2", "ulong2", "longlong2", "ulonglong2"), 16),
-        (("double3", "long3", "ulong3", "longlong3", "ulonglong3"), 24),
-        (("double4", "long4", "ulong4", "longlong4", "ulonglong4"), 32)):
+    (
+        (
+            "char",
+            "signed char",
+            "unsigned char",
+            "bool",
+            "int8_t",
+            "uint8_t",
+            "char1",
+            "uchar1",
+            "__nv_fp8_e4m3",
+            "__nv_fp8_e5m2",
+            "__hip_fp8_e4m3",
+            "__hip_fp8_e5m2",
+            "__hip_fp8_e4m3_fnuz",
+            "__hip_fp8_e5m2_fnuz",
+            "std::int8_t",
+            "std::uint8_t",
+        ),
+        1,
+    ),
+    (
+        (
+            "short",
+            "unsigned short",
+            "short int",
+            "unsigned short int",
+            "int16_t",
+            "uint16_t",
+            "half",
+            "__half",
+            "__nv_bfloat16",
+            "__hip_bfloat16",
+            "hip_bfloat16",
+            "nv_bfloat16",
+            "char2",
+            "uchar2",
+            "std::int16_t",
+            "std::uint16_t",
+            "_Float16",
+        ),
+        2,
+    ),
+    (
+        (
+            "int",
+            "unsigned",
+            "unsigned int",
+            "signed",
+            "signed int",
+            "float",
+            "int32_t",
+            "uint32_t",
+            "half2",
+            "__half2",
+            "__nv_bfloat162",
+            "__hip_bfloat162",
+            "nv_bfloat162",
+            "char4",
+            "uchar4",
+            "short2",
+            "ushort2",
+            "int1",
+            "uint1",
+            "float1",
+            "std::int32_t",
+            "std::uint32_t",
+        ),
+        4,
+    ),
+    (
+        (
+            "long",
+            "unsigned long",
+            "long int",
+            "unsigned long int",
+            "long long",
+            "unsigned long long",
+            "long long int",
+            "unsigned long long int",
+            "double",
+            "int64_t",
+            "uint64_t",
+            "size_t",
+            "std::size_t",
+            "ptrdiff_t",
+            "intptr_t",
+            "uintptr_t",
+            "int2",
+            "uint2",
+            "float2",
+            "short4",
+            "ushort4",
+            "long1",
+            "ulong1",
+            "longlong1",
+            "ulonglong1",
+            "double1",
+            "std::int64_t",
+            "std::uint64_t",
+        ),
+        8,
+    ),
+    (("int3", "uint3", "float3"), 12),
+    (("int4", "uint4", "float4", "double2", "long2", "ulong2", "longlong2", "ulonglong2"), 16),
+    (("double3", "long3", "ulong3", "longlong3", "ulonglong3"), 24),
+    (("double4", "long4", "ulong4", "longlong4", "ulonglong4"), 32),
+):
     for _n in _names:
         TYPE_SIZES[_n] = _size
 
-_INT_TYPES = {n for n, s in TYPE_SIZES.items() if n not in (
-    "float", "double", "half", "__half", "half2", "__half2", "_Float16") and "float" not in n
-    and "double" not in n and "bfloat" not in n and "fp8" not in n and not n[-1].isdigit()}
+_INT_TYPES = {
+    n
+    for n, s in TYPE_SIZES.items()
+    if n not in ("float", "double", "half", "__half", "half2", "__half2", "_Float16")
+    and "float" not in n
+    and "double" not in n
+    and "bfloat" not in n
+    and "fp8" not in n
+    and not n[-1].isdigit()
+}
 _INT_TYPES |= {"auto", "std::size_t", "uint32_t", "int32_t", "uint64_t", "int64_t", "index_t"}
 _NUM = re.compile(r"^(0[xX][0-9a-fA-F']+|0[bB][01']+|0[0-7']*|[1-9][0-9']*)([uUlLzZ]*)$")
 _MAX_DEPTH = 24
@@ -68,14 +165,15 @@ class Consts:
 
     def __init__(self, ctx):
         self.ctx = ctx
-        self.defs: dict[str, list] = {}       # name -> [("macro", text) | ("node", expr node)]
+        self.defs: dict[str, list] = {}  # name -> [("macro", text) | ("node", expr node)]
         self._memo: dict[str, int | None] = {}
         self._busy: set[str] = set()
         for d in ctx.nodes("preproc_def"):
             name, val = d.child_by_field_name("name"), d.child_by_field_name("value")
             if name is not None:
                 self.defs.setdefault(ctx.text(name), []).append(
-                    ("macro", ctx.text(val).strip() if val is not None else ""))
+                    ("macro", ctx.text(val).strip() if val is not None else "")
+                )
         for d in ctx.nodes("declaration", "field_declaration"):
             quals = {ctx.text(c) for c in d.children if c.type == "type_qualifier"}
             t = d.child_by_field_name("type")
@@ -88,8 +186,10 @@ class Consts:
                     name = decl.child_by_field_name("declarator")
                     val = decl.child_by_field_name("value")
                     if name is not None and name.type == "identifier" and val is not None:
-                        if val.type in ("initializer_list",
-                                        "argument_list") and val.named_child_count == 1:
+                        if (
+                            val.type in ("initializer_list", "argument_list")
+                            and val.named_child_count == 1
+                        ):
                             val = val.named_children[0]
                         self.defs.setdefault(ctx.text(name), []).append(("node", val))
             dv = d.child_by_field_name("default_value")
@@ -105,7 +205,7 @@ class Consts:
                 name, val = e.child_by_field_name("name"), e.child_by_field_name("value")
                 if val is not None:
                     self.defs.setdefault(ctx.text(name), []).append(("node", val))
-                    prev = None       # evaluated lazily; implicit successors stay unknown
+                    prev = None  # evaluated lazily; implicit successors stay unknown
                 elif prev is not None:
                     prev += 1
                     self.defs.setdefault(ctx.text(name), []).append(("int", prev))
@@ -214,13 +314,24 @@ class _Eval:
                     return q if op == "/" else a - q * b
                 if op in ("<<", ">>") and not 0 <= b < 128:
                     return None
-                return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-                        "<<": lambda: a << b, ">>": lambda: a >> b, "&": lambda: a & b,
-                        "|": lambda: a | b, "^": lambda: a ^ b, "<": lambda: int(a < b),
-                        ">": lambda: int(a > b), "<=": lambda: int(a <= b),
-                        ">=": lambda: int(a >= b), "==": lambda: int(a == b),
-                        "!=": lambda: int(a != b), "&&": lambda: int(bool(a and b)),
-                        "||": lambda: int(bool(a or b))}[op]()
+                return {
+                    "+": lambda: a + b,
+                    "-": lambda: a - b,
+                    "*": lambda: a * b,
+                    "<<": lambda: a << b,
+                    ">>": lambda: a >> b,
+                    "&": lambda: a & b,
+                    "|": lambda: a | b,
+                    "^": lambda: a ^ b,
+                    "<": lambda: int(a < b),
+                    ">": lambda: int(a > b),
+                    "<=": lambda: int(a <= b),
+                    ">=": lambda: int(a >= b),
+                    "==": lambda: int(a == b),
+                    "!=": lambda: int(a != b),
+                    "&&": lambda: int(bool(a and b)),
+                    "||": lambda: int(bool(a or b)),
+                }[op]()
             except KeyError:
                 return None
         return None

@@ -1,17 +1,53 @@
 """Declarations of variables and parameters, and the integer width of their types."""
+
 from __future__ import annotations
 
 import re
 
 from .functions import enclosing_function
 
-TYPES32 = frozenset({"int", "unsigned", "unsigned int", "signed", "signed int", "uint32_t",
-                     "int32_t", "std::uint32_t", "std::int32_t", "uint", "unsigned int32_t",
-                     "u32", "s32", "int32", "uint32"})
-TYPES64 = frozenset({"long long", "unsigned long long", "long long int", "unsigned long long int",
-                     "long", "unsigned long", "long int", "unsigned long int", "uint64_t",
-                     "int64_t", "std::uint64_t", "std::int64_t", "size_t", "lane_mask", "u64",
-                     "uint64", "int64", "unsigned __int64", "__int64"})
+TYPES32 = frozenset(
+    {
+        "int",
+        "unsigned",
+        "unsigned int",
+        "signed",
+        "signed int",
+        "uint32_t",
+        "int32_t",
+        "std::uint32_t",
+        "std::int32_t",
+        "uint",
+        "unsigned int32_t",
+        "u32",
+        "s32",
+        "int32",
+        "uint32",
+    }
+)
+TYPES64 = frozenset(
+    {
+        "long long",
+        "unsigned long long",
+        "long long int",
+        "unsigned long long int",
+        "long",
+        "unsigned long",
+        "long int",
+        "unsigned long int",
+        "uint64_t",
+        "int64_t",
+        "std::uint64_t",
+        "std::int64_t",
+        "size_t",
+        "lane_mask",
+        "u64",
+        "uint64",
+        "int64",
+        "unsigned __int64",
+        "__int64",
+    }
+)
 _SPACE = re.compile(r"\s+")
 
 
@@ -34,6 +70,7 @@ class Decl:
     """One declared name: `name`, its declaration node `node`, the type node `type`, the
     initialiser (or default argument) `value`, whether it is a pointer/array (`pointer`), the
     declaration's type qualifiers and the identifier node `ident`."""
+
     __slots__ = ("ident", "name", "node", "pointer", "qualifiers", "type", "value")
 
     def __init__(self, name, node, type_, value, pointer, qualifiers, ident):
@@ -53,8 +90,11 @@ def _declarators(ctx, decl):
             node = node.child_by_field_name("declarator")
         elif decl.type == "optional_parameter_declaration":
             value = decl.child_by_field_name("default_value")
-        while node is not None and node.type in ("pointer_declarator", "array_declarator",
-                                                  "reference_declarator"):
+        while node is not None and node.type in (
+            "pointer_declarator",
+            "array_declarator",
+            "reference_declarator",
+        ):
             pointer = pointer or node.type != "reference_declarator"
             inner = node.child_by_field_name("declarator")
             if inner is None and node.type == "reference_declarator":
@@ -78,8 +118,11 @@ class Declarations:
         if found is None:
             ctx = self._ctx
             root = scope if scope is not None else ctx.root
-            nodes = ctx.captures("[(declaration) (parameter_declaration) "
-                                 "(optional_parameter_declaration) (field_declaration)] @d", root)
+            nodes = ctx.captures(
+                "[(declaration) (parameter_declaration) "
+                "(optional_parameter_declaration) (field_declaration)] @d",
+                root,
+            )
             found = [x for d in nodes.get("d", []) for x in _declarators(ctx, d)]
             self._by_scope[key] = found
         return found
@@ -96,8 +139,11 @@ class Declarations:
         best = None
         if fn is not None:
             for d in self.in_scope(fn):
-                if d.name == name and d.ident.start_byte <= at.start_byte and (
-                        best is None or d.ident.start_byte > best.ident.start_byte):
+                if (
+                    d.name == name
+                    and d.ident.start_byte <= at.start_byte
+                    and (best is None or d.ident.start_byte > best.ident.start_byte)
+                ):
                     best = d
             if best is not None:
                 return best

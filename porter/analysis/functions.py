@@ -1,4 +1,5 @@
 """Functions around a node: the enclosing definition, its name, qualifiers and device/host kind."""
+
 from __future__ import annotations
 
 import re
@@ -24,7 +25,7 @@ def enclosing_function(node, *, lambdas: bool):
 def function_qualifiers(ctx, fn) -> set[str]:
     """`__global__`/`__device__`/`__host__` and attribute texts of a function definition."""
     out = {ctx.text(c) for c in fn.children if c.type in ("__global__", "__device__", "__host__")}
-    for c in fn.children:       # some qualifiers arrive as attribute/identifier tokens
+    for c in fn.children:  # some qualifiers arrive as attribute/identifier tokens
         if c.type in ("attribute_specifier", "ms_declspec_modifier", "type_qualifier"):
             out.add(ctx.text(c))
     return out
@@ -50,7 +51,7 @@ def function_head(ctx, fn) -> str:
     """Text of a function definition before its body (specifiers, attributes, declarator)."""
     body = fn.child_by_field_name("body")
     end = body.start_byte if body is not None else fn.end_byte
-    return ctx.data[fn.start_byte:end].decode("utf-8", "replace")
+    return ctx.data[fn.start_byte : end].decode("utf-8", "replace")
 
 
 def device_kind(ctx, node) -> str:

@@ -4,6 +4,7 @@ Rule and analysis modules define many module-level patterns; compiling them all 
 about a tenth of a second, which `porter port one.cu` pays for rules that never run on that file.
 `re.compile` here returns a proxy that compiles on first use; everything else is the real `re`.
 """
+
 from __future__ import annotations
 
 import re as _re
@@ -47,15 +48,28 @@ class _LazyRe(types.ModuleType):
     Match = _re.Match
 
     def compile(self, pattern, flags=0):
-        return LazyPattern(_unwrap(pattern), flags) if not isinstance(pattern,
-                                                                      LazyPattern) else pattern
+        return (
+            LazyPattern(_unwrap(pattern), flags)
+            if not isinstance(pattern, LazyPattern)
+            else pattern
+        )
 
     def __getattr__(self, name):
         attr = getattr(_re, name)
-        if callable(attr) and name in ("sub", "subn", "match", "search", "findall", "finditer",
-                                       "split", "fullmatch"):
+        if callable(attr) and name in (
+            "sub",
+            "subn",
+            "match",
+            "search",
+            "findall",
+            "finditer",
+            "split",
+            "fullmatch",
+        ):
+
             def call(pattern, *a, **k):
                 return attr(_unwrap(pattern), *a, **k)
+
             return call
         return attr
 

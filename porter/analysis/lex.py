@@ -1,6 +1,7 @@
 """Lexing helpers the rules share with the rewriter (identifier tokens, code spans of opaque
 text, `#include` directives). They live in the rewriter, which lexes every file first; rules and
 analysis modules import them from here only, so a move in the rewriter changes one file."""
+
 from __future__ import annotations
 
 from ..rewrite.cuda import (
@@ -11,8 +12,14 @@ from ..rewrite.cuda import (
     lex_code_spans,
 )
 
-__all__ = ["code_matches", "find_word", "identifiers", "include_directives", "is_declaration_name",
-           "lex_code_spans"]
+__all__ = [
+    "code_matches",
+    "find_word",
+    "identifiers",
+    "include_directives",
+    "is_declaration_name",
+    "lex_code_spans",
+]
 
 
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")

@@ -9,6 +9,7 @@ the NVIDIA side of a dual-vendor file alone.
 and `.in_comment_or_string(start, end)`. `porter.analysis.vendor` turns it into the question rules
 ask ("is this byte compiled for AMD, for NVIDIA, for both?").
 """
+
 from __future__ import annotations
 
 import bisect
@@ -22,26 +23,61 @@ from functools import lru_cache
 # defines __HIP__, __HIPCC__, __clang__, __AMDGCN__ and, in the device pass, __HIP_DEVICE_COMPILE__,
 # __GFX9__, __gfx942__; it defines none of __CUDA_ARCH__, __CUDACC__, __NVCC__, __CUDA__.
 # hip/hip_common.h defines __HIP_PLATFORM_AMD__ under clang+HIP.
-NV_ONLY_MACROS = frozenset({
-    "__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "__CUDA_ARCH_SPECIFIC__",
-                            "__CUDA_ARCH_FAMILY_SPECIFIC__",
-    "__NVCC__", "__CUDACC__", "__CUDACC_RTC__", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
-    "__CUDACC_VER_BUILD__", "__CUDACC_VER__", "__CUDACC_DEBUG__", "__CUDACC_RDC__",
-                            "__CUDACC_EWP__",
-    "__CUDACC_RELAXED_CONSTEXPR__", "__CUDACC_EXTENDED_LAMBDA__", "__CUDA__", "__NVCOMPILER",
-    "__NVCOMPILER_CUDA__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__", "CUDART_VERSION",
-    "CUDA_VERSION", "__CUDA_API_VERSION",
-})
+NV_ONLY_MACROS = frozenset(
+    {
+        "__CUDA_ARCH__",
+        "__CUDA_ARCH_LIST__",
+        "__CUDA_ARCH_SPECIFIC__",
+        "__CUDA_ARCH_FAMILY_SPECIFIC__",
+        "__NVCC__",
+        "__CUDACC__",
+        "__CUDACC_RTC__",
+        "__CUDACC_VER_MAJOR__",
+        "__CUDACC_VER_MINOR__",
+        "__CUDACC_VER_BUILD__",
+        "__CUDACC_VER__",
+        "__CUDACC_DEBUG__",
+        "__CUDACC_RDC__",
+        "__CUDACC_EWP__",
+        "__CUDACC_RELAXED_CONSTEXPR__",
+        "__CUDACC_EXTENDED_LAMBDA__",
+        "__CUDA__",
+        "__NVCOMPILER",
+        "__NVCOMPILER_CUDA__",
+        "__HIP_PLATFORM_NVIDIA__",
+        "__HIP_PLATFORM_NVCC__",
+        "CUDART_VERSION",
+        "CUDA_VERSION",
+        "__CUDA_API_VERSION",
+    }
+)
 _NV_PREFIX = ("__CUDA_ARCH_FEAT_", "__CUDACC_VER")
 # defined on the NVIDIA side when compiling with nvcc (value unknown or 1)
 _NV_DEFINED = {"__NVCC__": 1, "__CUDACC__": 1}
-_AMD_TOKENS = frozenset({"HIP", "ROCM", "AMD", "HCC", "AMDGCN", "AMDGPU", "HIPCC", "HIPBLAS",
-                         "HIPBLASLT", "HIPRTC", "ROCBLAS", "MIOPEN", "CDNA", "RDNA"})
-_AMD_OFFICIAL = {"__HIP_PLATFORM_AMD__": 1, "__HIP_PLATFORM_HCC__": 1, "__HIP__": 1,
-                 "__HIPCC__": 1}
-_AMD_UNKNOWN = re.compile(r"^(?:__HIP_DEVICE_COMPILE__|__AMDGCN__|__AMDGCN_\w+|__gfx\w+__"
-                          r"|__GFX\d+\w*__"
-                          r"|__HIP_NO_\w+|__HIP_ARCH_\w+|__HIPCC_RTC__|\w*VERSION\w*)$")
+_AMD_TOKENS = frozenset(
+    {
+        "HIP",
+        "ROCM",
+        "AMD",
+        "HCC",
+        "AMDGCN",
+        "AMDGPU",
+        "HIPCC",
+        "HIPBLAS",
+        "HIPBLASLT",
+        "HIPRTC",
+        "ROCBLAS",
+        "MIOPEN",
+        "CDNA",
+        "RDNA",
+    }
+)
+_AMD_OFFICIAL = {"__HIP_PLATFORM_AMD__": 1, "__HIP_PLATFORM_HCC__": 1, "__HIP__": 1, "__HIPCC__": 1}
+_AMD_UNKNOWN = re.compile(
+    r"^(?:__HIP_DEVICE_COMPILE__|__AMDGCN__|__AMDGCN_\w+|__gfx\w+__"
+    r"|__GFX\d+\w*__"
+    r"|__HIP_NO_\w+|__HIP_ARCH_\w+|__HIPCC_RTC__|\w*VERSION\w*)$"
+)
 
 
 def is_amd_macro(name: str) -> bool:
@@ -77,14 +113,16 @@ def macro(name: str, world: str) -> tuple[bool | None, int | None]:
         if is_amd_macro(name):
             if _AMD_UNKNOWN.match(name):
                 return (True, None) if "VERSION" in name else (None, None)
-            return True, 1                      # project flag set by its ROCm build
+            return True, 1  # project flag set by its ROCm build
         return None, None
     # nvcc
     if name in _NV_DEFINED:
         return True, _NV_DEFINED[name]
-    if name in ("__HIPCC__", "__HIP_DEVICE_COMPILE__",
-                "__HIP_PLATFORM_NVIDIA__") or "VERSION" in name:
-        return None, None                       # HIP-on-NVIDIA defines some of these
+    if (
+        name in ("__HIPCC__", "__HIP_DEVICE_COMPILE__", "__HIP_PLATFORM_NVIDIA__")
+        or "VERSION" in name
+    ):
+        return None, None  # HIP-on-NVIDIA defines some of these
     if is_amd_macro(name):
         return False, 0
     return None, None
@@ -94,8 +132,10 @@ def macro(name: str, world: str) -> tuple[bool | None, int | None]:
 _COND_CACHE = 4096
 
 # -- preprocessor expressions ------------------------------------------------------------------
-_TOK = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)"
-                  r"|(?P<chr>'(?:\\.|[^'])*')|(?P<op>&&|\|\||==|!=|>=|<=|<<|>>|[-+*/%<>!~&|^()?:,]))")
+_TOK = re.compile(
+    r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)"
+    r"|(?P<chr>'(?:\\.|[^'])*')|(?P<op>&&|\|\||==|!=|>=|<=|<<|>>|[-+*/%<>!~&|^()?:,]))"
+)
 
 
 def _tokens(text: str):
@@ -125,6 +165,7 @@ def _tokens(text: str):
 @dataclass
 class Cond:
     """A parsed #if condition: an evaluator per world, and the macro names it mentions."""
+
     text: str
     names: list[str]
     ast: object
@@ -133,8 +174,18 @@ class Cond:
         return _eval(self.ast, world, override or {})
 
 
-_BIN_PREC = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="),
-             ("<<", ">>"), ("+", "-"), ("*", "/", "%")]
+_BIN_PREC = [
+    ("||",),
+    ("&&",),
+    ("|",),
+    ("^",),
+    ("&",),
+    ("==", "!="),
+    ("<", ">", "<=", ">="),
+    ("<<", ">>"),
+    ("+", "-"),
+    ("*", "/", "%"),
+]
 
 
 class _Parser:
@@ -195,7 +246,7 @@ class _Parser:
                     return ("unk",)
                 self.names.append(name)
                 return ("def", name)
-            if self.peek() == ("op", "("):       # function-like macro / __has_include(...)
+            if self.peek() == ("op", "("):  # function-like macro / __has_include(...)
                 depth = 0
                 while self.peek()[0] != "end":
                     k, v = self.take()
@@ -218,9 +269,9 @@ def parse_cond(text: str) -> Cond:
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL)
     text = re.sub(r"//.*", "", text)
     toks = _tokens(text)
-    if any(k == "bad" for k, _ in toks) or any(k == "id" and v in ("__has_include",
-                                                                   "__has_include_next")
-                                               for k, v in toks):
+    if any(k == "bad" for k, _ in toks) or any(
+        k == "id" and v in ("__has_include", "__has_include_next") for k, v in toks
+    ):
         p = _Parser([t for t in toks if t[0] == "id"])
         names = [v for k, v in toks if k == "id" and v != "defined"]
         return Cond(text.strip(), names, ("unk",))
@@ -275,12 +326,24 @@ def _eval(node, world, override):
     if a is None or b is None:
         return None
     try:
-        return {"==": lambda: int(a == b), "!=": lambda: int(a != b), "<": lambda: int(a < b),
-                ">": lambda: int(a > b), "<=": lambda: int(a <= b), ">=": lambda: int(a >= b),
-                "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
-                "/": lambda: int(a / b), "%": lambda: a % b, "<<": lambda: a << b,
-                ">>": lambda: a >> b, "&": lambda: a & b, "|": lambda: a | b,
-                "^": lambda: a ^ b}[op]()
+        return {
+            "==": lambda: int(a == b),
+            "!=": lambda: int(a != b),
+            "<": lambda: int(a < b),
+            ">": lambda: int(a > b),
+            "<=": lambda: int(a <= b),
+            ">=": lambda: int(a >= b),
+            "+": lambda: a + b,
+            "-": lambda: a - b,
+            "*": lambda: a * b,
+            "/": lambda: int(a / b),
+            "%": lambda: a % b,
+            "<<": lambda: a << b,
+            ">>": lambda: a >> b,
+            "&": lambda: a & b,
+            "|": lambda: a | b,
+            "^": lambda: a ^ b,
+        }[op]()
     except (ZeroDivisionError, ValueError, KeyError):
         return None
 
@@ -316,13 +379,14 @@ class Branch:
     """One branch of an `#if` chain. Its condition is parsed when first read (`cond`, `raw`):
     most files are asked about a few positions, and parsing every directive's condition up front
     cost as much as the rules that ask."""
-    kind: str                 # if / ifdef / ifndef / elif / elifdef / elifndef / else
-    text: bytes               # the directive's text after the keyword
-    start: int                # byte offset of the directive
-    line_end: int             # byte offset after the directive line (body start)
-    cond_start: int = 0       # byte range of the condition text
+
+    kind: str  # if / ifdef / ifndef / elif / elifdef / elifndef / else
+    text: bytes  # the directive's text after the keyword
+    start: int  # byte offset of the directive
+    line_end: int  # byte offset after the directive line (body start)
+    cond_start: int = 0  # byte range of the condition text
     cond_end: int = 0
-    end: int = 0              # byte offset of the next directive of the group (body end)
+    end: int = 0  # byte offset of the next directive of the group (body end)
     group: Group | None = None
     index: int = 0
     _cond: Cond | None | bool = field(default=False, repr=False)
@@ -361,17 +425,17 @@ def _raw(text: str) -> str:
 @dataclass
 class Group:
     branches: list[Branch] = field(default_factory=list)
-    end: int = 0              # end of the #endif line
+    end: int = 0  # end of the #endif line
     parent: Branch | None = None
 
     def mentions_amd(self) -> bool:
-        return any(b.cond is not None and any(is_amd_macro(n) for n in b.cond.names)
-                   for b in self.branches)
+        return any(
+            b.cond is not None and any(is_amd_macro(n) for n in b.cond.names) for b in self.branches
+        )
 
     def mentions(self, pred) -> bool:
         """Does a condition of this `#if` chain name a macro for which `pred(name)` is true?"""
-        return any(b.cond is not None and any(pred(n) for n in b.cond.names)
-                   for b in self.branches)
+        return any(b.cond is not None and any(pred(n) for n in b.cond.names) for b in self.branches)
 
     def mentions_vendor(self) -> bool:
         return self.mentions(is_vendor_macro)
@@ -383,9 +447,9 @@ def _logical_line_end(data: bytes, pos: int) -> int:
         if j < 0:
             return len(data)
         k = j - 1
-        if k >= 0 and data[k:k + 1] == b"\r":
+        if k >= 0 and data[k : k + 1] == b"\r":
             k -= 1
-        if k >= 0 and data[k:k + 1] == b"\\":
+        if k >= 0 and data[k : k + 1] == b"\\":
             pos = j + 1
             continue
         return j + 1
@@ -414,7 +478,7 @@ class PPState:
                 stack.append(g)
                 self.groups.append(g)
             if not stack:
-                continue                   # stray #elif/#else/#endif (header fragment)
+                continue  # stray #elif/#else/#endif (header fragment)
             g = stack[-1]
             if g.branches:
                 g.branches[-1].end = start
@@ -422,11 +486,20 @@ class PPState:
                 g.end = eol
                 stack.pop()
                 continue
-            b = Branch(kind, data[m.end():eol], start, eol,
-                       m.end(), eol, end=len(data), group=g, index=len(g.branches))
+            b = Branch(
+                kind,
+                data[m.end() : eol],
+                start,
+                eol,
+                m.end(),
+                eol,
+                end=len(data),
+                group=g,
+                index=len(g.branches),
+            )
             g.branches.append(b)
             self.branches.append(b)
-        for g in stack:                    # unterminated
+        for g in stack:  # unterminated
             g.end = len(data)
             if g.branches:
                 g.branches[-1].end = len(data)
@@ -443,7 +516,7 @@ class PPState:
         if not self.branches:
             return None
         if self._starts is None:
-            self._starts = [b.line_end for b in self.branches]   # ascending (document order)
+            self._starts = [b.line_end for b in self.branches]  # ascending (document order)
         i = bisect.bisect_right(self._starts, pos) - 1
         b = self.branches[i] if i >= 0 else None
         # branch bodies nest: the innermost one holding `pos` is the last one starting before it
@@ -468,8 +541,8 @@ class PPState:
                 self._memo[key] = self.branch_value(b, world, {})
             return self._memo[key]
         v: int | None = 1
-        assert b.group is not None          # every Branch is made inside its Group
-        for prev in b.group.branches[:b.index]:
+        assert b.group is not None  # every Branch is made inside its Group
+        for prev in b.group.branches[: b.index]:
             v = _and(v, _not(prev.cond.eval(world, override) if prev.cond else 1))
         if b.cond is not None:
             v = _and(v, b.cond.eval(world, override))
@@ -498,6 +571,7 @@ class PPState:
 
             def pred(n: str) -> bool:
                 return any(w in n for w in words)
+
         return any(b.group is not None and b.group.mentions(pred) for b in self.enclosing(pos))
 
     def dead_on_amd(self, pos: int) -> bool:

@@ -14,6 +14,7 @@
 
 Nothing here imports triton, torch or libcst.
 """
+
 from __future__ import annotations
 
 import ast
@@ -32,21 +33,27 @@ NVIDIA = "nvidia"
 # Helper names projects use for "running on ROCm" / "running on CUDA". Sources: Triton tutorials
 # (`is_hip`, `is_cuda`, `is_hip_cdna*`), vLLM (`current_platform.is_rocm()`, `is_cuda()`),
 # PyTorch (`torch.version.hip`), OLMo-core (`is_rocm`), hazards.md TRITON-DEVICE-CHECK.
-_AMD_FN = re.compile(r"(?i)^_?(is|on|use|using|has)_?(hip|rocm|amd|cdna\d*|rdna\d*|gfx\d+\w*|"
-                     r"mi\d+\w*|hip_\w+|rocm_\w+|amd_\w+)$")
+_AMD_FN = re.compile(
+    r"(?i)^_?(is|on|use|using|has)_?(hip|rocm|amd|cdna\d*|rdna\d*|gfx\d+\w*|"
+    r"mi\d+\w*|hip_\w+|rocm_\w+|amd_\w+)$"
+)
 _NV_FN = re.compile(r"(?i)^_?(is|on|use|using|has)_?(cuda|nvidia|nv)$")
 # true only on some NVIDIA GPUs: the body is NVIDIA-only, the else side is not AMD-only.
 # PyTorch's TMA probes (`has_triton_tma`, `has_triton_tma_device`,
 # `has_triton_experimental_host_tma`, `has_triton_tensor_descriptor_host_tma`,
 # `has_triton_stable_tma_api`, `has_datacenter_blackwell_tma_device`) return False on ROCm:
 # torch/utils/_triton.py requires `not torch.version.hip` (torch 2.13).
-_NV_ARCH_FN = re.compile(r"(?i)^_?(is|on|has)_?(hopper|blackwell|ampere|sm_?\d+\w*|"
-                         r"cuda_\w+|nvidia_\w+|tma\w*|tcgen05\w*|wgmma\w*|triton_\w*tma\w*|"
-                         r"datacenter_blackwell\w*)$")
+_NV_ARCH_FN = re.compile(
+    r"(?i)^_?(is|on|has)_?(hopper|blackwell|ampere|sm_?\d+\w*|"
+    r"cuda_\w+|nvidia_\w+|tma\w*|tcgen05\w*|wgmma\w*|triton_\w*tma\w*|"
+    r"datacenter_blackwell\w*)$"
+)
 # flags true only on some NVIDIA GPUs (fla's IS_NVIDIA_HOPPER / IS_NVIDIA_BLACKWELL) or only
 # with an NVIDIA-only feature (USE_PDL: programmatic dependent launch, PTX griddepcontrol)
-_NV_ARCH_VAR = re.compile(r"(?i)^_?(is|on|has|use|using|enable)_?(nvidia_\w+|cuda_\w+|hopper|"
-                          r"blackwell|ampere|sm_?\d+\w*|pdl)$")
+_NV_ARCH_VAR = re.compile(
+    r"(?i)^_?(is|on|has|use|using|enable)_?(nvidia_\w+|cuda_\w+|hopper|"
+    r"blackwell|ampere|sm_?\d+\w*|pdl)$"
+)
 _AMD_VAR = re.compile(r"(?i)^_?(is|on|use|using|has)?_?(hip|rocm|amd)$")
 _NV_VAR = re.compile(r"(?i)^_?(is|on|use|using|has)_?(cuda|nvidia)$")
 
@@ -59,6 +66,7 @@ def _negate(v: tuple[str | None, str | None]) -> tuple[str | None, str | None]:
 class ConfigValue:
     """One evaluated triton.Config (or launch): None for a field means "not given"; UNKNOWN means
     "given but not a constant"."""
+
     meta: dict
     options: dict
     node: ast.AST
@@ -84,12 +92,12 @@ class _NotConst(Exception):
 class PyFacts:
     src: PySource
     aliases: dict[str, str] = field(default_factory=dict)
-    imported: set[str] = field(default_factory=set)          # fully qualified imported modules
+    imported: set[str] = field(default_factory=set)  # fully qualified imported modules
     kernels: list[ast.FunctionDef] = field(default_factory=list)
-    regions: list[tuple[int, int, str]] = field(default_factory=list)   # (start, end, vendor)
+    regions: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, vendor)
     parents: dict[int, ast.AST] = field(default_factory=dict)
     module_consts: dict[str, ast.AST] = field(default_factory=dict)
-    vendor_tests: list[ast.AST] = field(default_factory=list)   # expressions read as switches
+    vendor_tests: list[ast.AST] = field(default_factory=list)  # expressions read as switches
     _cache: dict = field(default_factory=dict)
 
     # -- names -------------------------------------------------------------------------------
@@ -159,7 +167,7 @@ class PyFacts:
         if isinstance(expr, (ast.Name, ast.Attribute)):
             d = dotted(expr) or ""
             q = self.qualname(expr) or d
-            if q.endswith("version.hip"):            # torch.version.hip is set on ROCm builds
+            if q.endswith("version.hip"):  # torch.version.hip is set on ROCm builds
                 return AMD, NVIDIA
             if q.endswith("version.cuda"):
                 return NVIDIA, AMD
@@ -177,8 +185,11 @@ class PyFacts:
             return None, None
         if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
             left, op, right = expr.left, expr.ops[0], expr.comparators[0]
-            if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, ast.Constant) \
-                    and right.value is None:
+            if (
+                isinstance(op, (ast.Is, ast.IsNot))
+                and isinstance(right, ast.Constant)
+                and right.value is None
+            ):
                 v = self.test_vendor(left)
                 return v if isinstance(op, ast.IsNot) else _negate(v)
             if isinstance(op, (ast.Eq, ast.NotEq)):
@@ -189,21 +200,35 @@ class PyFacts:
                         sval = b.value.lower()
                         # not `device_type`/`device.type`: PyTorch reports ROCm devices as
                         # "cuda" (torch.cuda is the HIP backend on ROCm builds)
-                        if attr in ("backend", "platform", "vendor") or \
-                                attr.endswith("backend"):
-                            v = (AMD, NVIDIA) if sval in ("hip", "rocm", "amd") else \
-                                (NVIDIA, AMD) if sval in ("cuda", "nvidia") else (None, None)
+                        if attr in ("backend", "platform", "vendor") or attr.endswith("backend"):
+                            v = (
+                                (AMD, NVIDIA)
+                                if sval in ("hip", "rocm", "amd")
+                                else (NVIDIA, AMD)
+                                if sval in ("cuda", "nvidia")
+                                else (None, None)
+                            )
                             return v if isinstance(op, ast.Eq) else _negate(v)
-            if isinstance(op, (ast.In, ast.NotIn)) and isinstance(left, ast.Constant) \
-                    and isinstance(left.value, str) and left.value.lower().startswith("gfx"):
+            if (
+                isinstance(op, (ast.In, ast.NotIn))
+                and isinstance(left, ast.Constant)
+                and isinstance(left.value, str)
+                and left.value.lower().startswith("gfx")
+            ):
                 return (AMD, None) if isinstance(op, ast.In) else (None, AMD)
         return None, None
 
 
 # -- building the facts ---------------------------------------------------------------------
-_KERNEL_DECOS = ("triton.jit", "triton.autotune", "triton.heuristics",
-                 "triton.experimental.gluon.jit", "triton.experimental.gluon._runtime.jit",
-                 "triton.language.core.extern", "triton.runtime.jit.jit")
+_KERNEL_DECOS = (
+    "triton.jit",
+    "triton.autotune",
+    "triton.heuristics",
+    "triton.experimental.gluon.jit",
+    "triton.experimental.gluon._runtime.jit",
+    "triton.language.core.extern",
+    "triton.runtime.jit.jit",
+)
 
 
 def build(src: PySource) -> PyFacts:
@@ -232,8 +257,11 @@ def build(src: PySource) -> PyFacts:
     # module constants: names assigned exactly once at module level
     counts: dict[str, int] = {}
     for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
-                and isinstance(stmt.targets[0], ast.Name):
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
             n = stmt.targets[0].id
             counts[n] = counts.get(n, 0) + 1
             facts.module_consts[n] = stmt.value
@@ -284,12 +312,17 @@ def _vendor_regions(facts: PyFacts) -> None:
             if fv and sp:
                 regions.append((*sp, fv))
             # `if is_hip(): return ...` : the rest of the enclosing block is the other side
-            if isinstance(node, ast.If) and fv and not node.orelse and node.body and \
-                    isinstance(node.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+            if (
+                isinstance(node, ast.If)
+                and fv
+                and not node.orelse
+                and node.body
+                and isinstance(node.body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+            ):
                 par = facts.parent(node)
                 block = getattr(par, "body", None)
                 if isinstance(block, list) and node in block:
-                    rest = block[block.index(node) + 1:]
+                    rest = block[block.index(node) + 1 :]
                     sp = _block_span(facts, rest)
                     if sp:
                         regions.append((*sp, fv))
@@ -298,17 +331,18 @@ def _vendor_regions(facts: PyFacts) -> None:
                 tv, _ = facts.test_vendor(v)
                 if tv:
                     facts.vendor_tests.append(v)
-                    regions.append((facts.span(node.values[i + 1])[0],
-                                    facts.span(node.values[-1])[1], tv))
+                    regions.append(
+                        (facts.span(node.values[i + 1])[0], facts.span(node.values[-1])[1], tv)
+                    )
                     break
         elif isinstance(node, ast.Assert):
             tv, _ = facts.test_vendor(node.test)
-            if tv:          # `assert is_cuda()` : the rest of the block is that vendor's
+            if tv:  # `assert is_cuda()` : the rest of the block is that vendor's
                 facts.vendor_tests.append(node.test)
                 par = facts.parent(node)
                 block = getattr(par, "body", None)
                 if isinstance(block, list) and node in block:
-                    sp = _block_span(facts, block[block.index(node):])
+                    sp = _block_span(facts, block[block.index(node) :])
                     if sp:
                         regions.append((*sp, tv))
     _propagate(facts)
@@ -322,8 +356,11 @@ def _propagate(facts: PyFacts) -> None:
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             defs[stmt.name] = stmt
-        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
-                and isinstance(stmt.targets[0], ast.Name):
+        elif (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
             defs[stmt.targets[0].id] = stmt
     if not defs or not facts.regions:
         return
@@ -350,15 +387,27 @@ def _propagate(facts: PyFacts) -> None:
 
 
 # -- constant folding -----------------------------------------------------------------------
-_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
-           ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b,
-           ast.Mod: lambda a, b: a % b, ast.Pow: lambda a, b: a ** b,
-           ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
-           ast.Div: lambda a, b: a / b}
-_CMPOPS = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
-           ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b,
-           ast.NotEq: lambda a, b: a != b, ast.In: lambda a, b: a in b,
-           ast.NotIn: lambda a, b: a not in b}
+_BINOPS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b,
+    ast.Pow: lambda a, b: a**b,
+    ast.LShift: lambda a, b: a << b,
+    ast.RShift: lambda a, b: a >> b,
+    ast.Div: lambda a, b: a / b,
+}
+_CMPOPS = {
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
 _MAX_POW = 64
 
 
@@ -540,7 +589,7 @@ def config_values(facts: PyFacts) -> list[tuple[ast.Call, list[ConfigValue]]]:
     for node in ast.walk(facts.src.tree):
         if not (isinstance(node, ast.Call) and facts.qualname(node.func) == "triton.Config"):
             continue
-        loops = []          # enclosing generators / for loops, innermost first
+        loops = []  # enclosing generators / for loops, innermost first
         cur: ast.AST = node
         while True:
             par = facts.parent(cur)
@@ -549,14 +598,15 @@ def config_values(facts: PyFacts) -> list[tuple[ast.Call, list[ConfigValue]]]:
             if isinstance(par, (ast.ListComp, ast.GeneratorExp, ast.SetComp)) and cur is par.elt:
                 loops.append(par.generators)
             elif isinstance(par, ast.For) and cur in par.body:
-                loops.append([ast.comprehension(target=par.target, iter=par.iter, ifs=[],
-                                                is_async=0)])
+                loops.append(
+                    [ast.comprehension(target=par.target, iter=par.iter, ifs=[], is_async=0)]
+                )
             cur = par
         gens = [g for gs in reversed(loops) for g in gs]
         try:
             envs = folder.comprehension_envs(gens, {}) if gens else [{}]
         except _NotConst:
-            envs = [None]       # loop domains unknown: evaluate with unknown names
+            envs = [None]  # loop domains unknown: evaluate with unknown names
         values = []
         for env in envs:
             values.append(folder.config(node, env if env is not None else {}))
@@ -594,8 +644,9 @@ _VERSION = re.compile(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", re.MULTILINE)
 
 def _triton_dir() -> Path | None:
     import importlib.util
+
     try:
-        spec = importlib.util.find_spec("triton")      # finds the package without importing it
+        spec = importlib.util.find_spec("triton")  # finds the package without importing it
     except (ImportError, ValueError):
         return None
     if spec is None or not spec.submodule_search_locations:
@@ -605,19 +656,25 @@ def _triton_dir() -> Path | None:
 
 def read_wheel_lists(root: Path) -> dict:
     """Function names of the CUDA and the HIP libdevice modules and of `tl.math`, from source."""
+
     def names(rel: str) -> list[str]:
         return sorted(set(_DEF.findall((root / rel).read_text(encoding="utf-8"))))
+
     version = _VERSION.search((root / "__init__.py").read_text(encoding="utf-8"))
-    return {"triton_version": version.group(1) if version else "unknown",
-            "cuda": names("language/extra/cuda/libdevice.py"),
-            "hip": names("language/extra/hip/libdevice.py"),
-            "generic": names("language/extra/libdevice.py"),
-            "math": [n for n in names("language/math.py") if not n.startswith("_")],
-            # the helpers of triton.language.extra.{cuda,hip} besides libdevice
-            "cuda_helpers": [n for n in names("language/extra/cuda/utils.py") +
-                             names("language/extra/cuda/gdc.py") if not n.startswith("_")],
-            "hip_helpers": [n for n in names("language/extra/hip/utils.py")
-                            if not n.startswith("_")]}
+    return {
+        "triton_version": version.group(1) if version else "unknown",
+        "cuda": names("language/extra/cuda/libdevice.py"),
+        "hip": names("language/extra/hip/libdevice.py"),
+        "generic": names("language/extra/libdevice.py"),
+        "math": [n for n in names("language/math.py") if not n.startswith("_")],
+        # the helpers of triton.language.extra.{cuda,hip} besides libdevice
+        "cuda_helpers": [
+            n
+            for n in names("language/extra/cuda/utils.py") + names("language/extra/cuda/gdc.py")
+            if not n.startswith("_")
+        ],
+        "hip_helpers": [n for n in names("language/extra/hip/utils.py") if not n.startswith("_")],
+    }
 
 
 @lru_cache(maxsize=1)
@@ -645,8 +702,10 @@ def _generate() -> None:
         raise SystemExit("triton is not installed: cannot generate the libdevice lists")
     data = read_wheel_lists(root)
     DATA_FILE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {DATA_FILE} (triton {data['triton_version']}: {len(data['cuda'])} CUDA, "
-          f"{len(data['hip'])} HIP functions)")
+    print(
+        f"wrote {DATA_FILE} (triton {data['triton_version']}: {len(data['cuda'])} CUDA, "
+        f"{len(data['hip'])} HIP functions)"
+    )
 
 
 __all__ = [
@@ -665,5 +724,6 @@ __all__ = [
 
 if __name__ == "__main__":
     import sys
+
     if "--generate" in sys.argv:
         _generate()

@@ -1,4 +1,5 @@
 """Small tree-sitter helpers: ancestors, a document-order walk, parentheses, code or not."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -23,8 +24,9 @@ def walk(node) -> Iterator:
 
 
 def strip_parens(node):
-    while (node is not None and node.type == "parenthesized_expression"
-           and node.named_child_count == 1):
+    while (
+        node is not None and node.type == "parenthesized_expression" and node.named_child_count == 1
+    ):
         node = node.named_children[0]
     return node
 
@@ -33,8 +35,11 @@ def in_code(ctx, start: int, end: int) -> bool:
     """The byte range is not in a comment, a string or a `#define`."""
     node = ctx.root.descendant_for_byte_range(start, end)
     while node is not None:
-        if node.type in P.COMMENT_TYPES or node.type in P.STRING_TYPES or node.type in (
-                "preproc_arg", "preproc_def", "preproc_function_def"):
+        if (
+            node.type in P.COMMENT_TYPES
+            or node.type in P.STRING_TYPES
+            or node.type in ("preproc_arg", "preproc_def", "preproc_function_def")
+        ):
             return False
         node = node.parent
     return True

@@ -20,6 +20,7 @@ the HIP-Clang and the nvcc world. For Python, `porter.analysis.python` finds the
 of `if is_hip():`-style switches; `RegionVendorModel` answers the same question over any such
 "innermost vendor region at this offset" function.
 """
+
 from __future__ import annotations
 
 import enum
@@ -30,18 +31,18 @@ from .preproc import PPState
 
 
 class Side(str, enum.Enum):
-    AMD = "amd"             # only AMD compiles it (an AMD-only branch)
-    NVIDIA = "nvidia"       # AMD does not compile it (an NVIDIA-only branch, `#if 0` aside)
-    BOTH = "both"           # both vendors compile it (no switch decides)
-    NEITHER = "neither"     # dead for both (`#if 0`)
-    UNKNOWN = "unknown"     # the model cannot tell for at least one vendor
+    AMD = "amd"  # only AMD compiles it (an AMD-only branch)
+    NVIDIA = "nvidia"  # AMD does not compile it (an NVIDIA-only branch, `#if 0` aside)
+    BOTH = "both"  # both vendors compile it (no switch decides)
+    NEITHER = "neither"  # dead for both (`#if 0`)
+    UNKNOWN = "unknown"  # the model cannot tell for at least one vendor
 
 
 @dataclass(frozen=True)
 class Compiled:
     amd: bool | None
     nvidia: bool | None
-    switched: bool = False          # a vendor switch encloses the code
+    switched: bool = False  # a vendor switch encloses the code
     switch_undecided: bool = False  # ... and the vendor switches alone leave `amd` unknown
 
     @property
@@ -112,8 +113,12 @@ class CppVendorModel:
                         undecided = False
                         break
                     undecided = undecided or v is None
-            c = Compiled(_tri(self.pp.path_value(start, "amd")),
-                         _tri(self.pp.path_value(start, "nv")), switched, undecided)
+            c = Compiled(
+                _tri(self.pp.path_value(start, "amd")),
+                _tri(self.pp.path_value(start, "nv")),
+                switched,
+                undecided,
+            )
             self._memo[key] = c
         return c
 

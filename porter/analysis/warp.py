@@ -1,5 +1,6 @@
 """Warp-level builtins: their names, and which functions of a file call them (raw or through a
 project wrapper such as `warp_reduce_sum`). Shared by the wavefront and cooperative-groups rules."""
+
 from __future__ import annotations
 
 from .lazyre import re
@@ -13,16 +14,37 @@ REDUCE_SYNC = frozenset({f"__reduce_{op}_sync" for op in ("add", "min", "max", "
 MASKED = SHFL_SYNC | VOTE_SYNC | MATCH_SYNC | REDUCE_SYNC | {"__syncwarp"}
 # builtins that the mapping rewriter turns into the unmasked form before ROCm 7.0
 DROPPED_BEFORE_70 = SHFL_SYNC | VOTE_SYNC
-COLLECTIVE = SHFL | SHFL_SYNC | VOTE | VOTE_SYNC | MATCH_SYNC | REDUCE_SYNC | {
-    "__match_any", "__match_all", "__syncwarp"}
+COLLECTIVE = (
+    SHFL
+    | SHFL_SYNC
+    | VOTE
+    | VOTE_SYNC
+    | MATCH_SYNC
+    | REDUCE_SYNC
+    | {"__match_any", "__match_all", "__syncwarp"}
+)
 # calls whose result is a 64-bit lane mask on HIP
-MASK_SOURCES = frozenset({"__ballot", "__ballot_sync", "__activemask", "__match_any",
-                          "__match_any_sync", "__match_all", "__match_all_sync",
-                          "__lanemask_lt", "__lanemask_le", "__lanemask_gt", "__lanemask_ge",
-                          "__lanemask_eq"})
+MASK_SOURCES = frozenset(
+    {
+        "__ballot",
+        "__ballot_sync",
+        "__activemask",
+        "__match_any",
+        "__match_any_sync",
+        "__match_all",
+        "__match_all_sync",
+        "__lanemask_lt",
+        "__lanemask_le",
+        "__lanemask_gt",
+        "__lanemask_ge",
+        "__lanemask_eq",
+    }
+)
 # calls to project helpers that wrap warp shuffles/votes (`warp_reduce_sum`, `warpAllReduce`)
-WRAPPER_NAME = re.compile(r"(?i)warp_?(?:all_?)?(?:reduce|scan|sum|max|min|broadcast|shuffle|vote)"
-                          r"|shfl|ballot")
+WRAPPER_NAME = re.compile(
+    r"(?i)warp_?(?:all_?)?(?:reduce|scan|sum|max|min|broadcast|shuffle|vote)"
+    r"|shfl|ballot"
+)
 
 
 class WarpCollectives:
@@ -31,7 +53,7 @@ class WarpCollectives:
 
     def __init__(self, ctx):
         names = COLLECTIVE | {n for n in ctx.calls.names() if WRAPPER_NAME.search(n)}
-        self._calls = ctx.calls.named(names)            # member calls left out
+        self._calls = ctx.calls.named(names)  # member calls left out
         self._memo: dict[int, bool] = {}
 
     def present(self, scope) -> bool:
@@ -39,8 +61,10 @@ class WarpCollectives:
         key = scope.start_byte if scope is not None else -1
         found = self._memo.get(key)
         if found is None:
-            found = any(scope is None or (scope.start_byte <= c.node.start_byte
-                                          and c.node.end_byte <= scope.end_byte)
-                        for c in self._calls)
+            found = any(
+                scope is None
+                or (scope.start_byte <= c.node.start_byte and c.node.end_byte <= scope.end_byte)
+                for c in self._calls
+            )
             self._memo[key] = found
         return found

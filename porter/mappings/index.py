@@ -3,6 +3,7 @@
 The CSV files are parsed once and cached as a pickle keyed by the files' names, sizes and
 modification times, so that porting one small file does not pay for parsing every table.
 """
+
 from __future__ import annotations
 
 import csv
@@ -88,8 +89,10 @@ def validate_rows(rows: list[Row], name: str) -> list[str]:
             elif r.hip_removed and parse_version(r.hip_removed) <= since:
                 problems.append(f"{where}: hip_removed {r.hip_removed} not after hip_since")
         if r.cuda_removed and r.status != "removed":
-            problems.append(f"{where}: cuda_removed {r.cuda_removed} on a {r.status} row "
-                            "(status must be removed)")
+            problems.append(
+                f"{where}: cuda_removed {r.cuda_removed} on a {r.status} row "
+                "(status must be removed)"
+            )
         key = (r.cuda, since)
         if key in seen:
             problems.append(f"{where}: duplicate row for {r.cuda} (hip_since {r.hip_since or '-'})")
@@ -106,19 +109,26 @@ def _gone(row: Row) -> Row:
     """The row as it stands for a release after its HIP name's last checked presence."""
     last = row.last_present()
     where = ".".join(map(str, last)) if last else "?"
-    why = (f"{row.hip} is not in ROCm {row.hip_removed} (the last checked release that has it: "
-           f"ROCm {where}); target an older ROCm to keep it")
-    return row._replace(hip="", roc="", status="unsupported", transform="",
-                        notes=f"{why}; {row.notes}" if row.notes else why)
+    why = (
+        f"{row.hip} is not in ROCm {row.hip_removed} (the last checked release that has it: "
+        f"ROCm {where}); target an older ROCm to keep it"
+    )
+    return row._replace(
+        hip="",
+        roc="",
+        status="unsupported",
+        transform="",
+        notes=f"{why}; {row.notes}" if row.notes else why,
+    )
 
 
 @dataclass(eq=False)
 class MappingIndex:
     """All rows, by CUDA name; the chosen row depends on the target ROCm version."""
 
-    by_name: dict[str, list[Row]] = field(default_factory=dict)   # identifiers
-    headers: dict[str, list[Row]] = field(default_factory=dict)   # include paths
-    header_dirs: list[Row] = field(default_factory=list)          # include-path prefixes
+    by_name: dict[str, list[Row]] = field(default_factory=dict)  # identifiers
+    headers: dict[str, list[Row]] = field(default_factory=dict)  # include paths
+    header_dirs: list[Row] = field(default_factory=list)  # include-path prefixes
     qualified: dict[str, list[Row]] = field(default_factory=dict)  # 'a::b' namespace rows
     areas: dict[str, list[Row]] = field(default_factory=dict)
     newest: tuple[int, ...] = (0,)
@@ -135,7 +145,7 @@ class MappingIndex:
                     idx.headers.setdefault(r.cuda, []).append(r)
                 elif r.kind == "header_dir":
                     idx.header_dirs.append(r)
-                elif "::" in r.cuda:       # a::b names: matched as qualified sequences
+                elif "::" in r.cuda:  # a::b names: matched as qualified sequences
                     idx.qualified.setdefault(r.cuda, []).append(r)
                 else:
                     idx.by_name.setdefault(r.cuda, []).append(r)
@@ -145,9 +155,17 @@ class MappingIndex:
                 rows.sort(key=lambda r: r.since)
         idx.header_dirs.sort(key=lambda r: (-len(r.cuda), r.since))
         idx.relevant = frozenset(
-            name.encode() for name, rows in idx.by_name.items()
-            if not all(r.hip == r.cuda and not r.transform and r.status == "supported"
-                       and not r.hip_since and not r.hip_removed for r in rows))
+            name.encode()
+            for name, rows in idx.by_name.items()
+            if not all(
+                r.hip == r.cuda
+                and not r.transform
+                and r.status == "supported"
+                and not r.hip_since
+                and not r.hip_removed
+                for r in rows
+            )
+        )
         return idx
 
     # -- look-ups ---------------------------------------------------------------------------
@@ -178,15 +196,16 @@ class MappingIndex:
     def lookup(self, name: str, version: tuple[int, ...] | None = None) -> Row | None:
         return self.pick(self.by_name.get(name), version)
 
-    def lookup_header(self, path: str, version: tuple[int, ...] | None = None) -> tuple[Row,
-                                                                                        str] | None:
+    def lookup_header(
+        self, path: str, version: tuple[int, ...] | None = None
+    ) -> tuple[Row, str] | None:
         """(row, new path) for an include path, exact rows first, then directory prefixes."""
         row = self.pick(self.headers.get(path), version)
         if row is not None:
             return row, row.hip
         for r in self.header_dirs:
             if path.startswith(r.cuda) and (version is None or r.since <= version):
-                return r, (r.hip + path[len(r.cuda):]) if r.hip else ""
+                return r, (r.hip + path[len(r.cuda) :]) if r.hip else ""
         return None
 
     def all_rows(self):
@@ -214,8 +233,17 @@ _LOADED: dict[str, MappingIndex] = {}
 # ValueError for an unknown protocol, AttributeError/ImportError for a moved or renamed class,
 # TypeError/IndexError/KeyError when a class's constructor or state no longer fits, OSError for an
 # unreadable file. Each means: rebuild from the tables.
-_STALE_CACHE_ERRORS = (OSError, pickle.UnpicklingError, EOFError, ValueError, AttributeError,
-                       ImportError, TypeError, IndexError, KeyError)
+_STALE_CACHE_ERRORS = (
+    OSError,
+    pickle.UnpicklingError,
+    EOFError,
+    ValueError,
+    AttributeError,
+    ImportError,
+    TypeError,
+    IndexError,
+    KeyError,
+)
 
 
 def _usable(idx: object) -> bool:
@@ -246,7 +274,7 @@ def load_index(folder: Path | None = None, *, use_cache: bool = True) -> Mapping
                 _LOADED[key] = idx
                 return idx
         except _STALE_CACHE_ERRORS:
-            pass            # a stale or corrupt cache is rebuilt (and overwritten) below
+            pass  # a stale or corrupt cache is rebuilt (and overwritten) below
     rows = {f.stem: read_table(f) for f in files}
     idx = MappingIndex.build(rows)
     if use_cache:

@@ -1,25 +1,55 @@
 """One row of a mapping table."""
+
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
 
-COLUMNS = ("cuda", "hip", "roc", "kind", "status", "hip_since", "hip_removed", "cuda_removed",
-           "transform", "notes", "source")
+COLUMNS = (
+    "cuda",
+    "hip",
+    "roc",
+    "kind",
+    "status",
+    "hip_since",
+    "hip_removed",
+    "cuda_removed",
+    "transform",
+    "notes",
+    "source",
+)
 
 # The ROCm releases whose API the tables are checked against (scripts/check_mappings.py, with the
 # inputs pinned in scripts/inputs.lock): headers of 6.4 and 7.2 (the prefixes of
 # scripts/setup-rocm.sh), the HIP and library binding lists (.pxd) of the others. `hip_since` and
 # `hip_removed` name releases of this list (or a release a cited source documents).
-CHECKED_ROCM: tuple[tuple[int, int], ...] = ((6, 2), (6, 3), (6, 4), (7, 0), (7, 1), (7, 2), (10,
-                                                                                              0))
+CHECKED_ROCM: tuple[tuple[int, int], ...] = (
+    (6, 2),
+    (6, 3),
+    (6, 4),
+    (7, 0),
+    (7, 1),
+    (7, 2),
+    (10, 0),
+)
 # The releases whose headers are unpacked here (the compile proof uses the newest of them).
 HEADER_ROCM: tuple[tuple[int, int], ...] = ((6, 4), (7, 2))
 # CUDA releases whose headers the tables are checked against (11.8 and 12.9 from NVIDIA's
 # -cu11/-cu12 wheels, 13.0 from the toolkit): `cuda_removed` names one of them.
 CHECKED_CUDA: tuple[tuple[int, int], ...] = ((11, 8), (12, 9), (13, 0))
-KINDS = frozenset({"function", "device_function", "type", "enum", "macro", "header",
-                   "header_dir", "namespace", "python_attr"})
+KINDS = frozenset(
+    {
+        "function",
+        "device_function",
+        "type",
+        "enum",
+        "macro",
+        "header",
+        "header_dir",
+        "namespace",
+        "python_attr",
+    }
+)
 STATUSES = frozenset({"supported", "unsupported", "deprecated", "removed", "experimental"})
 TRANSFORMS = frozenset({"", "drop_arg0", "symbol_arg0", "symbol_arg1"})
 # plus `default_arg:N:TEXT`: a call with exactly N arguments gets `, TEXT` appended (a CUDA
@@ -50,9 +80,15 @@ TRANSFORM_SEP = "|"
 
 
 def _valid_part(t: str) -> bool:
-    return (t in TRANSFORMS or DEFAULT_ARG.match(t) is not None or MEMLOC.match(t) is not None
-            or MAX_ARGS.match(t) is not None or ARGS_NAME.match(t) is not None
-            or ARITY.match(t) is not None or DROP_NULL_ARG.match(t) is not None)
+    return (
+        t in TRANSFORMS
+        or DEFAULT_ARG.match(t) is not None
+        or MEMLOC.match(t) is not None
+        or MAX_ARGS.match(t) is not None
+        or ARGS_NAME.match(t) is not None
+        or ARITY.match(t) is not None
+        or DROP_NULL_ARG.match(t) is not None
+    )
 
 
 def valid_transform(t: str) -> bool:

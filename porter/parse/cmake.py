@@ -12,6 +12,7 @@ It only builds a token list; it never edits. Grammar followed (cmake-language(7)
 Variable references ``${...}`` and generator expressions ``$<...>`` are left inside their
 argument; :func:`words` splits an argument's text further where a rewriter needs it.
 """
+
 from __future__ import annotations
 
 import re
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _BRACKET_OPEN = re.compile(rb"\[(=*)\[")
 _SPACE = b" \t\r\n"
-_UNQUOTED_STOP = frozenset(b" \t\r\n()#\"")
+_UNQUOTED_STOP = frozenset(b' \t\r\n()#"')
 
 
 @dataclass
@@ -42,10 +43,10 @@ class Arg:
 
 @dataclass
 class Command:
-    name: str              # as written
-    start: int             # the name's first byte
-    open: int              # the '(' byte
-    close: int             # the ')' byte (or len(data) when unterminated)
+    name: str  # as written
+    start: int  # the name's first byte
+    open: int  # the '(' byte
+    close: int  # the ')' byte (or len(data) when unterminated)
     args: list[Arg] = field(default_factory=list)
 
     @property
@@ -83,7 +84,7 @@ def _quoted_end(data: bytes, i: int) -> int:
     j, n = i + 1, len(data)
     while j < n:
         c = data[j]
-        if c == 0x5C:          # backslash escape (also line continuation)
+        if c == 0x5C:  # backslash escape (also line continuation)
             j += 2
             continue
         if c == 0x22:
@@ -99,7 +100,7 @@ def _unquoted_end(data: bytes, i: int) -> int:
         if c == 0x5C:
             j += 2
             continue
-        if c == 0x22:          # legacy: a quote inside an unquoted argument
+        if c == 0x22:  # legacy: a quote inside an unquoted argument
             j = _quoted_end(data, j)
             continue
         if c in _UNQUOTED_STOP:
@@ -126,7 +127,7 @@ def lex(data: bytes) -> CMakeFile:
         if c in _SPACE:
             i += 1
             continue
-        if c == 0x23:          # '#'
+        if c == 0x23:  # '#'
             j = _comment_end(data, i)
             out.comments.append((i, j))
             i = j
@@ -138,7 +139,7 @@ def lex(data: bytes) -> CMakeFile:
         j = m.end()
         while j < n and data[j] in b" \t":
             j += 1
-        if j >= n or data[j] != 0x28:   # '(' must follow the name
+        if j >= n or data[j] != 0x28:  # '(' must follow the name
             i = m.end()
             continue
         cmd = Command(m.group(0).decode("ascii"), i, j, n)
@@ -172,7 +173,7 @@ def lex(data: bytes) -> CMakeFile:
                 k = e
             else:
                 e = _unquoted_end(data, k)
-                if e == k:      # a lone backslash at the end of the file
+                if e == k:  # a lone backslash at the end of the file
                     e = k + 1
                 cmd.args.append(Arg("unquoted", k, e, depth))
                 k = e
@@ -200,9 +201,9 @@ def identifiers(data: bytes, start: int, end: int):
     for m in _WORD.finditer(data, start, end):
         s, e = m.start(), m.end()
         # whole words only: not the tail of a path component or a flag (-lcuda)
-        if s > start and (data[s - 1:s].isalnum() or data[s - 1] in b"-._/+"):
+        if s > start and (data[s - 1 : s].isalnum() or data[s - 1] in b"-._/+"):
             continue
-        if e < end and (data[e:e + 1].isalnum() or data[e] in b"-./+"):
+        if e < end and (data[e : e + 1].isalnum() or data[e] in b"-./+"):
             continue
         yield s, e, m.group(0).decode("ascii")
 

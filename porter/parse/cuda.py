@@ -1,4 +1,5 @@
 """tree-sitter-cuda parsing (one parser per process)."""
+
 from __future__ import annotations
 
 import re
@@ -7,25 +8,45 @@ from operator import attrgetter
 
 # Node types whose text is a comment or a string: never rewritten unless asked.
 COMMENT_TYPES = frozenset({"comment"})
-STRING_TYPES = frozenset({"string_literal", "string_content", "raw_string_literal",
-                          "raw_string_content", "char_literal", "escape_sequence",
-                          "concatenated_string", "system_lib_string", "character"})
+STRING_TYPES = frozenset(
+    {
+        "string_literal",
+        "string_content",
+        "raw_string_literal",
+        "raw_string_content",
+        "char_literal",
+        "escape_sequence",
+        "concatenated_string",
+        "system_lib_string",
+        "character",
+    }
+)
 # Opaque text that porter lexes itself.
 OPAQUE_TYPES = frozenset({"preproc_arg", "ERROR"})
-IDENT_TYPES = frozenset({"identifier", "type_identifier", "namespace_identifier",
-                         "field_identifier", "statement_identifier", "primitive_type"})
+IDENT_TYPES = frozenset(
+    {
+        "identifier",
+        "type_identifier",
+        "namespace_identifier",
+        "field_identifier",
+        "statement_identifier",
+        "primitive_type",
+    }
+)
 
 
 @lru_cache(maxsize=1)
 def language():
     import tree_sitter
     import tree_sitter_cuda
+
     return tree_sitter.Language(tree_sitter_cuda.language())
 
 
 @lru_cache(maxsize=1)
 def _parser():
     import tree_sitter
+
     return tree_sitter.Parser(language())
 
 
@@ -44,6 +65,7 @@ def parse(data: bytes):
 @lru_cache(maxsize=256)
 def query(pattern: str):
     import tree_sitter
+
     return tree_sitter.Query(language(), pattern)
 
 
@@ -52,7 +74,7 @@ def query(pattern: str):
 # (the pre-commit case). Queries made only of `(type) @name` patterns are answered by a walk of
 # the subtree instead while the subtree is small and the query not yet compiled.
 _SIMPLE_PATTERN = re.compile(r"\s*\(([A-Za-z_]\w*)\)\s*@([\w.-]+)")
-_WALK_LIMIT = 32 * 1024        # bytes of source under the node
+_WALK_LIMIT = 32 * 1024  # bytes of source under the node
 _compiled: set[str] = set()
 
 
@@ -96,6 +118,7 @@ def captures(pattern: str, node) -> dict[str, list]:
         if simple:
             return _walk_captures(simple, node)
     import tree_sitter
+
     _compiled.add(pattern)
     cur = tree_sitter.QueryCursor(query(pattern))
     found = cur.captures(node)
@@ -123,6 +146,7 @@ def _document_order(n) -> tuple[int, int]:
 
 def matches(pattern: str, node):
     import tree_sitter
+
     cur = tree_sitter.QueryCursor(query(pattern))
     return cur.matches(node)
 

@@ -13,6 +13,7 @@ It only builds a token list; it never edits. Followed from the GNU make manual:
 * ``$(...)`` and ``${...}`` references (function calls included) are never split: their words are
   make's to expand, so a rewriter leaves them alone.
 """
+
 from __future__ import annotations
 
 import re
@@ -20,27 +21,43 @@ from dataclasses import dataclass, field
 
 _ASSIGN = re.compile(
     rb"[ \t]*(?:(?:override|export|private)[ \t]+)*([^\s:=#?+!$]+|\$[({][^)}]*[)}])[ \t]*"
-    rb"(=|:=|::=|:::=|\?=|\+=|!=)")
-_DIRECTIVES = frozenset({b"ifeq", b"ifneq", b"ifdef", b"ifndef", b"else", b"endif", b"include",
-                         b"-include", b"sinclude", b"define", b"endef", b"vpath", b"unexport",
-                         b"undefine"})
+    rb"(=|:=|::=|:::=|\?=|\+=|!=)"
+)
+_DIRECTIVES = frozenset(
+    {
+        b"ifeq",
+        b"ifneq",
+        b"ifdef",
+        b"ifndef",
+        b"else",
+        b"endif",
+        b"include",
+        b"-include",
+        b"sinclude",
+        b"define",
+        b"endef",
+        b"vpath",
+        b"unexport",
+        b"undefine",
+    }
+)
 
 
 @dataclass
 class Word:
     start: int
     end: int
-    quoted: bool = False     # contains shell quotes (a string: not rewritten)
-    ref: bool = False        # contains a $(...) / ${...} reference
+    quoted: bool = False  # contains shell quotes (a string: not rewritten)
+    ref: bool = False  # contains a $(...) / ${...} reference
 
 
 @dataclass
 class Line:
-    start: int               # first byte of the logical line
-    end: int                 # end of the logical line (before its newline)
-    kind: str                # recipe | assign | rule | directive | blank
+    start: int  # first byte of the logical line
+    end: int  # end of the logical line (before its newline)
+    kind: str  # recipe | assign | rule | directive | blank
     words: list[Word] = field(default_factory=list)
-    var: str = ""            # assignments: the variable's name
+    var: str = ""  # assignments: the variable's name
     op: str = ""
 
 
@@ -138,7 +155,7 @@ def lex(data: bytes) -> MakeFile:
     for start, end in _logical_lines(data):
         if start == end:
             continue
-        if data[start] == 0x09:         # a recipe line
+        if data[start] == 0x09:  # a recipe line
             line = Line(start, end, "recipe")
             line.words = _words(data, start + 1, end, True, out.comments)
             out.lines.append(line)
@@ -151,14 +168,24 @@ def lex(data: bytes) -> MakeFile:
         first = stripped.split(None, 1)[0]
         if first in _DIRECTIVES:
             line = Line(start, end, "directive")
-            line.words = _words(data, start + len(data[start:end]) - len(stripped) + len(first),
-                                end, False, out.comments)
+            line.words = _words(
+                data,
+                start + len(data[start:end]) - len(stripped) + len(first),
+                end,
+                False,
+                out.comments,
+            )
             out.lines.append(line)
             continue
         m = _ASSIGN.match(data, start, end)
         if m is not None:
-            line = Line(start, end, "assign", var=m.group(1).decode("utf-8", "replace"),
-                        op=m.group(2).decode("ascii"))
+            line = Line(
+                start,
+                end,
+                "assign",
+                var=m.group(1).decode("utf-8", "replace"),
+                op=m.group(2).decode("ascii"),
+            )
             line.words = _words(data, m.end(), end, False, out.comments)
             out.lines.append(line)
             continue

@@ -18,6 +18,7 @@ arguments relative to the setup.py folder, and PyTorch's CUDAExtension hipifies 
 working folder the build runs in (torch 2.13 `torch/utils/cpp_extension.py`, CUDAExtension:
 `build_dir = os.getcwd()`, `extra_files=[os.path.abspath(s) for s in sources]`).
 """
+
 from __future__ import annotations
 
 import ast
@@ -34,36 +35,36 @@ _MODULE = "torch.utils.cpp_extension"
 #: keywords whose list of flags reaches the GPU compiler or the linker on a ROCm build
 CUDA_FLAG_KEYWORDS = ("extra_cuda_cflags",)
 LINK_FLAG_KEYWORDS = ("extra_link_args", "extra_ldflags")
-_GLOB_LIMIT = 10_000        # files a glob may yield before porter gives up on it
-_DEPTH_LIMIT = 20           # nested names resolved before porter gives up
+_GLOB_LIMIT = 10_000  # files a glob may yield before porter gives up on it
+_DEPTH_LIMIT = 20  # nested names resolved before porter gives up
 
 
 @dataclass(frozen=True)
 class ExtSource:
     """One source file an extension compiles."""
 
-    path: str               # as resolved: relative to the build file's folder, or absolute
-    line: int               # where it is named: the literal, or the join/glob call
-    col: int                # 1-based
+    path: str  # as resolved: relative to the build file's folder, or absolute
+    line: int  # where it is named: the literal, or the join/glob call
+    col: int  # 1-based
 
 
 @dataclass
 class FlagList:
     """A list of string literals PyTorch passes to a compiler or linker."""
 
-    key: str                # "nvcc" | "extra_cuda_cflags" | "extra_link_args" | ... | "libraries"
+    key: str  # "nvcc" | "extra_cuda_cflags" | "extra_link_args" | ... | "libraries"
     node: ast.List | ast.Tuple
 
 
 @dataclass
 class Extension:
-    call: str               # CUDAExtension | CppExtension | load | load_inline
-    name: str | None        # the extension's name when it is a literal
+    call: str  # CUDAExtension | CppExtension | load | load_inline
+    name: str | None  # the extension's name when it is a literal
     line: int
-    col: int                # 1-based
+    col: int  # 1-based
     node: ast.Call
     sources: list[ExtSource] = field(default_factory=list)
-    unresolved: list[str] = field(default_factory=list)     # source expressions not resolved
+    unresolved: list[str] = field(default_factory=list)  # source expressions not resolved
     flags: list[FlagList] = field(default_factory=list)
 
     @property
@@ -72,11 +73,13 @@ class Extension:
         if self.call == "CUDAExtension":
             return True
         if self.call == "load_inline":
-            return any(k.arg == "cuda_sources" for k in self.node.keywords) or \
-                len(self.node.args) > 2
+            return (
+                any(k.arg == "cuda_sources" for k in self.node.keywords) or len(self.node.args) > 2
+            )
         return any(s.path.endswith((".cu", ".cuh")) for s in self.sources) or any(
             k.arg == "with_cuda" and isinstance(k.value, ast.Constant) and k.value.value
-            for k in self.node.keywords)
+            for k in self.node.keywords
+        )
 
 
 class _Here:
@@ -118,14 +121,17 @@ class _Resolver:
     def __init__(self, tree: ast.Module, folder: Path | None) -> None:
         self.folder = folder
         self.env: dict[str, list[ast.expr]] = {}
-        self.globs: dict[str, str] = {}          # local name -> glob.glob / os.path.join ...
+        self.globs: dict[str, str] = {}  # local name -> glob.glob / os.path.join ...
         for node in ast.walk(tree):
             if isinstance(node, ast.Assign):
                 for t in node.targets:
                     if isinstance(t, ast.Name):
                         self.env.setdefault(t.id, []).append(node.value)
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and \
-                    isinstance(node.target, ast.Name) and node.value is not None:
+            elif (
+                isinstance(node, (ast.AnnAssign, ast.AugAssign))
+                and isinstance(node.target, ast.Name)
+                and node.value is not None
+            ):
                 if isinstance(node, ast.AugAssign) and not isinstance(node.op, ast.Add):
                     continue
                 self.env.setdefault(node.target.id, []).append(node.value)
@@ -182,7 +188,7 @@ class _Resolver:
             vals = [self.value(e) for e in exprs]
             if len(vals) == 1:
                 return vals[0]
-            if all(isinstance(v, list) for v in vals):      # `x = [...]`, `x += [...]`
+            if all(isinstance(v, list) for v in vals):  # `x = [...]`, `x += [...]`
                 out: list[tuple[str | None, ast.AST]] = []
                 for v in vals:
                     assert isinstance(v, list)
@@ -206,10 +212,10 @@ class _Resolver:
             if isinstance(a, str) and isinstance(b, str):
                 return a + b
             return None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):   # Path(...) / "x"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):  # Path(...) / "x"
             left, right = self._str(node.left), self._str(node.right)
             return os.path.join(left, right) if left is not None and right is not None else None
-        if isinstance(node, ast.Attribute) and node.attr == "parent":      # Path(__file__).parent
+        if isinstance(node, ast.Attribute) and node.attr == "parent":  # Path(__file__).parent
             if isinstance(self.value(node.value), _File):
                 return _HERE
             s = self._str(node.value)
@@ -225,7 +231,7 @@ class _Resolver:
             parts = [self._str(a) for a in args]
             if any(p is None for p in parts):
                 return None
-            return os.path.join(*parts)       # type: ignore[arg-type]
+            return os.path.join(*parts)  # type: ignore[arg-type]
         if func in ("os.path.dirname",) and len(args) == 1:
             inner = self.value(args[0])
             if isinstance(inner, _File):
@@ -238,8 +244,11 @@ class _Resolver:
         if func in ("pathlib.Path", "Path") and len(args) == 1:
             inner = self.value(args[0])
             return inner if isinstance(inner, (_File, _Here, str)) else None
-        if isinstance(node.func, ast.Attribute) and node.func.attr in ("resolve", "absolute") \
-                and not args:
+        if (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("resolve", "absolute")
+            and not args
+        ):
             inner = self.value(node.func.value)
             return inner if isinstance(inner, (_File, _Here, str)) else None
         if func in ("sorted", "list", "tuple") and len(args) == 1 and not node.keywords:
@@ -249,8 +258,10 @@ class _Resolver:
             pattern = self._str(args[0])
             if pattern is None:
                 return None
-            recursive = any(k.arg == "recursive" and isinstance(k.value, ast.Constant)
-                            and k.value.value is True for k in node.keywords)
+            recursive = any(
+                k.arg == "recursive" and isinstance(k.value, ast.Constant) and k.value.value is True
+                for k in node.keywords
+            )
             return [(p, node) for p in self._glob(pattern, recursive)]
         return None
 
@@ -270,6 +281,7 @@ class _Resolver:
 def _flag_lists(node: ast.Call, resolver: _Resolver) -> list[FlagList]:
     """The flag lists of one call: list displays in the call, or a name the file assigns one
     list display exactly once (`NVCC_FLAGS = [...]`)."""
+
     def as_list(v: ast.expr) -> ast.List | ast.Tuple | None:
         if isinstance(v, ast.Name):
             exprs = resolver.env.get(v.id, [])
@@ -325,20 +337,40 @@ def find_extensions(src: PySource, folder: Path | None = None) -> list[Extension
             continue
         if resolver is None:
             resolver = _Resolver(src.tree, folder)
-        name = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) \
-            else next((k.value.value for k in node.keywords if k.arg == "name"
-                       and isinstance(k.value, ast.Constant)), None)
-        ext = Extension(call, name if isinstance(name, str) else None, node.lineno,
-                        node.col_offset + 1, node, flags=_flag_lists(node, resolver))
+        name = (
+            node.args[0].value
+            if node.args and isinstance(node.args[0], ast.Constant)
+            else next(
+                (
+                    k.value.value
+                    for k in node.keywords
+                    if k.arg == "name" and isinstance(k.value, ast.Constant)
+                ),
+                None,
+            )
+        )
+        ext = Extension(
+            call,
+            name if isinstance(name, str) else None,
+            node.lineno,
+            node.col_offset + 1,
+            node,
+            flags=_flag_lists(node, resolver),
+        )
         if call != "load_inline":
             value = next((k.value for k in node.keywords if k.arg == "sources"), None)
             if value is None and len(node.args) > 1:
                 value = node.args[1]
             if value is not None:
                 items, bad = resolver.items(value)
-                ext.sources = [ExtSource(_relative(p, folder), getattr(n, "lineno", node.lineno),
-                                         getattr(n, "col_offset", node.col_offset) + 1)
-                               for p, n in items]
+                ext.sources = [
+                    ExtSource(
+                        _relative(p, folder),
+                        getattr(n, "lineno", node.lineno),
+                        getattr(n, "col_offset", node.col_offset) + 1,
+                    )
+                    for p, n in items
+                ]
                 ext.unresolved = bad
         out.append(ext)
     out.sort(key=lambda e: (e.line, e.col))

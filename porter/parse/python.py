@@ -7,6 +7,7 @@ Positions: `ast` reports columns as UTF-8 byte offsets within a line of the deco
 analysis works on a UTF-8 buffer (`PySource.buf`) and maps results back to the file's own encoding
 only when it writes (`PySource.encode`).
 """
+
 from __future__ import annotations
 
 import ast
@@ -40,9 +41,9 @@ class PySyntaxError(Exception):
 
 @dataclass
 class PySource:
-    data: bytes                 # the file's bytes
-    encoding: str               # PEP 263 / BOM encoding (e.g. "utf-8", "latin-1", "utf-8-sig")
-    buf: bytes                  # the text as UTF-8 (== data for UTF-8 files without a BOM)
+    data: bytes  # the file's bytes
+    encoding: str  # PEP 263 / BOM encoding (e.g. "utf-8", "latin-1", "utf-8-sig")
+    buf: bytes  # the text as UTF-8 (== data for UTF-8 files without a BOM)
     text: str
     tree: ast.Module
     line_starts: list[int] = field(default_factory=list)
@@ -99,7 +100,7 @@ def parse(data: bytes) -> PySource:
     try:
         text = data.decode(enc)
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise PySyntaxError(f"cannot decode as {enc}: {exc.reason}", line, 1) from None
     text = text.removeprefix("\ufeff")
     buf = text.encode("utf-8")
@@ -110,7 +111,7 @@ def parse(data: bytes) -> PySource:
         tree = ast.parse(text, type_comments=False)
     except SyntaxError as exc:
         raise PySyntaxError(exc.msg or "invalid syntax", exc.lineno or 1, exc.offset or 1) from None
-    except (ValueError, RecursionError, MemoryError) as exc:   # null bytes, absurd nesting
+    except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
         raise PySyntaxError(str(exc) or type(exc).__name__, 1, 1) from None
     return PySource(data, enc, buf, text, tree, _line_starts(buf))
 

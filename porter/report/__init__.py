@@ -1,4 +1,5 @@
 """Reports: every format renders the same findings and statistics."""
+
 from __future__ import annotations
 
 import functools
@@ -15,16 +16,16 @@ FORMATS = ("terminal", "markdown", "json", "sarif", "github", "html")
 
 @dataclass
 class RunReport:
-    command: str                    # port | check | review
-    results: list                   # engine.FileResult
+    command: str  # port | check | review
+    results: list  # engine.FileResult
     options: dict = field(default_factory=dict)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
-    would_change: list[str] | None = None   # port --check: the files the port would change
-    review: dict | None = None              # review: base, merge base, filter mode, files
-    exit_code: int | None = None            # the run's exit status (SARIF's invocation)
-    changes: list = field(default_factory=list)   # (path, original, ported) bytes per file
-    verify: Any = None              # port --verify: verify.VerifyReport (per unit and target)
+    would_change: list[str] | None = None  # port --check: the files the port would change
+    review: dict | None = None  # review: base, merge base, filter mode, files
+    exit_code: int | None = None  # the run's exit status (SARIF's invocation)
+    changes: list = field(default_factory=list)  # (path, original, ported) bytes per file
+    verify: Any = None  # port --verify: verify.VerifyReport (per unit and target)
 
     # computed once: the results' findings do not change once the report exists
     @functools.cached_property
@@ -44,8 +45,14 @@ class RunReport:
         return total
 
     def counts(self) -> dict[str, int]:
-        c = {"files": len(self.results), "ported": 0, "unchanged": 0, "copied": 0, "error": 0,
-             "cuda_files": 0}
+        c = {
+            "files": len(self.results),
+            "ported": 0,
+            "unchanged": 0,
+            "copied": 0,
+            "error": 0,
+            "cuda_files": 0,
+        }
         for r in self.results:
             c[r.status] = c.get(r.status, 0) + 1
             if r.uses_cuda:
@@ -63,14 +70,24 @@ class RunReport:
 
     def summary(self) -> dict:
         st = self.stats()
-        return {"files": self.counts(), "findings": self.severity_counts(),
-                "api": {"converted": sum(st.converted.values()),
-                        "unsupported": sum(st.unsupported.values()),
-                        "unconverted": st.unconverted,
-                        "by_area": {a: {"converted": st.converted.get(a, 0),
-                                        "unsupported": st.unsupported.get(a, 0)}
-                                    for a in sorted(set(st.converted) | set(st.unsupported))}},
-                "launches": st.launches, "includes_added": st.includes_added}
+        return {
+            "files": self.counts(),
+            "findings": self.severity_counts(),
+            "api": {
+                "converted": sum(st.converted.values()),
+                "unsupported": sum(st.unsupported.values()),
+                "unconverted": st.unconverted,
+                "by_area": {
+                    a: {
+                        "converted": st.converted.get(a, 0),
+                        "unsupported": st.unsupported.get(a, 0),
+                    }
+                    for a in sorted(set(st.converted) | set(st.unsupported))
+                },
+            },
+            "launches": st.launches,
+            "includes_added": st.includes_added,
+        }
 
 
 @functools.lru_cache(maxsize=1)
@@ -80,11 +97,13 @@ def docs_base_url() -> str | None:
     `porter rule --all --format markdown --full`) under it. None when the package names none:
     reports then carry the documentation text itself and no link."""
     import os
+
     env = os.environ.get("PORTER_DOCS_URL")
     if env:
         return env.rstrip("/")
     try:
         from importlib.metadata import PackageNotFoundError, metadata
+
         urls = metadata("porter").get_all("Project-URL") or []
     except (PackageNotFoundError, OSError):
         return None
@@ -104,6 +123,7 @@ def rule_anchor(code: str, name: str) -> str:
 
 def rule_url(code: str) -> str | None:
     from ..rules.registry import get
+
     base = docs_base_url()
     rule = get(code)
     if base is None or rule is None:
@@ -128,6 +148,7 @@ def unified_diff(rel: str, old: bytes, new: bytes) -> str:
     """A unified diff of one file's port (text; undecodable bytes replaced)."""
     import difflib
     import os
+
     a = old.decode("utf-8", "replace").splitlines(keepends=True)
     b = new.decode("utf-8", "replace").splitlines(keepends=True)
     names = (rel, rel) if os.path.isabs(rel) else (f"a/{rel}", f"b/{rel}")
@@ -137,7 +158,7 @@ def unified_diff(rel: str, old: bytes, new: bytes) -> str:
     return "".join(out)
 
 
-_MAX_SOURCE = 400     # characters of a finding's source line kept for the reports
+_MAX_SOURCE = 400  # characters of a finding's source line kept for the reports
 
 
 def attach_sources(results: list, read_disk: bool = True) -> None:
@@ -179,5 +200,6 @@ def render(fmt: str, report: RunReport, *, color: bool = False, **terminal) -> s
         from .html import render as r
     else:
         from .terminal import render as terminal_render
+
         return terminal_render(report, color=color, **terminal)
     return r(report)

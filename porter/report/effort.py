@@ -12,6 +12,7 @@ The weights say that an error (wrong results or no build on AMD) costs about thr
 work (a performance or version risk); the thresholds are meant to sort files and projects, not
 to predict hours.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ def level(points: int, levels=FILE_LEVELS) -> str:
 @dataclass
 class Effort:
     converted: int = 0
-    remaining: int = 0            # unconverted + unsupported references
+    remaining: int = 0  # unconverted + unsupported references
     points: int = 0
 
     @property
@@ -40,9 +41,13 @@ class Effort:
         return round(self.converted / total, 4) if total else None
 
     def as_dict(self, levels) -> dict:
-        return {"converted_share": self.share, "converted": self.converted,
-                "remaining": self.remaining, "points": self.points,
-                "manual": level(self.points, levels)}
+        return {
+            "converted_share": self.share,
+            "converted": self.converted,
+            "remaining": self.remaining,
+            "points": self.points,
+            "manual": level(self.points, levels),
+        }
 
 
 @dataclass
@@ -60,8 +65,10 @@ class Estimate:
 def estimate(report) -> Estimate:
     est = Estimate()
     for r in report.results:
-        e = Effort(converted=sum(r.stats.converted.values()),
-                   remaining=r.stats.unconverted + sum(r.stats.unsupported.values()))
+        e = Effort(
+            converted=sum(r.stats.converted.values()),
+            remaining=r.stats.unconverted + sum(r.stats.unsupported.values()),
+        )
         for f in r.findings:
             if not f.extra.get("fixed"):
                 e.points += POINTS[str(f.severity)]

@@ -10,6 +10,7 @@
 Messages and rule docs are Markdown (`code`, **bold**, lists, fences): they are rendered with
 markdown-it-py (CommonMark), HTML in them escaped.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -82,6 +83,7 @@ _SEV_RANK = {"error": 3, "warning": 2, "info": 1}
 
 def _md():
     from markdown_it import MarkdownIt
+
     return MarkdownIt("commonmark", {"html": False})
 
 
@@ -113,75 +115,121 @@ def side_by_side(old: bytes, new: bytes, context: int = 3) -> str:
                     f"{escape(left) if left is not None else ''}</td>"
                     f"<td class='n'>{lj + 1 if right is not None else ''}</td>"
                     f"<td class='{cls_r if right is not None else ''}'>"
-                    f"{escape(right) if right is not None else ''}</td></tr>")
-    return ("<table class='diff'><colgroup><col style='width:3.5em'><col><col style='width:3.5em'>"
-            "<col></colgroup><tr><th></th><th>original</th><th></th><th>ported</th></tr>"
-            + "".join(rows) + "</table>")
+                    f"{escape(right) if right is not None else ''}</td></tr>"
+                )
+    return (
+        "<table class='diff'><colgroup><col style='width:3.5em'><col><col style='width:3.5em'>"
+        "<col></colgroup><tr><th></th><th>original</th><th></th><th>ported</th></tr>"
+        + "".join(rows)
+        + "</table>"
+    )
 
 
 def render(report: RunReport) -> str:
     from ..rules.registry import get
     from .effort import estimate
+
     md = _md()
     s = report.summary()
     files, fnd, api = s["files"], s["findings"], s["api"]
-    porting = report.command == "port" and report.would_change is None   # not port --check
+    porting = report.command == "port" and report.would_change is None  # not port --check
     eff = estimate(report)
     overall = eff.overall_dict()
     share = "–" if overall["converted_share"] is None else f"{overall['converted_share']:.0%}"
-    rows = [("files", files["files"]), ("files with CUDA code", files["cuda_files"]),
-            ("API references converted" if porting else "API references porter would convert",
-             api["converted"]),
-            ("references left unconverted", api["unconverted"]),
-            ("references unsupported on HIP", api["unsupported"]),
-            ("errors", fnd["error"]), ("warnings", fnd["warning"]), ("info", fnd["info"]),
-            ("fixes applied" if porting else "fixes the port would apply"
-             if report.command == "port" else "fixes available",
-             fnd["fixed"] if report.command == "port" else
-             sum(1 for f in report.open_findings if f.fix is not None)),
-            ("share of CUDA API references porter converts", share),
-            ("manual work left", f"{overall['manual']} ({overall['points']} "
-                                 f"point{'' if overall['points'] == 1 else 's'})")]
-    title = {"port": "porter port report", "check": "porter check report",
-             "review": "porter review"}.get(report.command, "porter report")
-    out = ["<!DOCTYPE html>", "<html lang='en'><head><meta charset='utf-8'>",
-           "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-           f"<title>{escape(title)}</title>", f"<style>{_CSS}</style></head><body>",
-           f"<h1>{escape(title)}</h1>"]
+    rows = [
+        ("files", files["files"]),
+        ("files with CUDA code", files["cuda_files"]),
+        (
+            "API references converted" if porting else "API references porter would convert",
+            api["converted"],
+        ),
+        ("references left unconverted", api["unconverted"]),
+        ("references unsupported on HIP", api["unsupported"]),
+        ("errors", fnd["error"]),
+        ("warnings", fnd["warning"]),
+        ("info", fnd["info"]),
+        (
+            "fixes applied"
+            if porting
+            else "fixes the port would apply"
+            if report.command == "port"
+            else "fixes available",
+            fnd["fixed"]
+            if report.command == "port"
+            else sum(1 for f in report.open_findings if f.fix is not None),
+        ),
+        ("share of CUDA API references porter converts", share),
+        (
+            "manual work left",
+            f"{overall['manual']} ({overall['points']} "
+            f"point{'' if overall['points'] == 1 else 's'})",
+        ),
+    ]
+    title = {
+        "port": "porter port report",
+        "check": "porter check report",
+        "review": "porter review",
+    }.get(report.command, "porter report")
+    out = [
+        "<!DOCTYPE html>",
+        "<html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        f"<title>{escape(title)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>{escape(title)}</h1>",
+    ]
     opts = report.options
     if opts:
-        out.append(f"<p>Targets: {escape(', '.join(opts.get('offload_arch', [])))}; "
-                   f"ROCm {escape(str(opts.get('rocm_version', '')))}"
-                   + ("; --roc" if opts.get("roc") else "") + "</p>")
+        out.append(
+            f"<p>Targets: {escape(', '.join(opts.get('offload_arch', [])))}; "
+            f"ROCm {escape(str(opts.get('rocm_version', '')))}"
+            + ("; --roc" if opts.get("roc") else "")
+            + "</p>"
+        )
     if report.review:
         rv = report.review
-        out.append(f"<p>Changes since <code>{escape(str(rv.get('base')))}</code> (merge base "
-                   f"<code>{escape(str(rv.get('merge_base', ''))[:12])}</code>); findings "
-                   f"{escape(str(rv.get('filter_mode')))}.</p>")
-    out.append("<h2 id='summary'>Summary</h2><table id='summary-table'>" + "".join(
-        f"<tr><th>{escape(k)}</th><td>{escape(str(v))}</td></tr>" for k, v in rows) + "</table>")
-    out.append("<p>Manual work: each open error counts 3 points, each warning 1; a file with 0 "
-               "points needs none, 1–5 little, 6–20 some (medium), more a lot (high); overall "
-               "0, 1–15, 16–60, more.</p>")
+        out.append(
+            f"<p>Changes since <code>{escape(str(rv.get('base')))}</code> (merge base "
+            f"<code>{escape(str(rv.get('merge_base', ''))[:12])}</code>); findings "
+            f"{escape(str(rv.get('filter_mode')))}.</p>"
+        )
+    out.append(
+        "<h2 id='summary'>Summary</h2><table id='summary-table'>"
+        + "".join(f"<tr><th>{escape(k)}</th><td>{escape(str(v))}</td></tr>" for k, v in rows)
+        + "</table>"
+    )
+    out.append(
+        "<p>Manual work: each open error counts 3 points, each warning 1; a file with 0 "
+        "points needs none, 1–5 little, 6–20 some (medium), more a lot (high); overall "
+        "0, 1–15, 16–60, more.</p>"
+    )
     if api["by_area"]:
-        out.append("<h2>API areas</h2><table><tr><th>area</th><th>converted</th>"
-                   "<th>unsupported</th></tr>")
+        out.append(
+            "<h2>API areas</h2><table><tr><th>area</th><th>converted</th><th>unsupported</th></tr>"
+        )
         for a, v in api["by_area"].items():
-            out.append(f"<tr><td>{escape(a)}</td><td>{v['converted']}</td>"
-                       f"<td>{v['unsupported']}</td></tr>")
+            out.append(
+                f"<tr><td>{escape(a)}</td><td>{v['converted']}</td><td>{v['unsupported']}</td></tr>"
+            )
         out.append("</table>")
     open_f = report.open_findings
-    out.append(f"<h2 id='all-findings'>Findings (<span id='shown'>{len(open_f)}</span> of "
-               f"{len(open_f)} shown)</h2>")
+    out.append(
+        f"<h2 id='all-findings'>Findings (<span id='shown'>{len(open_f)}</span> of "
+        f"{len(open_f)} shown)</h2>"
+    )
     if open_f:
-        out.append("<div class='filters'><label>Filter <input id='q' type='search' "
-                   "placeholder='path, rule or text'></label><label>Severity <select id='sev'>"
-                   "<option value=''>all</option><option>error</option><option>warning</option>"
-                   "<option>info</option></select></label></div>")
-        out.append("<table id='findings'><thead><tr>"
-                   "<th data-col='file'>file</th><th data-col='line'>line</th>"
-                   "<th data-col='severity'>severity</th><th data-col='rule'>rule</th>"
-                   "<th data-col='message'>message</th></tr></thead><tbody>")
+        out.append(
+            "<div class='filters'><label>Filter <input id='q' type='search' "
+            "placeholder='path, rule or text'></label><label>Severity <select id='sev'>"
+            "<option value=''>all</option><option>error</option><option>warning</option>"
+            "<option>info</option></select></label></div>"
+        )
+        out.append(
+            "<table id='findings'><thead><tr>"
+            "<th data-col='file'>file</th><th data-col='line'>line</th>"
+            "<th data-col='severity'>severity</th><th data-col='rule'>rule</th>"
+            "<th data-col='message'>message</th></tr></thead><tbody>"
+        )
         for i, f in enumerate(open_f):
             sev = str(f.severity)
             out.append(
@@ -190,7 +238,8 @@ def render(report: RunReport) -> str:
                 f"<td data-key='{f.line}'>{f.line}:{f.col}</td>"
                 f"<td class='{sev}' data-key='{_SEV_RANK[sev]}'>{sev}</td>"
                 f"<td><a href='#rule-{escape(f.code)}'>{escape(f.code)}</a></td>"
-                f"<td class='msg'>{_inline(md, f.message)}</td></tr>")
+                f"<td class='msg'>{_inline(md, f.message)}</td></tr>"
+            )
         out.append("</tbody></table>")
         out.append("<h2 id='by-file'>By file</h2>")
         by_file: dict[str, list] = {}
@@ -198,11 +247,16 @@ def render(report: RunReport) -> str:
             by_file.setdefault(f.path, []).append(f)
         for path, fs in by_file.items():
             fe = eff.file_dict(path)
-            share_f = "" if fe["converted_share"] is None else \
-                f"; {fe['converted_share']:.0%} converted automatically"
-            out.append(f"<details class='file' open><summary><code>{escape(path)}</code> "
-                       f"<span class='badge'>{len(fs)} finding{'' if len(fs) == 1 else 's'}; "
-                       f"manual work {fe['manual']}{share_f}</span></summary><table>")
+            share_f = (
+                ""
+                if fe["converted_share"] is None
+                else f"; {fe['converted_share']:.0%} converted automatically"
+            )
+            out.append(
+                f"<details class='file' open><summary><code>{escape(path)}</code> "
+                f"<span class='badge'>{len(fs)} finding{'' if len(fs) == 1 else 's'}; "
+                f"manual work {fe['manual']}{share_f}</span></summary><table>"
+            )
             for f in fs:
                 sev = str(f.severity)
                 src = f.extra.get("source")
@@ -213,15 +267,19 @@ def render(report: RunReport) -> str:
                     f"<td class='msg'>{_inline(md, f.message)}"
                     + (f" <small>({escape(reason)})</small>" if reason else "")
                     + (f"<div class='src'>{f.line:>5} | {escape(src)}</div>" if src else "")
-                    + "</td></tr>")
+                    + "</td></tr>"
+                )
             out.append("</table></details>")
     if report.verify is not None:
         out.append(verify_section(report.verify))
     if report.changes:
         out.append("<h2 id='changes'>Changes</h2>")
         for rel, old, new in report.changes:
-            out.append(f"<details class='file'><summary><code>{escape(rel)}</code></summary>"
-                       + side_by_side(old, new) + "</details>")
+            out.append(
+                f"<details class='file'><summary><code>{escape(rel)}</code></summary>"
+                + side_by_side(old, new)
+                + "</details>"
+            )
     if report.skipped or report.errors:
         out.append("<h2>Not ported</h2><ul>")
         for p, w in report.skipped + report.errors:
@@ -241,19 +299,28 @@ def render(report: RunReport) -> str:
             body = body.replace("\n## ", "\n#### ")
             if body.startswith("## "):
                 body = "#### " + body[3:]
-            out.append(f"<section class='rule' id='rule-{escape(code)}'><h3>{escape(code)} "
-                       f"{escape(rule.name)}: {_inline(md, head.strip())}{link}</h3>"
-                       f"<p>default severity: {rule.severity}; fix: {rule.fix}</p>"
-                       f"{md.render(body)}</section>")
+            out.append(
+                f"<section class='rule' id='rule-{escape(code)}'><h3>{escape(code)} "
+                f"{escape(rule.name)}: {_inline(md, head.strip())}{link}</h3>"
+                f"<p>default severity: {rule.severity}; fix: {rule.fix}</p>"
+                f"{md.render(body)}</section>"
+            )
     data = {"summary": s, "effort": overall}
-    out.append("<script type='application/json' id='porter-data'>"
-               + json.dumps(data).replace("</", "<\\/") + "</script>")
+    out.append(
+        "<script type='application/json' id='porter-data'>"
+        + json.dumps(data).replace("</", "<\\/")
+        + "</script>"
+    )
     out.append(f"<script>{_JS}</script></body></html>\n")
     return "\n".join(out)
 
 
-_VERIFY_TEXT = {"compiled": "compiled", "failed": "failed",
-                "assisted": "compiles only with a flag added", "skipped": "skipped"}
+_VERIFY_TEXT = {
+    "compiled": "compiled",
+    "failed": "failed",
+    "assisted": "compiles only with a flag added",
+    "skipped": "skipped",
+}
 
 
 def verify_section(verify) -> str:
@@ -264,7 +331,9 @@ def verify_section(verify) -> str:
     for u in verify.units:
         cells = "".join(
             f"<td class='v-{st}' data-target='{escape(t)}'>{_VERIFY_TEXT[st]}</td>"
-            for t in verify.targets for st in [u.targets.get(t, u.status)])
+            for t in verify.targets
+            for st in [u.targets.get(t, u.status)]
+        )
         if u.status == "compiled":
             result = "compiled"
         elif u.status == "skipped":
@@ -272,14 +341,22 @@ def verify_section(verify) -> str:
         else:
             errs = u.shown_errors
             text = "\n".join(f"{d.where()}: {d.message}" for d in errs) or "\n".join(u.errors)
-            lead = "failed" if u.status == "failed" else \
-                f"compiles only with <code>{escape(u.only_with)}</code> added"
+            lead = (
+                "failed"
+                if u.status == "failed"
+                else f"compiles only with <code>{escape(u.only_with)}</code> added"
+            )
             result = lead + (f"<pre>{escape(text)}</pre>" if text else "")
-        rows.append(f"<tr data-status='{u.status}'><td><code>{escape(u.path)}</code></td>"
-                    f"<td><code>{escape(u.source)}</code></td>{cells}"
-                    f"<td class='v-{u.status}'>{result}</td></tr>")
-    return (f"<section id='verify'><h2>Compile check</h2><p>{escape(verify.summary_line())}; "
-            f"compiler <code>{escape(verify.compiler)}</code>, ROCm "
-            f"<code>{escape(verify.rocm)}</code>.</p><table id='verify-table'><thead><tr>"
-            f"<th>file</th><th>original</th>{heads}<th>result</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table></section>")
+        rows.append(
+            f"<tr data-status='{u.status}'><td><code>{escape(u.path)}</code></td>"
+            f"<td><code>{escape(u.source)}</code></td>{cells}"
+            f"<td class='v-{u.status}'>{result}</td></tr>"
+        )
+    return (
+        f"<section id='verify'><h2>Compile check</h2><p>{escape(verify.summary_line())}; "
+        f"compiler <code>{escape(verify.compiler)}</code>, ROCm "
+        f"<code>{escape(verify.rocm)}</code>.</p><table id='verify-table'><thead><tr>"
+        f"<th>file</th><th>original</th>{heads}<th>result</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table></section>"
+    )

@@ -4,6 +4,7 @@ Compatibility promise: within a major `schema_version` fields are only added, ne
 removed or given another type; a consumer should ignore fields it does not know. A change that
 breaks this raises the major version (and `schema`, `porter-report/<major>`).
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,14 @@ SCHEMA_VERSION = "1.2"
 
 
 def finding_dict(f: Finding) -> dict:
-    d = {"code": f.code, "severity": str(f.severity), "message": f.message, "path": f.path,
-         "line": f.line, "column": f.col}
+    d = {
+        "code": f.code,
+        "severity": str(f.severity),
+        "message": f.message,
+        "path": f.path,
+        "line": f.line,
+        "column": f.col,
+    }
     if f.end_line:
         d["end_line"], d["end_column"] = f.end_line, f.end_col
     if f.name:
@@ -27,8 +34,11 @@ def finding_dict(f: Finding) -> dict:
     if f.targets:
         d["targets"] = list(f.targets)
     if f.fix is not None:
-        d["fix"] = {"applicability": f.fix.applicability.value, "description": f.fix.description,
-                    "applied": bool(f.extra.get("fixed"))}
+        d["fix"] = {
+            "applicability": f.fix.applicability.value,
+            "description": f.fix.description,
+            "applied": bool(f.extra.get("fixed")),
+        }
     if f.in_diff is not None:
         d["in_diff"] = f.in_diff
     if "source" in f.extra:
@@ -40,6 +50,7 @@ def finding_dict(f: Finding) -> dict:
 
 def to_dict(report: RunReport) -> dict:
     from .effort import estimate
+
     effort = estimate(report)
     doc: dict[str, Any] = {
         "schema": SCHEMA,
@@ -49,9 +60,17 @@ def to_dict(report: RunReport) -> dict:
         "options": report.options,
         "summary": report.summary(),
         "effort": effort.overall_dict(),
-        "files": [{"path": r.rel, "status": r.status, "note": r.note, "stats": r.stats.to_dict(),
-                   "findings": len(r.findings), "effort": effort.file_dict(r.rel)}
-                  for r in report.results],
+        "files": [
+            {
+                "path": r.rel,
+                "status": r.status,
+                "note": r.note,
+                "stats": r.stats.to_dict(),
+                "findings": len(r.findings),
+                "effort": effort.file_dict(r.rel),
+            }
+            for r in report.results
+        ],
         "skipped": [{"path": p, "reason": w} for p, w in report.skipped],
         "errors": [{"path": p, "reason": w} for p, w in report.errors],
         "findings": [finding_dict(f) for f in report.findings],
@@ -64,7 +83,7 @@ def to_dict(report: RunReport) -> dict:
         doc["would_change"] = list(report.would_change)
     if report.review is not None:
         doc["review"] = dict(report.review)
-    if report.verify is not None:       # port --verify (schema_version 1.2)
+    if report.verify is not None:  # port --verify (schema_version 1.2)
         doc["verify"] = report.verify.to_dict()
     return clean(doc)
 

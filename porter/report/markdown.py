@@ -1,4 +1,5 @@
 """Markdown: the compatibility report, and for `porter review` a pull-request comment body."""
+
 from __future__ import annotations
 
 from . import RunReport, rule_url, unified_diff
@@ -9,7 +10,7 @@ def _cell(s: str) -> str:
 
 
 def _plural(n: int, word: str) -> str:
-    if word == "info":              # uncountable: `2 info`
+    if word == "info":  # uncountable: `2 info`
         return f"{n} info"
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -34,29 +35,45 @@ def render(report: RunReport) -> str:
     out = ["# porter compatibility report", ""]
     opts = report.options
     if opts:
-        out.append("Targets: " + ", ".join(opts.get("offload_arch", [])) +
-                   f"; ROCm {opts.get('rocm_version', '')}")
+        out.append(
+            "Targets: "
+            + ", ".join(opts.get("offload_arch", []))
+            + f"; ROCm {opts.get('rocm_version', '')}"
+        )
         out.append("")
-    dry = report.would_change is not None          # port --check writes nothing
-    converted = "API references converted" if report.command == "port" and not dry else \
-        "API references that would convert"
-    out += ["| | count |", "|---|---:|",
-            f"| files | {files['files']} |", f"| files with CUDA code | {files['cuda_files']} |"]
+    dry = report.would_change is not None  # port --check writes nothing
+    converted = (
+        "API references converted"
+        if report.command == "port" and not dry
+        else "API references that would convert"
+    )
+    out += [
+        "| | count |",
+        "|---|---:|",
+        f"| files | {files['files']} |",
+        f"| files with CUDA code | {files['cuda_files']} |",
+    ]
     if report.command == "port":
         out.append(f"| files {'to port' if dry else 'ported'} | {files['ported']} |")
-    out += [f"| {converted} | {api['converted']} |",
-            f"| references left unconverted | {api['unconverted']} |",
-            f"| references unsupported on HIP | {api['unsupported']} |",
-            f"| errors | {fnd['error']} |", f"| warnings | {fnd['warning']} |",
-            f"| info | {fnd['info']} |"]
+    out += [
+        f"| {converted} | {api['converted']} |",
+        f"| references left unconverted | {api['unconverted']} |",
+        f"| references unsupported on HIP | {api['unsupported']} |",
+        f"| errors | {fnd['error']} |",
+        f"| warnings | {fnd['warning']} |",
+        f"| info | {fnd['info']} |",
+    ]
     if report.command == "port":
-        out.append(f"| {'fixes the port would apply' if dry else 'fixes applied'} | "
-                   f"{fnd['fixed']} |")
+        out.append(
+            f"| {'fixes the port would apply' if dry else 'fixes applied'} | {fnd['fixed']} |"
+        )
     from .effort import estimate
+
     eff = estimate(report).overall_dict()
     if eff["converted_share"] is not None:
-        out.append(f"| share of CUDA API references porter converts | "
-                   f"{eff['converted_share']:.0%} |")
+        out.append(
+            f"| share of CUDA API references porter converts | {eff['converted_share']:.0%} |"
+        )
     out += [f"| manual work left | {eff['manual']} ({_plural(eff['points'], 'point')}) |", ""]
     if api["by_area"]:
         out += ["## API areas", "", "| area | converted | unsupported |", "|---|---:|---:|"]
@@ -67,8 +84,10 @@ def render(report: RunReport) -> str:
     if open_f:
         out += ["## Findings", "", "| location | severity | code | message |", "|---|---|---|---|"]
         for f in open_f:
-            out.append(f"| `{_cell(f.path)}:{f.line}:{f.col}` | {f.severity} | {_rule(f.code)} | "
-                       f"{_cell(f.message)} |")
+            out.append(
+                f"| `{_cell(f.path)}:{f.line}:{f.col}` | {f.severity} | {_rule(f.code)} | "
+                f"{_cell(f.message)} |"
+            )
         out.append("")
     if report.verify is not None:
         out += verify_section(report.verify)
@@ -76,8 +95,17 @@ def render(report: RunReport) -> str:
         out += ["## Changes", ""]
         for rel, old, new in report.changes:
             text = unified_diff(rel, old, new).replace("```", "` ` `")
-            out += ["<details>", f"<summary><code>{_html(rel)}</code></summary>", "",
-                    "```diff", text.rstrip("\n"), "```", "", "</details>", ""]
+            out += [
+                "<details>",
+                f"<summary><code>{_html(rel)}</code></summary>",
+                "",
+                "```diff",
+                text.rstrip("\n"),
+                "```",
+                "",
+                "</details>",
+                "",
+            ]
     if report.skipped or report.errors:
         out += ["## Not ported", ""]
         for p, w in report.skipped + report.errors:
@@ -108,16 +136,24 @@ def render_review(report: RunReport) -> str:
     for f in findings:
         by_file.setdefault(f.path, []).append(f)
     changed = rv.get("changed_files", [])
-    where = {"added": "on added or modified lines", "diff_context": "in the diff's hunks",
-             "file": "in the changed files", "nofilter": "in the reviewed files"}
+    where = {
+        "added": "on added or modified lines",
+        "diff_context": "in the diff's hunks",
+        "file": "in the changed files",
+        "nofilter": "in the reviewed files",
+    }
     out = ["## porter review", ""]
-    head = (f"**{_counts(findings)}** {where.get(rv.get('filter_mode', ''), '')} "
-            f"({_plural(len(by_file), 'file')} of {_plural(len(changed), 'changed file')}). "
-            f"Base `{rv.get('base', '')}`, merge base `{str(rv.get('merge_base', ''))[:12]}`")
+    head = (
+        f"**{_counts(findings)}** {where.get(rv.get('filter_mode', ''), '')} "
+        f"({_plural(len(by_file), 'file')} of {_plural(len(changed), 'changed file')}). "
+        f"Base `{rv.get('base', '')}`, merge base `{str(rv.get('merge_base', ''))[:12]}`"
+    )
     opts = report.options
     if opts:
-        head += (f"; targets {', '.join(opts.get('offload_arch', []))}, "
-                 f"ROCm {opts.get('rocm_version', '')}")
+        head += (
+            f"; targets {', '.join(opts.get('offload_arch', []))}, "
+            f"ROCm {opts.get('rocm_version', '')}"
+        )
     out += [head + ".", ""]
     out += _review_footer(report)
     for path in sorted(by_file):
@@ -126,9 +162,10 @@ def render_review(report: RunReport) -> str:
         out += ["| line | severity | rule | message |", "|---:|---|---|---|"]
         for f in fs:
             why = f.extra.get("severity_reason")
-            out.append(f"| {f.line}:{f.col} | {f.severity} | {_rule(f.code)} | "
-                       f"{_cell(f.message)}" + (f" <sub>({_cell(why)})</sub>" if why else "")
-                       + " |")
+            out.append(
+                f"| {f.line}:{f.col} | {f.severity} | {_rule(f.code)} | "
+                f"{_cell(f.message)}" + (f" <sub>({_cell(why)})</sub>" if why else "") + " |"
+            )
         sources = [(f.line, f.extra["source"]) for f in fs if "source" in f.extra]
         if sources:
             width = len(str(max(n for n, _ in sources)))
@@ -149,6 +186,7 @@ def _review_footer(report: RunReport) -> list[str]:
     """The fixes `porter port` would make for the reported findings, and the effort estimate."""
     from ..findings import Applicability
     from .effort import estimate
+
     kinds = [f.fix.applicability for f in report.open_findings if f.fix is not None]
     safe = kinds.count(Applicability.SAFE)
     unsafe = kinds.count(Applicability.UNSAFE)
@@ -159,21 +197,33 @@ def _review_footer(report: RunReport) -> list[str]:
             text += f"; {unsafe} more with `--unsafe-fixes`"
         lines.append(text + ".")
     eff = estimate(report).overall_dict()
-    share = "the reviewed files hold no CUDA API references" if eff["converted_share"] is None \
-        else (f"porter converts {eff['converted_share']:.0%} of the CUDA API references in the "
-              f"reviewed files")
-    lines.append(f"Effort: {share}; the reported findings leave {eff['manual']} manual work "
-                 f"({_plural(eff['points'], 'point')}).")
+    share = (
+        "the reviewed files hold no CUDA API references"
+        if eff["converted_share"] is None
+        else (
+            f"porter converts {eff['converted_share']:.0%} of the CUDA API references in the "
+            f"reviewed files"
+        )
+    )
+    lines.append(
+        f"Effort: {share}; the reported findings leave {eff['manual']} manual work "
+        f"({_plural(eff['points'], 'point')})."
+    )
     return [" ".join(lines), ""]
 
 
 def _html(s: str) -> str:
     from html import escape
+
     return escape(s, quote=False)
 
 
-_VERIFY_MARK = {"compiled": "compiled", "failed": "**failed**",
-                "assisted": "**compiles only with a flag added**", "skipped": "skipped"}
+_VERIFY_MARK = {
+    "compiled": "compiled",
+    "failed": "**failed**",
+    "assisted": "**compiles only with a flag added**",
+    "skipped": "skipped",
+}
 
 
 def verify_section(verify) -> list[str]:
@@ -191,13 +241,18 @@ def verify_section(verify) -> list[str]:
             result = f"skipped: {_cell(u.skipped)}"
         else:
             errs = u.shown_errors
-            lines = [f"`{_cell(d.where())}`: {_cell(d.message)}" for d in errs] or \
-                [f"`{_cell(e)}`" for e in u.errors]
-            lead = "failed" if u.status == "failed" else \
-                f"compiles only with `{_cell(u.only_with)}` added"
+            lines = [f"`{_cell(d.where())}`: {_cell(d.message)}" for d in errs] or [
+                f"`{_cell(e)}`" for e in u.errors
+            ]
+            lead = (
+                "failed"
+                if u.status == "failed"
+                else f"compiles only with `{_cell(u.only_with)}` added"
+            )
             result = lead + ("<br>" + "<br>".join(lines) if lines else "")
-        out.append(f"| `{_cell(u.path)}` | `{_cell(u.source)}` | " + " | ".join(cells)
-                   + f" | {result} |")
+        out.append(
+            f"| `{_cell(u.path)}` | `{_cell(u.source)}` | " + " | ".join(cells) + f" | {result} |"
+        )
     out.append("")
     return out
 

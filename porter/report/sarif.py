@@ -18,6 +18,7 @@ with the most important results. The JSON is written compactly, and the cap keep
 the size limit: 25,000 results (27,560 found in 130 files) made a 12.0 MB file, 0.34 MB
 gzip-compressed (`porter check --format sarif` on a generated tree, porter 0.1.0).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,10 +33,11 @@ from .. import __version__
 from ..findings import Finding
 from . import RunReport, clean, docs_base_url, rule_url
 
-MAX_RESULTS = 25_000          # code scanning rejects a run with more
+MAX_RESULTS = 25_000  # code scanning rejects a run with more
 FINGERPRINT_KEY = "porterLineHash/v1"
-SCHEMA_URI = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
-              "sarif-schema-2.1.0.json")
+SCHEMA_URI = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _WS = re.compile(r"\s+")
 
@@ -63,10 +65,16 @@ def _related(related: list[dict]) -> list[dict]:
     for k, r in enumerate(related, 1):
         uri, base = _uri(r["path"])
         artifact = {"uri": uri, **({"uriBaseId": base} if base else {})}
-        out.append({"id": k, "physicalLocation": {
-            "artifactLocation": artifact,
-            "region": {"startLine": r["line"], "startColumn": r["column"]}},
-            "message": {"text": r["message"]}})
+        out.append(
+            {
+                "id": k,
+                "physicalLocation": {
+                    "artifactLocation": artifact,
+                    "region": {"startLine": r["line"], "startColumn": r["column"]},
+                },
+                "message": {"text": r["message"]},
+            }
+        )
     return out
 
 
@@ -76,8 +84,9 @@ def fingerprints(findings: list[Finding]) -> dict[int, str]:
     out = {}
     for f in findings:
         line = _WS.sub(" ", f.extra.get("source", "")).strip()
-        key = hashlib.sha256("\0".join((f.code, f.path, line)).encode(
-            "utf-8", "surrogateescape")).hexdigest()[:32]
+        key = hashlib.sha256(
+            "\0".join((f.code, f.path, line)).encode("utf-8", "surrogateescape")
+        ).hexdigest()[:32]
         seen[key] = seen.get(key, 0) + 1
         out[id(f)] = f"{key}:{seen[key]}"
     return out
@@ -86,12 +95,15 @@ def fingerprints(findings: list[Finding]) -> dict[int, str]:
 def _rule_descriptor(rule) -> dict:
     doc = rule.doc()
     title, what = _sections(doc)
-    d = {"id": rule.code, "name": rule.name,
-         "shortDescription": {"text": title},
-         "fullDescription": {"text": what},
-         "help": {"text": doc, "markdown": doc},
-         "defaultConfiguration": {"level": _LEVEL[str(rule.severity)]},
-         "properties": {"tags": ["portability", "rocm"], "fix": str(rule.fix)}}
+    d = {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": title},
+        "fullDescription": {"text": what},
+        "help": {"text": doc, "markdown": doc},
+        "defaultConfiguration": {"level": _LEVEL[str(rule.severity)]},
+        "properties": {"tags": ["portability", "rocm"], "fix": str(rule.fix)},
+    }
     url = rule_url(rule.code)
     if url:
         d["helpUri"] = url
@@ -100,6 +112,7 @@ def _rule_descriptor(rule) -> dict:
 
 def to_dict(report: RunReport, exit_code: int | None = None) -> dict:
     from ..rules.registry import get
+
     findings = report.open_findings
     dropped = 0
     if len(findings) > MAX_RESULTS:
@@ -118,14 +131,16 @@ def to_dict(report: RunReport, exit_code: int | None = None) -> dict:
         region = {"startLine": f.line, "startColumn": f.col}
         if f.end_line:
             region.update(endLine=f.end_line, endColumn=max(f.end_col, 1))
-        res: dict[str, Any] = {"ruleId": f.code, "level": _LEVEL[str(f.severity)],
-               "message": {"text": f"{f.message} [{f.code}]"},
-               "locations": [{"physicalLocation": {"artifactLocation": artifact,
-                                                   "region": region}}],
-               "partialFingerprints": {FINGERPRINT_KEY: prints[id(f)]}}
+        res: dict[str, Any] = {
+            "ruleId": f.code,
+            "level": _LEVEL[str(f.severity)],
+            "message": {"text": f"{f.message} [{f.code}]"},
+            "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": region}}],
+            "partialFingerprints": {FINGERPRINT_KEY: prints[id(f)]},
+        }
         if f.code in index:
             res["ruleIndex"] = index[f.code]
-        if f.extra.get("related"):     # port --verify: the ported file's own locations
+        if f.extra.get("related"):  # port --verify: the ported file's own locations
             res["relatedLocations"] = _related(f.extra["related"])
         props: dict[str, Any] = {}
         if f.targets:
@@ -137,30 +152,47 @@ def to_dict(report: RunReport, exit_code: int | None = None) -> dict:
         results.append(res)
     notes = [{"level": "error", "message": {"text": f"{p}: {w}"}} for p, w in report.errors]
     if dropped:
-        notes.append({"level": "warning", "message": {
-            "text": f"{dropped} less severe results dropped: code scanning accepts at most "
-                    f"{MAX_RESULTS} results per run"}})
+        notes.append(
+            {
+                "level": "warning",
+                "message": {
+                    "text": f"{dropped} less severe results dropped: code scanning accepts at most "
+                    f"{MAX_RESULTS} results per run"
+                },
+            }
+        )
     invocation: dict = {"executionSuccessful": not report.errors and exit_code != 2}
     if exit_code is not None:
         invocation["exitCode"] = exit_code
     if notes:
         invocation["toolExecutionNotifications"] = notes
     from .effort import estimate
-    driver: dict[str, Any] = {"name": "porter", "version": __version__,
-                              "semanticVersion": __version__,
-                              "rules": [_rule_descriptor(r) for r in rules]}
+
+    driver: dict[str, Any] = {
+        "name": "porter",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "rules": [_rule_descriptor(r) for r in rules],
+    }
     if docs_base_url():
         driver["informationUri"] = docs_base_url()
-    run = {"tool": {"driver": driver},
-           "originalUriBaseIds": {"%SRCROOT%": {
-               "uri": Path.cwd().as_uri() + "/",
-               "description": {"text": "the folder porter ran in"}}},
-           "invocations": [invocation],
-           "results": results,
-           "properties": {"summary": report.summary(), "effort": estimate(report).overall_dict(),
-                          **({"droppedResults": dropped} if dropped else {}),
-                          **({"verify": report.verify.to_dict()} if report.verify is not None
-                             else {})}}
+    run = {
+        "tool": {"driver": driver},
+        "originalUriBaseIds": {
+            "%SRCROOT%": {
+                "uri": Path.cwd().as_uri() + "/",
+                "description": {"text": "the folder porter ran in"},
+            }
+        },
+        "invocations": [invocation],
+        "results": results,
+        "properties": {
+            "summary": report.summary(),
+            "effort": estimate(report).overall_dict(),
+            **({"droppedResults": dropped} if dropped else {}),
+            **({"verify": report.verify.to_dict()} if report.verify is not None else {}),
+        },
+    }
     return clean({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]})
 
 

@@ -4,6 +4,7 @@ Modes: one line per finding (default; `path:line:col: severity: message [CODE]`,
 print them), grouped under each file (`--group-by-file`), counts per rule (`--statistics`), or
 the summary alone (`-q`). Every mode ends with the same summary.
 """
+
 from __future__ import annotations
 
 from . import RunReport
@@ -20,8 +21,14 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
-def render(report: RunReport, *, color: bool = False, statistics: bool = False,
-           grouped: bool = False, quiet: bool = False) -> str:
+def render(
+    report: RunReport,
+    *,
+    color: bool = False,
+    statistics: bool = False,
+    grouped: bool = False,
+    quiet: bool = False,
+) -> str:
     lines: list[str] = []
     if statistics:
         lines += statistics_lines(report)
@@ -56,8 +63,11 @@ def _sev(sev: str, color: bool) -> str:
 
 
 def finding_lines(report: RunReport, color: bool) -> list[str]:
-    return [f"{f.path}:{f.line}:{f.col}: {_sev(str(f.severity), color)}: {f.message} "
-            f"[{f.code}]{_note(f)}" for f in report.open_findings]
+    return [
+        f"{f.path}:{f.line}:{f.col}: {_sev(str(f.severity), color)}: {f.message} "
+        f"[{f.code}]{_note(f)}"
+        for f in report.open_findings
+    ]
 
 
 def grouped_lines(report: RunReport, color: bool) -> list[str]:
@@ -69,8 +79,9 @@ def grouped_lines(report: RunReport, color: bool) -> list[str]:
                 out.append("")
             out.append(f"{_BOLD}{f.path}{_RESET}:" if color else f"{f.path}:")
             current = f.path
-        out.append(f"  {f.line}:{f.col}: {_sev(str(f.severity), color)}: {f.message} "
-                   f"[{f.code}]{_note(f)}")
+        out.append(
+            f"  {f.line}:{f.col}: {_sev(str(f.severity), color)}: {f.message} [{f.code}]{_note(f)}"
+        )
     return out
 
 
@@ -79,6 +90,7 @@ def statistics_lines(report: RunReport) -> list[str]:
     rules whose findings `porter port` fixes, `[-]` those only --unsafe-fixes fixes."""
     from ..findings import Applicability
     from ..rules.registry import get
+
     counts: dict[tuple[str, str], list] = {}
     for f in report.open_findings:
         counts.setdefault((f.code, str(f.severity)), []).append(f)
@@ -87,11 +99,17 @@ def statistics_lines(report: RunReport) -> list[str]:
     out = []
     for (code, sev), fs in rows:
         kinds = {f.fix.applicability for f in fs if f.fix is not None}
-        mark = "[*]" if Applicability.SAFE in kinds else "[-]" if Applicability.UNSAFE in kinds \
+        mark = (
+            "[*]"
+            if Applicability.SAFE in kinds
+            else "[-]"
+            if Applicability.UNSAFE in kinds
             else "   "
+        )
         rule = get(code)
-        out.append(f"{len(fs):>{width}}  {code}  {sev:<7}  {mark} {rule.name if rule else ''}"
-                   .rstrip())
+        out.append(
+            f"{len(fs):>{width}}  {code}  {sev:<7}  {mark} {rule.name if rule else ''}".rstrip()
+        )
     return out
 
 
@@ -105,21 +123,25 @@ def _by_code(findings) -> str:
 def fix_lines(report: RunReport) -> list[str]:
     """Which fixes were applied, and how many more --unsafe-fixes would apply."""
     from ..findings import Applicability
+
     fixed = [f for f in report.findings if f.extra.get("fixed")]
     kinds = [(f, f.fix.applicability) for f in report.open_findings if f.fix is not None]
     safe = [f for f, kind in kinds if kind is Applicability.SAFE]
     unsafe = [f for f, kind in kinds if kind is Applicability.UNSAFE]
     out = []
     if report.command == "port":
-        if fixed:       # port --check writes nothing: its fixes are the ones it would apply
-            done = "fixes the port would apply" if report.would_change is not None \
-                else "fixes applied"
+        if fixed:  # port --check writes nothing: its fixes are the ones it would apply
+            done = (
+                "fixes the port would apply" if report.would_change is not None else "fixes applied"
+            )
             out.append(f"{done}: {len(fixed)} ({_by_code(fixed)})")
         if safe:
             out.append(f"safe fixes not applied: {len(safe)} ({_by_code(safe)})")
         if unsafe:
-            out.append(f"{plural(len(unsafe), 'more fix', 'more fixes')} with --unsafe-fixes "
-                       f"({_by_code(unsafe)})")
+            out.append(
+                f"{plural(len(unsafe), 'more fix', 'more fixes')} with --unsafe-fixes "
+                f"({_by_code(unsafe)})"
+            )
     elif safe or unsafe:
         text = f"fixable by `porter port`: {len(safe)}" + (f" ({_by_code(safe)})" if safe else "")
         if unsafe:
@@ -130,23 +152,27 @@ def fix_lines(report: RunReport) -> list[str]:
 
 def summary_lines(report: RunReport) -> list[str]:
     from .effort import estimate
+
     s = report.summary()
     files, fnd, api = s["files"], s["findings"], s["api"]
     porting = report.command == "port"
-    dry = report.would_change is not None          # port --check: nothing is written
+    dry = report.would_change is not None  # port --check: nothing is written
     out = []
     n = files["files"]
     if porting:
         label = {"ported": "to port", "copied": "to copy"} if dry else {}
-        parts = [f"{files[k]} {label.get(k, k)}" for k in ("ported", "unchanged", "copied")
-                 if files[k]]
+        parts = [
+            f"{files[k]} {label.get(k, k)}" for k in ("ported", "unchanged", "copied") if files[k]
+        ]
         if files["error"]:
             parts.append(f"{files['error']} failed")
         out.append(f"{plural(n, 'file')}: {', '.join(parts) or 'nothing to do'}")
     elif report.command == "review" and report.review is not None:
         changed = len(report.review.get("changed_files", []))
-        out.append(f"{plural(n, 'file')} reviewed ({plural(changed, 'file')} changed since "
-                   f"{report.review.get('base')}; findings: {report.review.get('filter_mode')})")
+        out.append(
+            f"{plural(n, 'file')} reviewed ({plural(changed, 'file')} changed since "
+            f"{report.review.get('base')}; findings: {report.review.get('filter_mode')})"
+        )
     else:
         out.append(f"{plural(n, 'file')} checked ({files['cuda_files']} with CUDA code)")
     areas = ", ".join(f"{a} {v['converted']}" for a, v in api["by_area"].items() if v["converted"])
@@ -155,22 +181,34 @@ def summary_lines(report: RunReport) -> list[str]:
     out.append(f"left unconverted: {api['unconverted']}; unsupported on HIP: {api['unsupported']}")
     if s["launches"] or s["includes_added"]:
         added = "added" if porting and not dry else "to add"
-        out.append(f"kernel launches: {s['launches']}; hip_runtime.h includes {added}: "
-                   f"{s['includes_added']}")
+        out.append(
+            f"kernel launches: {s['launches']}; hip_runtime.h includes {added}: "
+            f"{s['includes_added']}"
+        )
     out.extend(fix_lines(report))
     if report.would_change is not None:
         k = len(report.would_change)
-        out.append(f"{plural(k, 'file')} would be changed by the port" if k
-                   else "the port would change nothing")
+        out.append(
+            f"{plural(k, 'file')} would be changed by the port"
+            if k
+            else "the port would change nothing"
+        )
     if report.verify is not None:
         out.append(report.verify.summary_line())
-    out.append(f"findings: {plural(fnd['error'], 'error')}, {plural(fnd['warning'], 'warning')}, "
-               f"{fnd['info']} info")
+    out.append(
+        f"findings: {plural(fnd['error'], 'error')}, {plural(fnd['warning'], 'warning')}, "
+        f"{fnd['info']} info"
+    )
     eff = estimate(report).overall_dict()
-    share = "no CUDA API references" if eff["converted_share"] is None else \
-        f"porter converts {eff['converted_share']:.0%} of the CUDA API references"
-    out.append(f"effort: {share}; manual work left: {eff['manual']} "
-               f"({plural(eff['points'], 'point')}; error 3, warning 1)")
+    share = (
+        "no CUDA API references"
+        if eff["converted_share"] is None
+        else f"porter converts {eff['converted_share']:.0%} of the CUDA API references"
+    )
+    out.append(
+        f"effort: {share}; manual work left: {eff['manual']} "
+        f"({plural(eff['points'], 'point')}; error 3, warning 1)"
+    )
     return out
 
 
@@ -180,8 +218,9 @@ _VERIFY_LABEL = {"compiled": "ok", "failed": "FAILED", "assisted": "FLAG", "skip
 def verify_lines(verify) -> list[str]:
     """`port --verify`: one line per translation unit (its status per target when they
     differ), the first error lines of a failure with the ported and the original location."""
-    out = [f"compile check ({', '.join(verify.targets)}; HIP {verify.hip_version}; "
-           f"{verify.compiler}):"]
+    out = [
+        f"compile check ({', '.join(verify.targets)}; HIP {verify.hip_version}; {verify.compiler}):"
+    ]
     width = max((len(u.path) for u in verify.units), default=0)
     for u in verify.units:
         per = set(u.targets.values())

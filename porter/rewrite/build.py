@@ -11,6 +11,7 @@ defines the CUDA name and the Debian ROCm package whose CMake config defines the
 nvcc flags are translated by :func:`translate_flags`; what has no HIP equivalent stays and is
 reported at its line (PT905); what is removed or only approximated is reported too (PT906).
 """
+
 from __future__ import annotations
 
 import csv
@@ -25,8 +26,8 @@ from ..parse import make as M
 from ..source import SourceFile
 from .edits import EditSet
 
-UNPORTED = "PT905"     # kept as is: no HIP/ROCm equivalent
-CHANGED = "PT906"      # removed or translated with a difference in behaviour
+UNPORTED = "PT905"  # kept as is: no HIP/ROCm equivalent
+CHANGED = "PT906"  # removed or translated with a difference in behaviour
 DATA = Path(__file__).resolve().parent.parent / "data" / "build.csv"
 
 
@@ -85,12 +86,14 @@ class _Out:
                 self.res.converted += 1
         return ok
 
-    def report(self, code: str, severity: Severity, start: int, end: int, message: str,
-               name: str = "") -> None:
+    def report(
+        self, code: str, severity: Severity, start: int, end: int, message: str, name: str = ""
+    ) -> None:
         line, col = self.src.position(start)
         eline, ecol = self.src.position(end)
-        self.res.findings.append(Finding(code, severity, message, self.src.path, line, col,
-                                         eline, ecol, name=name))
+        self.res.findings.append(
+            Finding(code, severity, message, self.src.path, line, col, eline, ecol, name=name)
+        )
         self.res.handled.append((start, max(end, start + 1)))
 
     def done(self) -> BuildPort:
@@ -106,12 +109,19 @@ class Word:
     text: str
 
 
-_ARCH_OPT = ("-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode",
-             "--generate-code")
+_ARCH_OPT = ("-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode", "--generate-code")
 _ARCH_VALUE = re.compile(r"(?:sm_|compute_|lto_|arch=|native$|all$|all-major$)")
-_EXT_LAMBDA = frozenset({"--expt-relaxed-constexpr", "-expt-relaxed-constexpr",
-                         "--expt-extended-lambda", "-expt-extended-lambda",
-                         "--extended-lambda", "-extended-lambda", "-Wno-deprecated-gpu-targets"})
+_EXT_LAMBDA = frozenset(
+    {
+        "--expt-relaxed-constexpr",
+        "-expt-relaxed-constexpr",
+        "--expt-extended-lambda",
+        "-expt-extended-lambda",
+        "--extended-lambda",
+        "-extended-lambda",
+        "-Wno-deprecated-gpu-targets",
+    }
+)
 _SIMPLE = {
     # nvcc flag -> HIP-Clang flag (HIP-Clang's own option names, clang --help)
     "-lineinfo": "-gline-tables-only",
@@ -132,23 +142,49 @@ _SIMPLE = {
 _DROP_DEFAULT = frozenset({"-rdc=false", "--relocatable-device-code=false"})
 _NO_EQUIVALENT = {
     "-dlink": "a separate device-link step: HIP links relocatable device code with "
-              "`-fgpu-rdc --hip-link` at the final link",
+    "`-fgpu-rdc --hip-link` at the final link",
     "--device-link": "a separate device-link step: HIP links relocatable device code with "
-                     "`-fgpu-rdc --hip-link` at the final link",
-    "-ptx": "AMD builds produce no PTX", "--ptx": "AMD builds produce no PTX",
-    "-cubin": "AMD builds produce no cubin", "--cubin": "AMD builds produce no cubin",
+    "`-fgpu-rdc --hip-link` at the final link",
+    "-ptx": "AMD builds produce no PTX",
+    "--ptx": "AMD builds produce no PTX",
+    "-cubin": "AMD builds produce no cubin",
+    "--cubin": "AMD builds produce no cubin",
     "-fatbin": "AMD code objects come from --offload-arch; use --genco for a code object",
     "--fatbin": "AMD code objects come from --offload-arch; use --genco for a code object",
 }
-_WITH_VALUE = ("-Xptxas", "--ptxas-options", "-maxrregcount", "--maxrregcount", "-Xcompiler",
-               "--compiler-options", "--default-stream", "-default-stream", "-ccbin",
-               "--compiler-bindir", "-cudart", "--cudart", "-Xnvlink", "--nvlink-options",
-               "-rdc", "--relocatable-device-code", "--fmad", "-fmad") + _ARCH_OPT
+_WITH_VALUE = (
+    "-Xptxas",
+    "--ptxas-options",
+    "-maxrregcount",
+    "--maxrregcount",
+    "-Xcompiler",
+    "--compiler-options",
+    "--default-stream",
+    "-default-stream",
+    "-ccbin",
+    "--compiler-bindir",
+    "-cudart",
+    "--cudart",
+    "-Xnvlink",
+    "--nvlink-options",
+    "-rdc",
+    "--relocatable-device-code",
+    "--fmad",
+    "-fmad",
+) + _ARCH_OPT
 
 
 #: options whose value is itself an option (`-Xptxas -v`, `-Xcompiler -fPIC`)
-_DASH_VALUE = frozenset({"-Xptxas", "--ptxas-options", "-Xcompiler", "--compiler-options",
-                         "-Xnvlink", "--nvlink-options"})
+_DASH_VALUE = frozenset(
+    {
+        "-Xptxas",
+        "--ptxas-options",
+        "-Xcompiler",
+        "--compiler-options",
+        "-Xnvlink",
+        "--nvlink-options",
+    }
+)
 
 
 def _split_opt(text: str) -> tuple[str, str | None]:
@@ -160,8 +196,9 @@ def _split_opt(text: str) -> tuple[str, str | None]:
     return text, None
 
 
-def translate_flags(words: list[Word], data: bytes, out: _Out, archs: tuple[str, ...],
-                    make: bool) -> None:
+def translate_flags(
+    words: list[Word], data: bytes, out: _Out, archs: tuple[str, ...], make: bool
+) -> None:
     """Translate one sequence of nvcc command-line words (a Makefile line, a CMake compile-
     option list). The first architecture option of the sequence becomes the --offload-arch list;
     later ones are removed."""
@@ -175,19 +212,35 @@ def translate_flags(words: list[Word], data: bytes, out: _Out, archs: tuple[str,
         nxt = words[i + 1] if i + 1 < len(words) else None
         span_end, used = w.end, 1
         if val is None and opt in _WITH_VALUE and nxt is not None and nxt.text == "\0":
-            out.report(UNPORTED, Severity.ERROR, w.start, nxt.end,
-                       f"`{opt}` with a quoted value: porter leaves shell strings alone; "
-                       "translate it by hand")
+            out.report(
+                UNPORTED,
+                Severity.ERROR,
+                w.start,
+                nxt.end,
+                f"`{opt}` with a quoted value: porter leaves shell strings alone; "
+                "translate it by hand",
+            )
             i += 2
             continue
-        if val is None and opt in _WITH_VALUE and nxt is not None and (
-                opt in _DASH_VALUE or not nxt.text.startswith("-")):
+        if (
+            val is None
+            and opt in _WITH_VALUE
+            and nxt is not None
+            and (opt in _DASH_VALUE or not nxt.text.startswith("-"))
+        ):
             if opt not in _ARCH_OPT or _ARCH_VALUE.match(nxt.text) or "$" in nxt.text:
                 val, span_end, used = nxt.text, nxt.end, 2
-        what = data[w.start:span_end].decode("utf-8", "replace")
+        what = data[w.start : span_end].decode("utf-8", "replace")
 
-        def remove(message: str | None, severity: Severity = Severity.WARNING, *,
-                   i: int = i, used: int = used, w: Word = w, span_end: int = span_end) -> None:
+        def remove(
+            message: str | None,
+            severity: Severity = Severity.WARNING,
+            *,
+            i: int = i,
+            used: int = used,
+            w: Word = w,
+            span_end: int = span_end,
+        ) -> None:
             _remove(out, words, i, used, data)
             if message:
                 out.report(CHANGED, severity, w.start, span_end, message)
@@ -202,18 +255,29 @@ def translate_flags(words: list[Word], data: bytes, out: _Out, archs: tuple[str,
             if val in ("-v", "--verbose"):
                 out.edit(w.start, span_end, "-Rpass-analysis=kernel-resource-usage")
             else:
-                hint = (" (use __launch_bounds__ to bound register use)"
-                        if "maxrregcount" in val else "")
-                remove(f"`{what}` passes options to ptxas, which AMD builds do not run: "
-                       f"removed{hint}")
+                hint = (
+                    " (use __launch_bounds__ to bound register use)"
+                    if "maxrregcount" in val
+                    else ""
+                )
+                remove(
+                    f"`{what}` passes options to ptxas, which AMD builds do not run: removed{hint}"
+                )
         elif opt in ("-maxrregcount", "--maxrregcount") and val is not None:
-            remove(f"`{what}` has no HIP-Clang equivalent: removed; bound register use with "
-                   "`__launch_bounds__` instead")
+            remove(
+                f"`{what}` has no HIP-Clang equivalent: removed; bound register use with "
+                "`__launch_bounds__` instead"
+            )
         elif opt in ("--use_fast_math", "-use_fast_math"):
             out.edit(w.start, w.end, "-ffast-math")
-            out.report(CHANGED, Severity.WARNING, w.start, w.end,
-                       f"`{opt}` became `-ffast-math`, which is not the same: it also assumes "
-                       "no NaN or infinity and applies to host code; check the results")
+            out.report(
+                CHANGED,
+                Severity.WARNING,
+                w.start,
+                w.end,
+                f"`{opt}` became `-ffast-math`, which is not the same: it also assumes "
+                "no NaN or infinity and applies to host code; check the results",
+            )
         elif opt in _SIMPLE:
             out.edit(w.start, w.end, _SIMPLE[opt])
         elif opt in _DROP_DEFAULT:
@@ -229,28 +293,46 @@ def translate_flags(words: list[Word], data: bytes, out: _Out, archs: tuple[str,
             if new:
                 out.edit(w.start, span_end, new)
             else:
-                out.report(UNPORTED, Severity.ERROR, w.start, span_end,
-                           f"`{what}` has no HIP-Clang equivalent")
+                out.report(
+                    UNPORTED,
+                    Severity.ERROR,
+                    w.start,
+                    span_end,
+                    f"`{what}` has no HIP-Clang equivalent",
+                )
         elif opt in ("-Xcompiler", "--compiler-options") and val is not None:
             if val[:1] in "'\"" or "$" in val:
-                out.report(UNPORTED, Severity.ERROR, w.start, span_end,
-                           f"`{what}`: HIP-Clang compiles host code itself; pass these options "
-                           "directly (porter leaves quoted or variable values alone)")
+                out.report(
+                    UNPORTED,
+                    Severity.ERROR,
+                    w.start,
+                    span_end,
+                    f"`{what}`: HIP-Clang compiles host code itself; pass these options "
+                    "directly (porter leaves quoted or variable values alone)",
+                )
             else:
                 out.edit(w.start, span_end, " ".join(p for p in val.split(",") if p))
         elif opt in ("-ccbin", "--compiler-bindir") and val is not None:
-            remove(f"`{what}`: HIP-Clang compiles host code itself (no host compiler to "
-                   "choose): removed")
+            remove(
+                f"`{what}`: HIP-Clang compiles host code itself (no host compiler to "
+                "choose): removed"
+            )
         elif opt in ("-cudart", "--cudart") and val is not None:
-            remove(f"`{what}`: the HIP runtime is a shared library (amdhip64): removed",
-                   Severity.INFO)
+            remove(
+                f"`{what}`: the HIP runtime is a shared library (amdhip64): removed", Severity.INFO
+            )
         elif opt in ("-Xnvlink", "--nvlink-options") and val is not None:
             remove(f"`{what}` passes options to nvlink, which AMD builds do not run: removed")
         elif opt in _EXT_LAMBDA:
             _remove(out, words, i, 1, data)
         elif opt in _NO_EQUIVALENT:
-            out.report(UNPORTED, Severity.ERROR, w.start, w.end,
-                       f"`{opt}` has no HIP-Clang equivalent: {_NO_EQUIVALENT[opt]}")
+            out.report(
+                UNPORTED,
+                Severity.ERROR,
+                w.start,
+                w.end,
+                f"`{opt}` has no HIP-Clang equivalent: {_NO_EQUIVALENT[opt]}",
+            )
         elif opt == "-x" and nxt is not None and nxt.text == "cu":
             out.edit(nxt.start, nxt.end, "hip")
             used = 2
@@ -259,8 +341,13 @@ def translate_flags(words: list[Word], data: bytes, out: _Out, archs: tuple[str,
             if row.hip:
                 out.edit(w.start, w.end, f"-l{row.hip}")
             else:
-                out.report(UNPORTED, Severity.ERROR, w.start, w.end,
-                           f"`{opt}` has no ROCm library: {row.notes}")
+                out.report(
+                    UNPORTED,
+                    Severity.ERROR,
+                    w.start,
+                    w.end,
+                    f"`{opt}` has no ROCm library: {row.notes}",
+                )
         elif make and (opt == "nvcc" or opt.endswith("/nvcc")):
             out.edit(w.start, w.end, "hipcc")
         i += used
@@ -269,26 +356,37 @@ def translate_flags(words: list[Word], data: bytes, out: _Out, archs: tuple[str,
 def _remove(out: _Out, words: list[Word], i: int, used: int, data: bytes) -> None:
     """Remove words[i:i+used] and the blank before them (or after, for the first word)."""
     start, end = words[i].start, words[i + used - 1].end
-    if i > 0 and not data[words[i - 1].end:start].strip():
+    if i > 0 and not data[words[i - 1].end : start].strip():
         start = words[i - 1].end
-    elif i + used < len(words) and not data[end:words[i + used].start].strip():
+    elif i + used < len(words) and not data[end : words[i + used].start].strip():
         end = words[i + used].start
     out.edit(start, end, "")
 
 
 # -- CMake --------------------------------------------------------------------------------------
 _LANG_CMDS = frozenset({"project", "enable_language", "check_language"})
-_FLAG_CMDS = frozenset({"target_compile_options", "add_compile_options", "target_link_options",
-                        "add_link_options"})
+_FLAG_CMDS = frozenset(
+    {"target_compile_options", "add_compile_options", "target_link_options", "add_link_options"}
+)
 _FLAG_VARS = re.compile(r"CMAKE_(?:CUDA|HIP)_FLAGS(?:_[A-Z]+)?$|CUDA_NVCC_FLAGS(?:_[A-Z]+)?$")
-_SOURCE_CMDS = frozenset({"add_library", "add_executable", "target_sources", "set", "list",
-                          "cuda_add_library", "cuda_add_executable"})
+_SOURCE_CMDS = frozenset(
+    {
+        "add_library",
+        "add_executable",
+        "target_sources",
+        "set",
+        "list",
+        "cuda_add_library",
+        "cuda_add_executable",
+    }
+)
 _SET_KEYWORDS = frozenset({"CACHE", "PARENT_SCOPE", "FORCE"})
-_ARCH_LITERAL = re.compile(r"(?:\d+[a-z]?(?:-real|-virtual)?|native|all|all-major)"
-                           r"(?:;(?:\d+[a-z]?(?:-real|-virtual)?|native|all|all-major))*$")
+_ARCH_LITERAL = re.compile(
+    r"(?:\d+[a-z]?(?:-real|-virtual)?|native|all|all-major)"
+    r"(?:;(?:\d+[a-z]?(?:-real|-virtual)?|native|all|all-major))*$"
+)
 _VERSION = re.compile(r"\d+(?:\.\d+)*$")
-_GENEX_LANG = ("COMPILE_LANGUAGE:", "LINK_LANGUAGE:", "COMPILE_LANG_AND_ID:",
-               "LINK_LANG_AND_ID:")
+_GENEX_LANG = ("COMPILE_LANGUAGE:", "LINK_LANGUAGE:", "COMPILE_LANG_AND_ID:", "LINK_LANG_AND_ID:")
 
 
 def _cmake_flag_words(data: bytes, arg: C.Arg) -> list[Word]:
@@ -306,7 +404,7 @@ def _cmake_flag_words(data: bytes, arg: C.Arg) -> list[Word]:
             if k < 0:
                 continue
             base += k + 2
-            text = text[k + 2:]
+            text = text[k + 2 :]
         stripped = text.rstrip(">")
         for part in stripped.split(";"):
             if part and "$" not in part and "<" not in part:
@@ -329,9 +427,8 @@ def port_cmake(src: SourceFile, opts: BuildOptions) -> BuildPort:
     for cmd in cf.commands:
         if cmd.lname == "set_source_files_properties":
             vals = cmd.values(data)
-            if "LANGUAGE" in vals and vals[vals.index("LANGUAGE") + 1:][:1] == ["HIP"]:
-                hip_sources.update(vals[:vals.index("PROPERTIES")] if "PROPERTIES" in vals
-                                   else [])
+            if "LANGUAGE" in vals and vals[vals.index("LANGUAGE") + 1 :][:1] == ["HIP"]:
+                hip_sources.update(vals[: vals.index("PROPERTIES")] if "PROPERTIES" in vals else [])
         if cmd.lname == "find_package" and cmd.args:
             found.add(cmd.values(data)[0])
     find_sites: list[tuple[C.Command, str]] = []
@@ -344,13 +441,18 @@ def port_cmake(src: SourceFile, opts: BuildOptions) -> BuildPort:
             if row.hip and not (name.startswith("cuda_add_") and "OPTIONS" in vals):
                 out.edit(cmd.start, cmd.start + len(cmd.name), row.hip)
             else:
-                out.report(UNPORTED, Severity.ERROR, cmd.start, cmd.start + len(cmd.name),
-                           f"`{cmd.name}` has no HIP counterpart: {row.notes or 'port by hand'}",
-                           cmd.name)
+                out.report(
+                    UNPORTED,
+                    Severity.ERROR,
+                    cmd.start,
+                    cmd.start + len(cmd.name),
+                    f"`{cmd.name}` has no HIP counterpart: {row.notes or 'port by hand'}",
+                    cmd.name,
+                )
         # languages
         if name in _LANG_CMDS:
-            for a in cmd.args[1 if name == "project" else 0:]:
-                if a.kind == "unquoted" and data[a.start:a.end] == b"CUDA":
+            for a in cmd.args[1 if name == "project" else 0 :]:
+                if a.kind == "unquoted" and data[a.start : a.end] == b"CUDA":
                     out.edit(a.start, a.end, "HIP")
         for k, v in enumerate(vals[:-1]):
             a = cmd.args[k + 1]
@@ -379,11 +481,12 @@ def port_cmake(src: SourceFile, opts: BuildOptions) -> BuildPort:
                 spans = [(s, e)]
             for s, e in spans:
                 for ws, we, word in C.identifiers(data, s, e):
-                    _port_identifier(out, data, cmd, a, ws, we, word, targets, variables, props,
-                                     needed)
+                    _port_identifier(
+                        out, data, cmd, a, ws, we, word, targets, variables, props, needed
+                    )
             # plain library names in link commands
             if name in ("target_link_libraries", "link_libraries") and a.kind == "unquoted":
-                text = data[a.start:a.end].decode("utf-8", "replace")
+                text = data[a.start : a.end].decode("utf-8", "replace")
                 lrow = libs.get(text)
                 if lrow is not None and text not in ("cuda",):
                     if lrow.cmake_target:
@@ -392,8 +495,13 @@ def port_cmake(src: SourceFile, opts: BuildOptions) -> BuildPort:
                     elif lrow.hip:
                         out.edit(a.start, a.end, lrow.hip)
                     else:
-                        out.report(UNPORTED, Severity.ERROR, a.start, a.end,
-                                   f"library `{text}` has no ROCm counterpart: {lrow.notes}")
+                        out.report(
+                            UNPORTED,
+                            Severity.ERROR,
+                            a.start,
+                            a.end,
+                            f"library `{text}` has no ROCm counterpart: {lrow.notes}",
+                        )
             # ${CUDA_CUBLAS_LIBRARIES}-style library variables become the targets
         # compile flags
         if name in _FLAG_CMDS or (name in ("set", "string", "list") and _flag_var(vals, name)):
@@ -406,34 +514,46 @@ def port_cmake(src: SourceFile, opts: BuildOptions) -> BuildPort:
             translate_flags(words, data, out, opts.archs, make=False)
         # .cu sources
         if name in _SOURCE_CMDS:
-            cu = [a for a, v in zip(cmd.args, vals) if v.endswith(".cu") and "$<" not in v
-                  and v not in hip_sources]
+            cu = [
+                a
+                for a, v in zip(cmd.args, vals)
+                if v.endswith(".cu") and "$<" not in v and v not in hip_sources
+            ]
             if cu and (name != "list" or vals[:1] == ["APPEND"]):
-                srcs = " ".join(data[a.start:a.end].decode("utf-8", "replace") for a in cu)
-                _insert_after(out, data, cmd, f"set_source_files_properties({srcs} "
-                                              f"PROPERTIES LANGUAGE HIP)")
+                srcs = " ".join(data[a.start : a.end].decode("utf-8", "replace") for a in cu)
+                _insert_after(
+                    out, data, cmd, f"set_source_files_properties({srcs} PROPERTIES LANGUAGE HIP)"
+                )
                 hip_sources.update(v for v in vals if v.endswith(".cu"))
         if name == "file" and vals[:1] in (["GLOB"], ["GLOB_RECURSE"]) and len(vals) > 2:
-            globs = [v for v in vals[2:] if v not in ("CONFIGURE_DEPENDS", "LIST_DIRECTORIES",
-                                                      "RELATIVE", "FOLLOW_SYMLINKS")]
+            globs = [
+                v
+                for v in vals[2:]
+                if v not in ("CONFIGURE_DEPENDS", "LIST_DIRECTORIES", "RELATIVE", "FOLLOW_SYMLINKS")
+            ]
             ref = "${" + vals[1] + "}"
             if globs and all(g.endswith(".cu") for g in globs) and ref not in hip_sources:
-                _insert_after(out, data, cmd, f"set_source_files_properties({ref} "
-                                              f"PROPERTIES LANGUAGE HIP)")
+                _insert_after(
+                    out, data, cmd, f"set_source_files_properties({ref} PROPERTIES LANGUAGE HIP)"
+                )
                 hip_sources.add(ref)
             elif any(g.endswith(".cu") for g in globs) and ref not in hip_sources:
-                out.report(UNPORTED, Severity.WARNING, cmd.start, cmd.close,
-                           f"`file({vals[0]} {vals[1]} ...)` mixes `.cu` with other sources: "
-                           "CMake compiles `.cu` as HIP only with "
-                           "`set_source_files_properties(... PROPERTIES LANGUAGE HIP)`")
+                out.report(
+                    UNPORTED,
+                    Severity.WARNING,
+                    cmd.start,
+                    cmd.close,
+                    f"`file({vals[0]} {vals[1]} ...)` mixes `.cu` with other sources: "
+                    "CMake compiles `.cu` as HIP only with "
+                    "`set_source_files_properties(... PROPERTIES LANGUAGE HIP)`",
+                )
     # packages for the imported targets, next to find_package(hip)
     wanted = (needed | set(opts.project_packages)) - {"hip", ""}
     out.res.packages = needed - {""}
     for cmd, kw in find_sites:
         indent = _indent(data, cmd.start)
         for pkg in sorted(wanted - found):
-            _insert_after(out, data, cmd, f"find_package({pkg}{' ' + kw if kw else ''})",
-                          indent)
+            _insert_after(out, data, cmd, f"find_package({pkg}{' ' + kw if kw else ''})", indent)
     return out.done()
 
 
@@ -443,32 +563,52 @@ def _flag_var(vals: list[str], name: str) -> bool:
     return len(vals) > 1 and vals[0] == "APPEND" and _FLAG_VARS.match(vals[1]) is not None
 
 
-def _port_identifier(out: _Out, data: bytes, cmd: C.Command, arg: C.Arg, s: int, e: int,
-                     word: str, targets, variables, props, needed: set[str]) -> None:
+def _port_identifier(
+    out: _Out,
+    data: bytes,
+    cmd: C.Command,
+    arg: C.Arg,
+    s: int,
+    e: int,
+    word: str,
+    targets,
+    variables,
+    props,
+    needed: set[str],
+) -> None:
     if word.startswith("CUDA::"):
         row = targets.get(word)
         if row is not None and row.hip:
             out.edit(s, e, row.hip)
             needed.add(row.package)
         else:
-            note = row.notes if row is not None else "FindCUDAToolkit target without a ROCm " \
-                                                     "CMake target porter knows"
-            out.report(UNPORTED, Severity.ERROR, s, e, f"`{word}` has no ROCm CMake target: "
-                                                       f"{note}", word)
+            note = (
+                row.notes
+                if row is not None
+                else "FindCUDAToolkit target without a ROCm CMake target porter knows"
+            )
+            out.report(
+                UNPORTED, Severity.ERROR, s, e, f"`{word}` has no ROCm CMake target: {note}", word
+            )
         return
-    if word in targets:                     # CUB::CUB ...
+    if word in targets:  # CUB::CUB ...
         row = targets[word]
         if row.hip:
             out.edit(s, e, row.hip)
             needed.add(row.package)
         return
     if word == "CUDA":
-        before = data[max(arg.start, s - 24):s].decode("utf-8", "replace")
+        before = data[max(arg.start, s - 24) : s].decode("utf-8", "replace")
         if before.endswith(_GENEX_LANG):
             if before.endswith(("_AND_ID:",)):
-                out.report(UNPORTED, Severity.WARNING, s, e,
-                           "`$<..._LANG_AND_ID:CUDA,...>` names the NVIDIA compiler: the HIP "
-                           "compiler id is Clang; port the condition by hand")
+                out.report(
+                    UNPORTED,
+                    Severity.WARNING,
+                    s,
+                    e,
+                    "`$<..._LANG_AND_ID:CUDA,...>` names the NVIDIA compiler: the HIP "
+                    "compiler id is Clang; port the condition by hand",
+                )
             else:
                 out.edit(s, e, "HIP")
         return
@@ -476,24 +616,31 @@ def _port_identifier(out: _Out, data: bytes, cmd: C.Command, arg: C.Arg, s: int,
     if row is None:
         return
     if row.hip:
-        in_ref = data[s - 2:s] == b"${" and data[e:e + 1] == b"}"
-        if row.cmake_target:                # ${CUDA_CUBLAS_LIBRARIES} -> roc::hipblas
+        in_ref = data[s - 2 : s] == b"${" and data[e : e + 1] == b"}"
+        if row.cmake_target:  # ${CUDA_CUBLAS_LIBRARIES} -> roc::hipblas
             if in_ref:
                 out.edit(s - 2, e + 1, row.cmake_target)
                 needed.add(row.package)
             return
         out.edit(s, e, row.hip)
     else:
-        out.report(UNPORTED, Severity.ERROR if row.kind == "property" else Severity.WARNING,
-                   s, e, f"`{word}` has no HIP counterpart: {row.notes}", word)
+        out.report(
+            UNPORTED,
+            Severity.ERROR if row.kind == "property" else Severity.WARNING,
+            s,
+            e,
+            f"`{word}` has no HIP counterpart: {row.notes}",
+            word,
+        )
 
 
-def _port_arch_values(cmd: C.Command, vals: list[str], data: bytes, out: _Out,
-                      opts: BuildOptions) -> None:
+def _port_arch_values(
+    cmd: C.Command, vals: list[str], data: bytes, out: _Out, opts: BuildOptions
+) -> None:
     """`set(CMAKE_CUDA_ARCHITECTURES 80 90)`, `PROPERTIES CUDA_ARCHITECTURES "80;90"`,
     `PROPERTY CUDA_ARCHITECTURES 80`: the values become the --offload-arch targets."""
     name = cmd.lname
-    spans: list[tuple[int, int]] = []       # argument index ranges holding values
+    spans: list[tuple[int, int]] = []  # argument index ranges holding values
     if name == "set" and vals[:1] == ["CMAKE_CUDA_ARCHITECTURES"] and len(vals) > 1:
         end = 1
         while end < len(vals) and vals[end] not in _SET_KEYWORDS:
@@ -507,7 +654,7 @@ def _port_arch_values(cmd: C.Command, vals: list[str], data: bytes, out: _Out,
             k += 2
     elif name == "set_property" and "PROPERTY" in vals:
         k = vals.index("PROPERTY")
-        if vals[k + 1:k + 2] == ["CUDA_ARCHITECTURES"] and len(vals) > k + 2:
+        if vals[k + 1 : k + 2] == ["CUDA_ARCHITECTURES"] and len(vals) > k + 2:
             spans.append((k + 2, len(vals)))
     for lo, hi in spans:
         if lo >= hi:
@@ -521,15 +668,20 @@ def _port_arch_values(cmd: C.Command, vals: list[str], data: bytes, out: _Out,
             else:
                 out.edit(first.start, last.end, " ".join(opts.archs))
         else:
-            out.report(CHANGED, Severity.WARNING, first.start, last.end,
-                       f"architecture list `{' '.join(values)}` is not a literal list of SM "
-                       f"numbers: give it AMD targets ({', '.join(opts.archs)})")
+            out.report(
+                CHANGED,
+                Severity.WARNING,
+                first.start,
+                last.end,
+                f"architecture list `{' '.join(values)}` is not a literal list of SM "
+                f"numbers: give it AMD targets ({', '.join(opts.archs)})",
+            )
 
 
 def _remove_arg(out: _Out, data: bytes, cmd: C.Command, k: int) -> None:
     a = cmd.args[k]
     prev = cmd.args[k - 1].end if k > 0 else cmd.open + 1
-    if not data[prev:a.start].strip():
+    if not data[prev : a.start].strip():
         out.edit(prev, a.end, "", count=False)
     else:
         out.edit(a.start, a.end, "", count=False)
@@ -541,13 +693,14 @@ def _indent(data: bytes, pos: int) -> str:
     return lead.decode("utf-8", "replace") if not lead.strip() else ""
 
 
-def _insert_after(out: _Out, data: bytes, cmd: C.Command, text: str,
-                  indent: str | None = None) -> None:
+def _insert_after(
+    out: _Out, data: bytes, cmd: C.Command, text: str, indent: str | None = None
+) -> None:
     """Insert a new command on the line after *cmd* (after a trailing comment too)."""
     pos = cmd.close + 1
     nl = data.find(b"\n", pos)
     pos = len(data) if nl < 0 else nl
-    eol = "\r\n" if pos > 0 and data[pos - 1:pos] == b"\r" else "\n"
+    eol = "\r\n" if pos > 0 and data[pos - 1 : pos] == b"\r" else "\n"
     if eol == "\r\n":
         pos -= 1
     ind = _indent(data, cmd.start) if indent is None else indent
@@ -564,23 +717,29 @@ def port_make(src: SourceFile, opts: BuildOptions) -> BuildPort:
             continue
         words: list[Word] = []
         for w in line.words:
-            text = data[w.start:w.end].decode("utf-8", "replace")
+            text = data[w.start : w.end].decode("utf-8", "replace")
             if w.quoted and not opts.rewrite_strings:
                 # a shell string: left alone, but it still separates flags from their values
                 words.append(Word(w.start, w.end, "\0"))
                 continue
-            if w.ref and not (text.endswith("/nvcc") or text.startswith(("-arch=", "-code=",
-                                                                         "--gpu-architecture=",
-                                                                         "-gencode="))):
+            if w.ref and not (
+                text.endswith("/nvcc")
+                or text.startswith(("-arch=", "-code=", "--gpu-architecture=", "-gencode="))
+            ):
                 words.append(Word(w.start, w.end, "\0" if "$" in text[:1] else text))
                 continue
             words.append(Word(w.start, w.end, text))
         translate_flags(words, data, out, opts.archs, make=True)
         for word in words:
             if "/usr/local/cuda" in word.text:
-                out.report(UNPORTED, Severity.INFO, word.start, word.end,
-                           f"`{word.text}` is a CUDA toolkit path: point it at ROCm (/opt/rocm) "
-                           "or drop it (hipcc finds ROCm itself)")
+                out.report(
+                    UNPORTED,
+                    Severity.INFO,
+                    word.start,
+                    word.end,
+                    f"`{word.text}` is a CUDA toolkit path: point it at ROCm (/opt/rocm) "
+                    "or drop it (hipcc finds ROCm itself)",
+                )
     return out.done()
 
 
@@ -620,14 +779,16 @@ def project_packages(root: Path | None) -> frozenset[str]:
     key = str(root)
     if key not in _PROJECT_PACKAGES:
         import os
+
         found: set[str] = set()
         seen = 0
         for dirpath, dirnames, filenames in os.walk(root):
             seen += len(filenames)
-            if seen > _WALK_LIMIT:      # not a project folder (a single file's parent): stop
+            if seen > _WALK_LIMIT:  # not a project folder (a single file's parent): stop
                 break
-            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS
-                                 and not d.startswith("."))
+            dirnames[:] = sorted(
+                d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")
+            )
             for f in filenames:
                 if f.lower() in _BUILD_NAMES or f.lower().endswith(".cmake"):
                     try:
@@ -645,22 +806,27 @@ def _offset(src: SourceFile, line: int, col: int) -> int:
     if not 1 <= line <= len(starts):
         return len(src.data)
     base = starts[line - 1]
-    text = src.data[base:base + 4 * col].decode("utf-8", "replace")
-    return base + len(text[:col - 1].encode("utf-8"))
+    text = src.data[base : base + 4 * col].decode("utf-8", "replace")
+    return base + len(text[: col - 1].encode("utf-8"))
 
 
-def port_result(res, src: SourceFile, engine_opts, findings: list[Finding],
-                root: Path | None = None) -> list[Finding]:
+def port_result(
+    res, src: SourceFile, engine_opts, findings: list[Finding], root: Path | None = None
+) -> list[Finding]:
     """Port one build file into the engine's FileResult *res* (new_data, status, stats) and
     return its findings: the build rules' findings the port did not resolve, plus the port's own
     (PT905/PT906) at their lines."""
     targets = getattr(engine_opts.rules, "targets", None) or ()
     archs = tuple(t.arch for t in targets) or ("gfx942",)
     port = getattr(engine_opts, "port", None)
-    bopts = BuildOptions(archs=archs, rewrite_strings=bool(getattr(port, "rewrite_strings", False)),
-                         project_packages=project_packages(root))
+    bopts = BuildOptions(
+        archs=archs,
+        rewrite_strings=bool(getattr(port, "rewrite_strings", False)),
+        project_packages=project_packages(root),
+    )
     bp = port_build(src.path, src.data, bopts)
     from .edits import apply
+
     new = apply(src.data, bp.edits) if bp.edits else src.data
     res.new_data = new
     res.status = "ported" if new != src.data else "unchanged"
@@ -673,6 +839,7 @@ def port_result(res, src: SourceFile, engine_opts, findings: list[Finding],
         off = _offset(src, f.line, f.col)
         end = _offset(src, f.end_line, f.end_col) if f.end_line else off + 1
         return any(s < max(end, off + 1) and off < e for s, e in spans)
+
     kept = [f for f in findings if not resolved(f)]
     return kept + bp.findings
 
@@ -682,8 +849,9 @@ TORCH_EXT = "PT908"
 _TORCH_CALLS = frozenset({"CUDAExtension", "load", "load_inline"})
 
 
-def torch_extensions(rel: str, data: bytes, folder: Path | None = None,
-                     ported: bool = False) -> list[Finding]:
+def torch_extensions(
+    rel: str, data: bytes, folder: Path | None = None, ported: bool = False
+) -> list[Finding]:
     """PyTorch extension builds in a Python file (`CUDAExtension(...)` in setup.py,
     `torch.utils.cpp_extension.load(...)`): one PT908 finding per call that builds GPU code,
     naming its CUDA sources (resolved statically, porter.parse.pyext). On ROCm these build
@@ -694,6 +862,7 @@ def torch_extensions(rel: str, data: bytes, folder: Path | None = None,
         return []
     from ..parse.pyext import find_extensions
     from ..parse.python import PySyntaxError, parse
+
     try:
         src = parse(data)
     except PySyntaxError:
@@ -707,16 +876,27 @@ def torch_extensions(rel: str, data: bytes, folder: Path | None = None,
         if ext.unresolved:
             what += f"; sources not resolved statically: {', '.join(ext.unresolved)}"
         flags = sum(1 for fl in ext.flags if fl.key in ("nvcc", "extra_cuda_cflags"))
-        if ported:      # --port-build-files
+        if ported:  # --port-build-files
             done = "porter translated its nvcc flags and CUDA libraries (--port-build-files)"
         else:
             done = "porter leaves this file alone" + (
                 " (its nvcc flags reach hipcc unchanged: `porter port --port-build-files` "
-                "translates them)" if flags else "")
-        out.append(Finding(
-            TORCH_EXT, Severity.INFO,
-            f"PyTorch extension `{ext.call}`: on ROCm PyTorch hipifies its CUDA sources{what} at "
-            f"build time; {done}; the sources' own findings (inline PTX, warp-size and the "
-            "other errors) are what that path does not handle", rel, ext.line, ext.col,
-            name=ext.call))
+                "translates them)"
+                if flags
+                else ""
+            )
+        out.append(
+            Finding(
+                TORCH_EXT,
+                Severity.INFO,
+                f"PyTorch extension `{ext.call}`: on ROCm PyTorch hipifies its CUDA sources{what} "
+                f"at "
+                f"build time; {done}; the sources' own findings (inline PTX, warp-size and the "
+                "other errors) are what that path does not handle",
+                rel,
+                ext.line,
+                ext.col,
+                name=ext.call,
+            )
+        )
     return out

@@ -10,6 +10,7 @@ The jobs live in their own modules: `lex` (tokens, spans, the candidate scanner)
 a name sits, declarations, call transforms), `includes`, `launch`, `roc` (--roc planning) and
 `shims` (a project's own HIP shims and vendor switches). Their public names are re-exported here.
 """
+
 from __future__ import annotations
 
 import re
@@ -72,20 +73,45 @@ from .roc import roc_area, roc_plan
 from .shims import AMD_HINT, on_nvidia_side, preproc_model, shim_names, vendor_switches
 
 __all__ = [
-    "CUDA_LOOKING", "HIP_RUNTIME_INCLUDE", "QUALIFIED_SEP", "CudaRewriter", "PortOptions",
-    "RewriteResult", "Scanner", "Stats", "block_comment_spans", "find_word", "identifiers",
-    "in_spans", "include_directives", "is_declaration_name", "lex_code_spans", "qualified_regex",
-    "roc_area", "roc_plan", "scanner_for", "shim_names",
+    "CUDA_LOOKING",
+    "HIP_RUNTIME_INCLUDE",
+    "QUALIFIED_SEP",
+    "CudaRewriter",
+    "PortOptions",
+    "RewriteResult",
+    "Scanner",
+    "Stats",
+    "block_comment_spans",
+    "find_word",
+    "identifiers",
+    "in_spans",
+    "include_directives",
+    "is_declaration_name",
+    "lex_code_spans",
+    "qualified_regex",
+    "roc_area",
+    "roc_plan",
+    "scanner_for",
+    "shim_names",
 ]
 
-_NS_ALIAS = re.compile(rb"namespace\s+([A-Za-z_]\w*)\s*=\s*"
-                       rb"((?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*;")
-_DEVICE_WORDS = (b"__global__", b"__device__", b"__shared__", b"__constant__", b"__managed__",
-                 b"threadIdx", b"blockIdx", b"__syncthreads")
+_NS_ALIAS = re.compile(
+    rb"namespace\s+([A-Za-z_]\w*)\s*=\s*"
+    rb"((?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*;"
+)
+_DEVICE_WORDS = (
+    b"__global__",
+    b"__device__",
+    b"__shared__",
+    b"__constant__",
+    b"__managed__",
+    b"threadIdx",
+    b"blockIdx",
+    b"__syncthreads",
+)
 _MAX_REGIONS_SHOWN = 5
-_SCOPE_LOOKAHEAD = 16          # bytes after a name searched for its `::`
-_NO_TREE = {"opaque": "inside a macro body",
-            "lexical": "in a region tree-sitter could not parse"}
+_SCOPE_LOOKAHEAD = 16  # bytes after a name searched for its `::`
+_NO_TREE = {"opaque": "inside a macro body", "lexical": "in a region tree-sitter could not parse"}
 
 
 _MACRO_DEFS = frozenset({"preproc_def", "preproc_function_def"})
@@ -104,18 +130,20 @@ def _include_path(data: bytes, root, m: re.Match):
     directives the preprocessor includes, and are rewritten like any other, wherever they sit."""
     node = root.descendant_for_byte_range(m.start(1), m.end(1))
     hash_pos = data.index(b"#", m.start())
-    inside = False                  # in a comment, a string or a macro body that holds the `#`
+    inside = False  # in a comment, a string or a macro body that holds the `#`
     while node is not None:
         t = node.type
         if t == "preproc_include":
             return node.child_by_field_name("path")
         if t == "preproc_call":
             d = node.child_by_field_name("directive")
-            if d is None or re.sub(rb"\s+", b"", data[d.start_byte:d.end_byte]) != b"#include":
+            if d is None or re.sub(rb"\s+", b"", data[d.start_byte : d.end_byte]) != b"#include":
                 return None
             return Span(m.start(1), m.end(1))
-        inside = inside or (node.start_byte < hash_pos and (
-            t in P.COMMENT_TYPES or t in P.STRING_TYPES or t in _MACRO_DEFS))
+        inside = inside or (
+            node.start_byte < hash_pos
+            and (t in P.COMMENT_TYPES or t in P.STRING_TYPES or t in _MACRO_DEFS)
+        )
         node = node.parent
     return None if inside else Span(m.start(1), m.end(1))
 
@@ -124,9 +152,9 @@ def _include_path(data: bytes, root, m: re.Match):
 class PortOptions:
     rocm_version: tuple[int, ...] = (7, 2)
     roc: bool = False
-    roc_areas: frozenset = frozenset()     # with roc: the areas that go to roc* (see roc_plan)
-    shims: frozenset = frozenset()         # CUDA names the project maps to HIP itself (shim_names)
-    launch_syntax: str = "keep"           # keep | hip
+    roc_areas: frozenset = frozenset()  # with roc: the areas that go to roc* (see roc_plan)
+    shims: frozenset = frozenset()  # CUDA names the project maps to HIP itself (shim_names)
+    launch_syntax: str = "keep"  # keep | hip
     rewrite_comments: bool = False
     rewrite_strings: bool = False
     add_runtime_include: bool = True
@@ -134,15 +162,17 @@ class PortOptions:
 
 @dataclass
 class Stats:
-    converted: dict[str, int] = field(default_factory=dict)    # area -> references rewritten
+    converted: dict[str, int] = field(default_factory=dict)  # area -> references rewritten
     unsupported: dict[str, int] = field(default_factory=dict)  # area -> references left (no HIP)
-    unconverted: int = 0                                        # CUDA-looking, unknown
+    unconverted: int = 0  # CUDA-looking, unknown
     launches: int = 0
     includes_added: int = 0
 
     def add(self, other: Stats) -> None:
-        for mine, theirs in ((self.converted, other.converted), (self.unsupported,
-                                                                 other.unsupported)):
+        for mine, theirs in (
+            (self.converted, other.converted),
+            (self.unsupported, other.unsupported),
+        ):
             for k, v in theirs.items():
                 mine[k] = mine.get(k, 0) + v
         self.unconverted += other.unconverted
@@ -150,10 +180,13 @@ class Stats:
         self.includes_added += other.includes_added
 
     def to_dict(self) -> dict:
-        return {"converted": dict(sorted(self.converted.items())),
-                "unsupported": dict(sorted(self.unsupported.items())),
-                "unconverted": self.unconverted, "launches": self.launches,
-                "includes_added": self.includes_added}
+        return {
+            "converted": dict(sorted(self.converted.items())),
+            "unsupported": dict(sorted(self.unsupported.items())),
+            "unconverted": self.unconverted,
+            "launches": self.launches,
+            "includes_added": self.includes_added,
+        }
 
 
 @dataclass
@@ -161,11 +194,11 @@ class RewriteResult:
     edits: EditSet
     findings: list[Finding]
     stats: Stats
-    declared: set[str]          # CUDA-looking or table names this file declares
+    declared: set[str]  # CUDA-looking or table names this file declares
     tree: object = None
     uses_cuda: bool = False
-    idents: set = field(default_factory=set)   # every identifier token of the file (rule triggers)
-    pp: object = None                          # the #if model, when the file tests AMD macros
+    idents: set = field(default_factory=set)  # every identifier token of the file (rule triggers)
+    pp: object = None  # the #if model, when the file tests AMD macros
 
 
 class CudaRewriter:
@@ -175,7 +208,7 @@ class CudaRewriter:
         self.index = index
         self.opts = options
         self.scan = scanner_for(index)
-        self._own: set[str] = set()          # per file: see _project_declarations
+        self._own: set[str] = set()  # per file: see _project_declarations
         self._fallbacks: set[int] = set()
         self._deleted: list[tuple[int, int]] = []
         v = options.rocm_version
@@ -195,8 +228,11 @@ class CudaRewriter:
         self.src = src
         self.res = res
         self._pp = None
-        if tree is None and not (name_hits or qual_hits or device_hit) \
-                and all(_is_hip_include(m.group(1)) for m in include_hits):
+        if (
+            tree is None
+            and not (name_hits or qual_hits or device_hit)
+            and all(_is_hip_include(m.group(1)) for m in include_hits)
+        ):
             # only HIP #include lines to count (none to rewrite): a directive at the start of a
             # line is code unless a block comment spans it, which a regex over the bytes tells
             # without a parse. A CUDA include is decided from the tree, as in a file with CUDA
@@ -221,8 +257,9 @@ class CudaRewriter:
             self._name(n.decode("ascii", "replace"), pos, pos + len(n))
         launches = self._launches(data, root)
         uses_device = launches > 0 or self._has_device_code(data)
-        res.uses_cuda = bool(res.stats.converted or res.stats.unsupported or cuda_includes
-                             or uses_device)
+        res.uses_cuda = bool(
+            res.stats.converted or res.stats.unsupported or cuda_includes or uses_device
+        )
         self._add_runtime_include(data, root, uses_device, hip_headers)
         if root.has_error:
             self._report_errors(src, root)
@@ -245,8 +282,9 @@ class CudaRewriter:
             qual_hits += self._alias_hits(data, idents)
         return name_hits, qual_hits
 
-    def _add_runtime_include(self, data: bytes, root, uses_device: bool,
-                             hip_headers: set[str]) -> None:
+    def _add_runtime_include(
+        self, data: bytes, root, uses_device: bool, hip_headers: set[str]
+    ) -> None:
         """nvcc includes cuda_runtime.h in every file it compiles as CUDA; hipcc does not. A file
         with device code needs hip/hip_runtime.h, and a CUDA source (.cu, .cuh) that uses a
         runtime API name needs it or hip/hip_runtime_api.h, unless one of its includes already
@@ -283,12 +321,19 @@ class CudaRewriter:
         more = f" and {len(regions) - n_shown} more" if len(regions) > n_shown else ""
         line, col = src.position(regions[0][2])
         what = "region" if len(regions) == 1 else "regions"
-        self.res.findings.append(Finding(
-            "PT003", Severity.WARNING,
-            f"tree-sitter could not parse {len(regions)} {what} (lines {shown}{more}); porter "
-            "rewrote "
-            f"only whole identifiers outside strings and comments there and ran no tree rules on "
-            f"them: review those lines by hand", src.path, line, col))
+        self.res.findings.append(
+            Finding(
+                "PT003",
+                Severity.WARNING,
+                f"tree-sitter could not parse {len(regions)} {what} (lines {shown}{more}); porter "
+                "rewrote "
+                "only whole identifiers outside strings and comments there and ran no tree rules "
+                "on them: review those lines by hand",
+                src.path,
+                line,
+                col,
+            )
+        )
 
     # -- helpers ------------------------------------------------------------------------------
     def _finding(self, code, sev, msg, start, name="") -> None:
@@ -313,7 +358,7 @@ class CudaRewriter:
     def _pick(self, rows: list[Row]) -> tuple[Row, bool]:
         """(row, available in the target ROCm)."""
         row = MappingIndex.pick(rows, self.opts.rocm_version)
-        assert row is not None          # callers pass the non-empty rows of a known name
+        assert row is not None  # callers pass the non-empty rows of a known name
         return row, row.since <= self.opts.rocm_version
 
     def _count(self, bucket: dict[str, int], area: str) -> None:
@@ -331,7 +376,7 @@ class CudaRewriter:
         """A PT002 finding for a reference left unchanged, counted as unsupported."""
         self._count(self.res.stats.unsupported, row.area)
         self._finding("PT002", Severity.ERROR, message, start, name=name)
-        self.res.findings[-1].extra["area"] = row.area   # to undo the count if superseded
+        self.res.findings[-1].extra["area"] = row.area  # to undo the count if superseded
 
     def _vendor_nv(self, pos: int) -> bool:
         """Is `pos` on the NVIDIA side of a vendor switch? (see shims.on_nvidia_side)"""
@@ -344,20 +389,25 @@ class CudaRewriter:
         if rows is None and CUDA_LOOKING.match(name) is None:
             return
         if name in self.opts.shims:
-            return                  # the project's own shim (#define cudaMalloc hipMalloc) owns it
+            return  # the project's own shim (#define cudaMalloc hipMalloc) owns it
         if name in self._own:
             self.res.declared.add(name)
-            return                  # the project declares this name itself: its uses are its own
+            return  # the project declares this name itself: its uses are its own
         if self._deleted and any(a <= start < b for a, b in self._deleted):
-            return                  # inside an argument a call transform removed
+            return  # inside an argument a call transform removed
         ctx, node = self._ctx.at(start, end)
         if not self._is_reference(name, ctx, node, start):
             return
         if rows is None:
             self.res.stats.unconverted += 1
-            self._finding("PT001", Severity.WARNING,
-                          f"`{name}` looks like a CUDA API name but porter has no mapping for it; "
-                          f"left unchanged", start, name=name)
+            self._finding(
+                "PT001",
+                Severity.WARNING,
+                f"`{name}` looks like a CUDA API name but porter has no mapping for it; "
+                f"left unchanged",
+                start,
+                name=name,
+            )
             return
         row, available = self._pick(rows)
         if row.kind == "namespace" and not self._namespace_reference(ctx, node, end):
@@ -376,17 +426,21 @@ class CudaRewriter:
     def _is_reference(self, name: str, ctx: str, node, start: int) -> bool:
         """Is this token a reference porter may rewrite (not a declaration of the project's own,
         an #undef, the NVIDIA side of a vendor switch, a member, or text porter leaves alone)?"""
-        if node is not None and ctx == "code" and is_declaration_name(node) \
-                and start not in self._fallbacks:
+        if (
+            node is not None
+            and ctx == "code"
+            and is_declaration_name(node)
+            and start not in self._fallbacks
+        ):
             # the project defines this name itself (`#define cudaMalloc hipMalloc`, a shim
             # function, `namespace cub = hipcub;`): its own definition is never renamed (a
             # fallback for an older CUDA, `_fallbacks`, is renamed with the name's uses)
             self.res.declared.add(name)
             return False
         if ctx == "opaque" and in_undef(node):
-            return False            # `#undef cudaMalloc` belongs to the project's shim
+            return False  # `#undef cudaMalloc` belongs to the project's shim
         if self._vendor_nv(start):
-            return False            # the NVIDIA side of a vendor switch stays CUDA
+            return False  # the NVIDIA side of a vendor switch stays CUDA
         if not self._allowed(ctx):
             return False
         if ctx == "code" and node.type == "field_identifier":
@@ -423,12 +477,15 @@ class CudaRewriter:
         pp = None
         for start, end in project_declaration_sites(data, names):
             ctx, node = self._ctx.at(start, end)
-            if ctx != "code" or node is None or not is_declaration_name(node) \
-                    or not is_definition(node):
+            if (
+                ctx != "code"
+                or node is None
+                or not is_declaration_name(node)
+                or not is_definition(node)
+            ):
                 continue
             if pp is None:
-                pp = self._pp if self._pp is not None else preproc_model(self.src,
-                                                                          self._ctx.root)
+                pp = self._pp if self._pp is not None else preproc_model(self.src, self._ctx.root)
             name = data[start:end].decode("ascii", "replace")
             if pp.guarded_by(start, is_ported_guard):
                 fallbacks.add(start)
@@ -438,50 +495,66 @@ class CudaRewriter:
 
     def _namespace_reference(self, ctx: str, node, end: int) -> bool:
         """A namespace row applies to `ns::x`, `using namespace ns;` and namespace aliases only."""
-        if ctx == "lexical":        # no tree around it: only `ns::` is surely the namespace
-            return re.match(rb"\s*::", self.src.data[end:end + _SCOPE_LOOKAHEAD]) is not None
+        if ctx == "lexical":  # no tree around it: only `ns::` is surely the namespace
+            return re.match(rb"\s*::", self.src.data[end : end + _SCOPE_LOOKAHEAD]) is not None
         if ctx != "code":
             return True
         if node.type not in ("namespace_identifier", "identifier"):
             return False
         return node.type != "identifier" or (
-            node.parent is not None and node.parent.type in ("using_declaration",
-                                                             "namespace_alias_definition"))
+            node.parent is not None
+            and node.parent.type in ("using_declaration", "namespace_alias_definition")
+        )
 
-    def _memloc_name(self, row: Row, name: str, new: str, ctx: str, node, start: int,
-                     end: int) -> None:
+    def _memloc_name(
+        self, row: Row, name: str, new: str, ctx: str, node, start: int, end: int
+    ) -> None:
         """A function CUDA 13 changed to take a cudaMemLocation: the call's argument decides."""
         m = MEMLOC.match(row.transform)
         assert m is not None
         if ctx != "code":
-            self._left(row, start, name,
-                       f"`{name}` {_NO_TREE.get(ctx, 'here')}: porter cannot tell its CUDA 12 "
-                       f"(device) form from its CUDA 13 (cudaMemLocation) form there; left "
-                       f"unchanged")
+            self._left(
+                row,
+                start,
+                name,
+                f"`{name}` {_NO_TREE.get(ctx, 'here')}: porter cannot tell its CUDA 12 "
+                f"(device) form from its CUDA 13 (cudaMemLocation) form there; left "
+                f"unchanged",
+            )
             return
         args = call_args(node) or []
         idx = int(m.group(1))
         if len(args) > idx and is_location(self.src.data, args[idx], len(args), idx):
             if parse_version(m.group(3)) > self.opts.rocm_version:
-                self._unsupported(row._replace(hip_since=m.group(3),
-                                               notes="the cudaMemLocation form needs "
-                                                     f"{m.group(2)}"), False, start, name)
+                self._unsupported(
+                    row._replace(
+                        hip_since=m.group(3), notes=f"the cudaMemLocation form needs {m.group(2)}"
+                    ),
+                    False,
+                    start,
+                    name,
+                )
                 return
             new = m.group(2)
         group = [] if new == name else [Edit(start, end, new.encode())]
         if group:
             self._apply(row, group, name, new, start)
 
-    def _name_edits(self, row: Row, name: str, new: str, ctx: str, node, start: int,
-                    end: int) -> list[Edit] | None:
+    def _name_edits(
+        self, row: Row, name: str, new: str, ctx: str, node, start: int, end: int
+    ) -> list[Edit] | None:
         """The rename plus the row's call transform; None (reported) when it cannot be done."""
         extra: list[Edit] = []
         if row.transform:
             if ctx != "code":
-                self._left(row, start, name,
-                           f"`{name}` {_NO_TREE.get(ctx, 'here')} needs a call rewrite "
-                           f"({row.transform}) that porter does only where it parsed the call; "
-                           f"left unchanged")
+                self._left(
+                    row,
+                    start,
+                    name,
+                    f"`{name}` {_NO_TREE.get(ctx, 'here')} needs a call rewrite "
+                    f"({row.transform}) that porter does only where it parsed the call; "
+                    f"left unchanged",
+                )
                 return None
             done = transform_edits(self.src.data, row, node)
             if done is None:
@@ -489,7 +562,8 @@ class CudaRewriter:
                 if args is not None:
                     why = refusal(self.src.data, row, args, new) or (
                         f"this call's {len(args)}-argument form has no HIP equivalent "
-                        f"porter knows ({row.transform})")
+                        f"porter knows ({row.transform})"
+                    )
                     if row.notes:
                         why += f": {row.notes}"
                 else:
@@ -517,8 +591,13 @@ class CudaRewriter:
         if row.area in IMPLICIT_AREAS:
             self._implicit_use = True
         if row.status == "deprecated":
-            self._finding("PT004", Severity.INFO,
-                          f"`{name}` becomes `{new}`, which HIP marks deprecated", start, name=name)
+            self._finding(
+                "PT004",
+                Severity.INFO,
+                f"`{name}` becomes `{new}`, which HIP marks deprecated",
+                start,
+                name=name,
+            )
 
     # -- qualified names (a::b) ------------------------------------------------------------
     def _alias_hits(self, data: bytes, idents: set[bytes]) -> list:
@@ -533,7 +612,7 @@ class CudaRewriter:
             for key in self.index.qualified:
                 if not key.startswith(prefix):
                     continue
-                rest = key[len(prefix):].split("::")
+                rest = key[len(prefix) :].split("::")
                 parts = [re.escape(alias)] + [re.escape(p.encode()) for p in rest]
                 rx = re.compile(QUALIFIED_SEP.join(b"(" + p + b")" for p in parts) + rb"(?![\w$])")
                 for m in rx.finditer(data):
@@ -545,12 +624,16 @@ class CudaRewriter:
         ctx, node = self._ctx.at(m.start(1), m.end(1))
         if not self._allowed(ctx) or self._vendor_nv(m.start()):
             return
-        if ctx == "code" and node is not None and node.parent is not None \
-                and node.parent.type == "namespace_alias_definition":
-            return                  # `namespace cub = hipcub;` is the project's own alias
+        if (
+            ctx == "code"
+            and node is not None
+            and node.parent is not None
+            and node.parent.type == "namespace_alias_definition"
+        ):
+            return  # `namespace cub = hipcub;` is the project's own alias
         rows = self.index.qualified[key]
         row, available = self._pick(rows)
-        shown = data[m.start():m.end()].decode("utf-8", "replace")
+        shown = data[m.start() : m.end()].decode("utf-8", "replace")
         if not (available and row.hip):
             self._unsupported(row, available, m.start(), shown if alias_len else key)
             return
@@ -561,12 +644,17 @@ class CudaRewriter:
             # definition itself is rewritten where it names the namespace
             if len(old_parts) != len(new_parts) or old_parts[:alias_len] != new_parts[:alias_len]:
                 return
-            group = [Edit(m.start(i - alias_len + 2), m.end(i - alias_len + 2), n.encode())
-                     for i, (o, n) in enumerate(zip(old_parts, new_parts))
-                     if i >= alias_len and o != n]
+            group = [
+                Edit(m.start(i - alias_len + 2), m.end(i - alias_len + 2), n.encode())
+                for i, (o, n) in enumerate(zip(old_parts, new_parts))
+                if i >= alias_len and o != n
+            ]
         elif len(old_parts) == len(new_parts):
-            group = [Edit(m.start(i + 1), m.end(i + 1), n.encode())
-                     for i, (o, n) in enumerate(zip(old_parts, new_parts)) if o != n]
+            group = [
+                Edit(m.start(i + 1), m.end(i + 1), n.encode())
+                for i, (o, n) in enumerate(zip(old_parts, new_parts))
+                if o != n
+            ]
         else:
             group = [Edit(m.start(), m.end(), new.encode())]
         if group and self.res.edits.add_group(group):
@@ -579,7 +667,7 @@ class CudaRewriter:
         cuda_includes = 0
         hip_headers: set[str] = set()
         comments = block_comment_spans(data) if root is None else None
-        seen: dict[str, int] = {}       # HIP include path -> end of the line that includes it
+        seen: dict[str, int] = {}  # HIP include path -> end of the line that includes it
         for m in hits:
             if self._vendor_nv(m.start(1)):
                 continue
@@ -591,7 +679,7 @@ class CudaRewriter:
                 path_node = _include_path(data, root, m)
                 if path_node is None:
                     continue
-            raw = data[path_node.start_byte:path_node.end_byte]
+            raw = data[path_node.start_byte : path_node.end_byte]
             if len(raw) < 2 or raw[:1] not in (b"<", b'"'):
                 continue
             path = raw[1:-1].decode("utf-8", "replace").strip()
@@ -604,10 +692,14 @@ class CudaRewriter:
             if found is None:
                 if CUDA_HEADER.match(path):
                     self.res.stats.unconverted += 1
-                    self._finding("PT001", Severity.WARNING,
-                                  f"include <{path}> looks like a CUDA header but porter has no "
-                                  f"mapping for it; left unchanged", path_node.start_byte,
-                                  name=path)
+                    self._finding(
+                        "PT001",
+                        Severity.WARNING,
+                        f"include <{path}> looks like a CUDA header but porter has no "
+                        f"mapping for it; left unchanged",
+                        path_node.start_byte,
+                        name=path,
+                    )
                 continue
             cuda_includes += 1
             row_rows = self.index.headers.get(path)
@@ -618,13 +710,16 @@ class CudaRewriter:
                 row, new = found
                 available = row.since <= self.opts.rocm_version
                 if self._roc(row):
-                    new = row.roc + path[len(row.cuda):]
+                    new = row.roc + path[len(row.cuda) :]
             if not (available and new):
                 self._unsupported(row, available, path_node.start_byte, path)
                 continue
             dup = duplicate_include_line(data, path_node, seen.get(new))
-            group = [dup if dup is not None else Edit(path_node.start_byte, path_node.end_byte,
-                                                      quoted_like(raw, new))]
+            group = [
+                dup
+                if dup is not None
+                else Edit(path_node.start_byte, path_node.end_byte, quoted_like(raw, new))
+            ]
             if new in NEEDS_RUNTIME_FIRST and HIP_RUNTIME not in seen:
                 # CUDA's interop headers include cuda_runtime.h; HIP's use its types without
                 # including it: hip_runtime.h goes on the line before
@@ -652,8 +747,11 @@ class CudaRewriter:
 
     def _relevant_include(self, raw: bytes) -> bool:
         path = raw[1:-1].decode("utf-8", "replace").strip()
-        return (path.startswith("hip/") or self.index.lookup_header(path, None) is not None
-                or CUDA_HEADER.match(path) is not None)
+        return (
+            path.startswith("hip/")
+            or self.index.lookup_header(path, None) is not None
+            or CUDA_HEADER.match(path) is not None
+        )
 
     def _has_device_code(self, data: bytes) -> bool:
         for w in _DEVICE_WORDS:

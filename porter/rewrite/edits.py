@@ -1,4 +1,5 @@
 """The one edit applier: sort, reject overlaps, splice from the end of the text."""
+
 from __future__ import annotations
 
 import bisect
@@ -30,17 +31,17 @@ class EditSet:
     """
 
     def __init__(self) -> None:
-        self.edits: list[Edit] = []       # in the order accepted (apply keeps it at one offset)
-        self._spans: list[tuple[int, int]] = []   # (start, end) of replacements, sorted
-        self._spans_edit: list[Edit] = []          # the replacement at the same index
-        self._points: list[int] = []               # offsets of insertions, sorted
+        self.edits: list[Edit] = []  # in the order accepted (apply keeps it at one offset)
+        self._spans: list[tuple[int, int]] = []  # (start, end) of replacements, sorted
+        self._spans_edit: list[Edit] = []  # the replacement at the same index
+        self._points: list[int] = []  # offsets of insertions, sorted
 
     def _conflicts(self, e: Edit) -> bool:
         # the last replacement that starts before e ends (before the point, for an insertion)
         i = bisect.bisect_left(self._spans, (e.end, e.end))
         if i > 0 and overlaps(e, self._spans_edit[i - 1]):
             return True
-        if e.start != e.end:   # the first insertion after e's start
+        if e.start != e.end:  # the first insertion after e's start
             j = bisect.bisect_right(self._points, e.start)
             if j < len(self._points) and self._points[j] < e.end:
                 return True
@@ -94,7 +95,7 @@ def apply(data: bytes, edits: Iterable[Edit]) -> bytes:
         e = edits[i]
         if e.start < pos:
             raise ValueError(f"overlapping edit at byte {e.start}")
-        out.append(data[pos:e.start])
+        out.append(data[pos : e.start])
         out.append(e.text)
         pos = e.end
     out.append(data[pos:])

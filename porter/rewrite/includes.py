@@ -1,5 +1,6 @@
 """#include directives: which are CUDA headers, where a missing HIP runtime include goes, and
 which replaced lines became duplicates."""
+
 from __future__ import annotations
 
 import re
@@ -12,19 +13,33 @@ from .lex import block_comment_spans, in_spans, line_end
 CUDA_HEADER = re.compile(
     r"(cuda|cu(?:blas|fft|rand|sparse|solver|dnn|tensor|pti|file|Complex)|nvtx|nvToolsExt|nvrtc"
     r"|nvml|nvperf|cub/|thrust/system/cuda|cooperative_groups|sm_\d\d_(?:intrinsics|atomic)"
-    r"|device_(?:functions|launch_parameters|atomic_functions)|crt/)")
-INCLUDE_LINE = re.compile(rb"(?:^|(?<=\r))(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*"
-                          rb"([<\"][^>\"\r\n]*[>\"])", re.MULTILINE)
+    r"|device_(?:functions|launch_parameters|atomic_functions)|crt/)"
+)
+INCLUDE_LINE = re.compile(
+    rb"(?:^|(?<=\r))(?:\xef\xbb\xbf)?[ \t]*#[ \t]*include[ \t]*"
+    rb"([<\"][^>\"\r\n]*[>\"])",
+    re.MULTILINE,
+)
 _INCLUDE_TEXT = re.compile(rb"#[ \t]*include")
 CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b", re.MULTILINE)
 HIP_RUNTIME = "hip/hip_runtime.h"
 # what a file that uses the runtime API (but no device code) may include instead: the runtime
 # headers, and the library headers that include <hip/hip_runtime_api.h> themselves (read in
 # ROCm 7.2's include/ folder)
-RUNTIME_API_HEADERS = frozenset({
-    HIP_RUNTIME, "hip/hip_runtime_api.h", "hipblas/hipblas.h", "hipblaslt/hipblaslt.h",
-    "hipfft/hipfft.h", "hiprand/hiprand.h", "hiprand/hiprand_kernel.h", "hipsparse/hipsparse.h",
-    "miopen/miopen.h", "rccl/rccl.h"})
+RUNTIME_API_HEADERS = frozenset(
+    {
+        HIP_RUNTIME,
+        "hip/hip_runtime_api.h",
+        "hipblas/hipblas.h",
+        "hipblaslt/hipblaslt.h",
+        "hipfft/hipfft.h",
+        "hiprand/hiprand.h",
+        "hiprand/hiprand_kernel.h",
+        "hipsparse/hipsparse.h",
+        "miopen/miopen.h",
+        "rccl/rccl.h",
+    }
+)
 # HIP headers that use hip_runtime.h's declarations without including it (ROCm 7.2's
 # hip/hip_gl_interop.h includes only hip/hip_common.h)
 NEEDS_RUNTIME_FIRST = frozenset({"hip/hip_gl_interop.h"})
@@ -51,11 +66,12 @@ def include_directives(data: bytes, root=None) -> list[tuple[int, int, str]]:
     out = []
     if root is not None:
         from ..parse.cuda import captures
+
         for inc in captures("(preproc_include) @i", root).get("i", []):
             path = inc.child_by_field_name("path")
             if path is not None:
-                raw = data[path.start_byte:path.end_byte].decode("utf-8", "replace")
-                out.append((inc.start_byte, path.end_byte, raw.strip("<>\"").strip()))
+                raw = data[path.start_byte : path.end_byte].decode("utf-8", "replace")
+                out.append((inc.start_byte, path.end_byte, raw.strip('<>"').strip()))
         return out
     comments = block_comment_spans(data)
     for m in include_lines(data):
@@ -74,9 +90,9 @@ def duplicate_include_line(data: bytes, path_node, earlier_end: int | None) -> E
         return None
     start = data.rfind(b"\n", 0, path_node.start_byte) + 1
     end = line_end(data, path_node.end_byte)
-    if not re.fullmatch(rb"[ \t]*#[ \t]*include[ \t]*", data[start:path_node.start_byte]):
+    if not re.fullmatch(rb"[ \t]*#[ \t]*include[ \t]*", data[start : path_node.start_byte]):
         return None
-    if data[path_node.end_byte:end].strip():
+    if data[path_node.end_byte : end].strip():
         return None
     if earlier_end > start or CONDITIONAL.search(data, earlier_end, start):
         return None
@@ -98,7 +114,7 @@ def newline_of(data: bytes) -> bytes:
 def after_line(data: bytes, pos: int) -> int:
     """The start of the line after the one holding `pos` (pos itself when a line starts
     there: tree-sitter ends a directive after its newline)."""
-    if pos > 0 and data[pos - 1:pos] in (b"\n", b"\r") and data[pos:pos + 1] != b"\n":
+    if pos > 0 and data[pos - 1 : pos] in (b"\n", b"\r") and data[pos : pos + 1] != b"\n":
         return pos
     nl = newline_of(data)[-1:]
     j = data.find(nl, pos)
@@ -110,8 +126,8 @@ def include_edit_text(data: bytes, pos: int, line: bytes = HIP_RUNTIME_INCLUDE) 
     nl = newline_of(data)
     text = line.rstrip(b"\n") + nl
     at_top = pos == 0 or (pos == len(_BOM) and data.startswith(_BOM))
-    if not at_top and data[pos - 1:pos] not in (b"\n", b"\r"):
-        text = nl + text                # after a last line with no newline
+    if not at_top and data[pos - 1 : pos] not in (b"\n", b"\r"):
+        text = nl + text  # after a last line with no newline
     return text
 
 
@@ -135,17 +151,20 @@ def include_position(data: bytes, root) -> int:
         c = children[i]
         if c.type == "preproc_include":
             return c.start_byte
-        if c.type == "preproc_call" and b"once" in data[c.start_byte:c.end_byte]:
+        if c.type == "preproc_call" and b"once" in data[c.start_byte : c.end_byte]:
             after = after_line(data, c.end_byte)
             i += 1
             continue
-        if c.type == "preproc_ifdef" and i == len(children) - 1 or (
-                c.type == "preproc_ifdef" and all(x.type == "comment" for x in children[i + 1:])):
+        if (
+            c.type == "preproc_ifdef"
+            and i == len(children) - 1
+            or (c.type == "preproc_ifdef" and all(x.type == "comment" for x in children[i + 1 :]))
+        ):
             inner = c.named_children
             for j, g in enumerate(inner):
                 if g.type == "preproc_def":
                     pos = after_line(data, g.end_byte)
-                    for h in inner[j + 1:]:
+                    for h in inner[j + 1 :]:
                         if h.type == "preproc_include":
                             return h.start_byte
                         if h.type != "comment":
@@ -169,7 +188,7 @@ def include_lines(data: bytes) -> list[re.Match]:
         at = hit.start()
         line = max(data.rfind(b"\n", 0, at), data.rfind(b"\r", 0, at)) + 1
         if line <= last:
-            continue            # a second `#include` text on a line that was tried already
+            continue  # a second `#include` text on a line that was tried already
         m = INCLUDE_LINE.match(data, line)
         if m is not None and m.end() > at:
             out.append(m)

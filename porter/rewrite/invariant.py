@@ -11,6 +11,7 @@ the engine reports it rather than pass it on silently.
 The scan is independent of how the rewriter decided: it lexes the output bytes itself and maps
 each position back to the input through the applied edits.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -46,6 +47,8 @@ def _directive_spans(data: bytes) -> list[tuple[int, int]]:
             out.append(m.span())
             last = line
     return out
+
+
 _MEMBER = re.compile(rb"(?:\.|->)\s*$")
 
 
@@ -54,15 +57,18 @@ class Leftover:
     """A CUDA name (or include path) in the output that nothing accounts for."""
 
     name: str
-    pos: int            # offset in the INPUT (for text porter wrote: where its edit starts)
-    written: bool       # porter's own replacement text holds it (a table fault)
+    pos: int  # offset in the INPUT (for text porter wrote: where its edit starts)
+    written: bool  # porter's own replacement text holds it (a table fault)
 
 
 @lru_cache(maxsize=4)
 def _mapped_to_itself(index: MappingIndex) -> frozenset[str]:
     """Table names some row maps to the same spelling (`atomicAdd`, `__shfl_xor_sync`)."""
-    return frozenset(name for name, rows in index.by_name.items()
-                     if any(r.hip == name or r.roc == name for r in rows))
+    return frozenset(
+        name
+        for name, rows in index.by_name.items()
+        if any(r.hip == name or r.roc == name for r in rows)
+    )
 
 
 def code_spans_to_skip(data: bytes) -> list[tuple[int, int]]:
@@ -76,12 +82,12 @@ def code_spans_to_skip(data: bytes) -> list[tuple[int, int]]:
         if j < 0:
             break
         c = data[j]
-        if c == 0x2F:                                     # '/'
-            nxt = data[j + 1:j + 2]
+        if c == 0x2F:  # '/'
+            nxt = data[j + 1 : j + 2]
             if nxt == b"/":
                 e = find(b"\n", j)
                 # a line comment continues over backslash-newlines
-                while e > 0 and data[e - 1:e] == b"\\" and e + 1 < n:
+                while e > 0 and data[e - 1 : e] == b"\\" and e + 1 < n:
                     e = find(b"\n", e + 1)
                 e = n if e < 0 else e
             elif nxt == b"*":
@@ -93,11 +99,15 @@ def code_spans_to_skip(data: bytes) -> list[tuple[int, int]]:
             spans.append((j, e))
             i = e
         elif c == 0x27 and j > 0 and data[j - 1] in WORD and _in_number(data, j):
-            i = j + 1                                     # 1'000'000
-        else:                                             # " or '
-            if c == 0x22 and j > 0 and data[j - 1:j] == b"R" and (j < 2 or data[j - 2] not in WORD
-                                                                 or data[j - 2:j - 1] in b"uUL8"):
-                m = re.match(rb'"([^()\\ \n]{0,16})\(', data[j:j + 20])
+            i = j + 1  # 1'000'000
+        else:  # " or '
+            if (
+                c == 0x22
+                and j > 0
+                and data[j - 1 : j] == b"R"
+                and (j < 2 or data[j - 2] not in WORD or data[j - 2 : j - 1] in b"uUL8")
+            ):
+                m = re.match(rb'"([^()\\ \n]{0,16})\(', data[j : j + 20])
                 if m:
                     close = b")" + m.group(1) + b'"'
                     e = find(close, j + m.end())
@@ -127,7 +137,7 @@ def _in_number(data: bytes, j: int) -> bool:
     k = j
     while k > 0 and data[k - 1] in WORD:
         k -= 1
-    return data[k:k + 1].isdigit()
+    return data[k : k + 1].isdigit()
 
 
 class _BackMap:
@@ -137,7 +147,7 @@ class _BackMap:
         edits = list(edits)
         order = sorted(range(len(edits)), key=lambda i: (edits[i].start, edits[i].end, i))
         self.out_starts: list[int] = []
-        self.items: list[tuple[int, int, Edit]] = []   # (out start, out end, edit)
+        self.items: list[tuple[int, int, Edit]] = []  # (out start, out end, edit)
         delta = 0
         for i in order:
             e = edits[i]
@@ -157,11 +167,18 @@ class _BackMap:
         return e.end + (pos - out_end), False
 
 
-def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[Edit],
-              findings: Iterable[Finding], declared: Iterable[str] = (),
-              shims: Iterable[str] = (), pp=None,
-              version: tuple[int, ...] = (7, 2), idents: set[bytes] | None = None,
-              ) -> list[Leftover]:
+def leftovers(
+    index: MappingIndex,
+    src: SourceFile,
+    new: bytes,
+    edits: Iterable[Edit],
+    findings: Iterable[Finding],
+    declared: Iterable[str] = (),
+    shims: Iterable[str] = (),
+    pp=None,
+    version: tuple[int, ...] = (7, 2),
+    idents: set[bytes] | None = None,
+) -> list[Leftover]:
     """CUDA names and CUDA #include paths in `new` (the port of `src`) that no finding, project
     declaration, vendor switch, member access, comment or string accounts for. `idents`: the
     identifier tokens of `new`, when the caller has them (an unchanged file's are the input's)."""
@@ -176,14 +193,14 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
     skip = set(declared) | set(shims)
     reported: dict[int, set[str]] = {}
     at: set[tuple[int, int]] = set()
-    spans: dict[int, list[tuple[int, int, int]]] = {}   # line -> (col, end line, end col)
+    spans: dict[int, list[tuple[int, int, int]]] = {}  # line -> (col, end line, end col)
     for f in findings:
         at.add((f.line, f.col))
         if f.name:
             reported.setdefault(f.line, set()).add(f.name)
         if f.end_line >= f.line:
             spans.setdefault(f.line, []).append((f.col, f.end_line, f.end_col))
-    lexed_quiet: list[list[tuple[int, int]]] = []   # lexed on first need: most files need none
+    lexed_quiet: list[list[tuple[int, int]]] = []  # lexed on first need: most files need none
 
     def quiet_spans(i: int) -> list[tuple[int, int]]:
         """0: comments and strings of `new`; 1: those and its directive lines, sorted."""
@@ -191,6 +208,7 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
             lexed = code_spans_to_skip(new)
             lexed_quiet.extend((lexed, sorted(lexed + _directive_spans(new))))
         return lexed_quiet[i]
+
     back = _BackMap(edits)
     out: list[Leftover] = []
 
@@ -203,10 +221,12 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
         if (line, col) in at or name in reported.get(line, ()):
             return True
         # a finding whose span holds the name (PT304 on a whole `#if CUDART_VERSION ...` line)
-        return any(c <= col and (end_line > line or col + len(name) <= end_col)
-                   for c, end_line, end_col in spans.get(line, ()))
+        return any(
+            c <= col and (end_line > line or col + len(name) <= end_col)
+            for c, end_line, end_col in spans.get(line, ())
+        )
 
-    checked: dict[bytes, tuple[str, bool]] = {}      # name -> (text, namespace row)
+    checked: dict[bytes, tuple[str, bool]] = {}  # name -> (text, namespace row)
     for raw in names:
         name = raw.decode("ascii", "replace")
         if name in skip:
@@ -227,7 +247,7 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
                 continue
             if _MEMBER.search(new, max(0, pos - 8), pos):
                 continue
-            if namespace and not re.match(rb"\s*::", new[pos + len(raw):pos + len(raw) + 8]):
+            if namespace and not re.match(rb"\s*::", new[pos + len(raw) : pos + len(raw) + 8]):
                 continue
             ipos, written = back.back(pos)
             if not accounted(name, ipos, written):
@@ -236,12 +256,13 @@ def leftovers(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[
     out.extend(x for _, x in found)
     for m in includes:
         path = m.group(1)[1:-1].decode("utf-8", "replace").strip()
-        if path.startswith("hip/") or not (CUDA_HEADER.match(path)
-                                           or index.lookup_header(path, None) is not None):
+        if path.startswith("hip/") or not (
+            CUDA_HEADER.match(path) or index.lookup_header(path, None) is not None
+        ):
             continue
         header = index.lookup_header(path, None)
         if header is not None and header[1] == path:
-            continue                    # a header of the same name on both sides
+            continue  # a header of the same name on both sides
         if in_spans(quiet_spans(0), m.start(1)):
             continue
         ipos, written = back.back(m.start(1))
@@ -257,24 +278,45 @@ def leftover_findings(items: list[Leftover], src: SourceFile) -> list[Finding]:
     for x in items:
         line, col = src.position(x.pos)
         if x.written:
-            msg = (f"porter wrote `{x.name}` while porting this line ({MARK}: a mapping-table "
-                   f"fault); check the replacement by hand")
+            msg = (
+                f"porter wrote `{x.name}` while porting this line ({MARK}: a mapping-table "
+                f"fault); check the replacement by hand"
+            )
         else:
-            msg = (f"`{x.name}` was left unchanged without a decision ({MARK} caught it): "
-                   f"port it by hand, and please report it")
+            msg = (
+                f"`{x.name}` was left unchanged without a decision ({MARK} caught it): "
+                f"port it by hand, and please report it"
+            )
         f = Finding("PT001", Severity.WARNING, msg, src.path, line, col, name=x.name)
         f.extra["invariant"] = True
         found.append(f)
     return found
 
 
-def unaccounted(index: MappingIndex, src: SourceFile, new: bytes, edits: Iterable[Edit],
-                findings: Iterable[Finding], rw, opts) -> list[Finding]:
+def unaccounted(
+    index: MappingIndex,
+    src: SourceFile,
+    new: bytes,
+    edits: Iterable[Edit],
+    findings: Iterable[Finding],
+    rw,
+    opts,
+) -> list[Finding]:
     """The engine's completeness check of one ported file: PT001 findings for whatever
     `leftovers` finds (counted as unconverted in the file's stats), filtered by --select."""
     same = new is src.data or new == src.data
-    items = leftovers(index, src, new, edits, findings, rw.declared, opts.port.shims, rw.pp,
-                      opts.port.rocm_version, idents=rw.idents if same and rw.idents else None)
+    items = leftovers(
+        index,
+        src,
+        new,
+        edits,
+        findings,
+        rw.declared,
+        opts.port.shims,
+        rw.pp,
+        opts.port.rocm_version,
+        idents=rw.idents if same and rw.idents else None,
+    )
     found = leftover_findings(items, src)
     if opts.rule_codes is not None:
         found = [f for f in found if f.code in opts.rule_codes]

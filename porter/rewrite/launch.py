@@ -1,6 +1,7 @@
 """Kernel launches: `kernel<<<grid, block, shmem, stream>>>(args)`, counted, and with
 `--launch-syntax hip` rewritten to
 `hipLaunchKernelGGL(kernel, grid, block, shmem, stream, args)`."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -16,15 +17,19 @@ def launch_sites(data: bytes, root) -> Iterator:
     pos = data.find(b"<<<")
     while pos >= 0:
         node = root.descendant_for_byte_range(pos, pos + 3)
-        if node is not None and node.type == "<<<" and node.parent is not None \
-                and node.parent.type == "kernel_call_syntax":
+        if (
+            node is not None
+            and node.type == "<<<"
+            and node.parent is not None
+            and node.parent.type == "kernel_call_syntax"
+        ):
             yield node.parent
         pos = data.find(b"<<<", pos + 3)
 
 
 def _is_dim3(data: bytes, n) -> bool:
     f = n.child_by_field_name("function") if n.type == "call_expression" else None
-    return f is not None and data[f.start_byte:f.end_byte] == b"dim3"
+    return f is not None and data[f.start_byte : f.end_byte] == b"dim3"
 
 
 def hip_launch_edits(data: bytes, kcs) -> list[Edit] | None:
@@ -41,14 +46,17 @@ def hip_launch_edits(data: bytes, kcs) -> list[Edit] | None:
     if not _MIN_CONFIG <= len(cfg) <= _MAX_CONFIG:
         return None
     templated = fn.type == "template_function" or (
-        fn.type == "qualified_identifier" and b"<" in data[fn.start_byte:fn.end_byte])
+        fn.type == "qualified_identifier" and b"<" in data[fn.start_byte : fn.end_byte]
+    )
     close_name = b")" if templated else b""
     open_name = b"hipLaunchKernelGGL(" + (b"HIP_KERNEL_NAME(" if templated else b"")
     g_open, g_close = (b"", b"") if _is_dim3(data, cfg[0]) else (b"dim3(", b")")
     b_open, b_close = (b"", b"") if _is_dim3(data, cfg[1]) else (b"dim3(", b")")
-    edits = [Edit(fn.start_byte, fn.start_byte, open_name),
-             Edit(fn.end_byte, cfg[0].start_byte, close_name + b", " + g_open),
-             Edit(cfg[0].end_byte, cfg[1].start_byte, g_close + b", " + b_open)]
+    edits = [
+        Edit(fn.start_byte, fn.start_byte, open_name),
+        Edit(fn.end_byte, cfg[0].start_byte, close_name + b", " + g_open),
+        Edit(cfg[0].end_byte, cfg[1].start_byte, g_close + b", " + b_open),
+    ]
     arg_nodes = [c for c in args.named_children if c.type != "comment"]
     tail = b"" if not arg_nodes else b", "
     if len(cfg) == 2:

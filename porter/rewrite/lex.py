@@ -1,6 +1,7 @@
 """Byte-level lexing shared by the rewriter and the rules: identifier tokens, whole-word search,
 comment/string spans of opaque text (macro bodies, ERROR regions), and the candidate scanner
 built once from the mapping tables."""
+
 from __future__ import annotations
 
 import bisect
@@ -16,7 +17,8 @@ from ..mappings.index import MappingIndex
 CUDA_LOOKING = re.compile(
     r"(?:cuda[A-Z]\w*|make_cuda[A-Z]\w*|cu[A-Z][a-z]\w*|CU_[A-Z0-9_]+|CUDA_[A-Z0-9_]+|CUDART_[A-Z0-9_]+"
     r"|(?:cublas|cublasLt|cusparse|cufft|curand|cusolver|cudnn|nvrtc|nvtx|cutensor)[A-Z_]\w*"
-    r"|(?:CUBLAS|CUSPARSE|CUFFT|CURAND|CUSOLVER|CUDNN|NVRTC|CUTENSOR)_\w+|__nv_\w+)$")
+    r"|(?:CUBLAS|CUSPARSE|CUFFT|CURAND|CUSOLVER|CUDNN|NVRTC|CUTENSOR)_\w+|__nv_\w+)$"
+)
 CUDA_LOOKING_B = re.compile(CUDA_LOOKING.pattern.encode())
 # first two bytes of every name CUDA_LOOKING can match (a cheap pre-filter)
 LOOKING_PREFIXES = frozenset({b"cu", b"CU", b"nv", b"NV", b"__", b"ma"})
@@ -52,8 +54,8 @@ def table_names(index: MappingIndex) -> frozenset[bytes]:
 
 @dataclass
 class Scanner:
-    relevant: frozenset[bytes]                 # table names worth looking at
-    qualified: dict[bytes, list[str]]          # first component -> qualified keys, longest first
+    relevant: frozenset[bytes]  # table names worth looking at
+    qualified: dict[bytes, list[str]]  # first component -> qualified keys, longest first
 
 
 @lru_cache(maxsize=4)
@@ -87,7 +89,7 @@ def qualified_matches(data: bytes, first: bytes, keys: list[str]) -> list[tuple[
         last = -1
         for pos in starts.get(key, ()):
             if pos < last:
-                continue            # inside the previous match, where finditer does not look
+                continue  # inside the previous match, where finditer does not look
             m = rx.match(data, pos)
             if m is not None:
                 out.append((m, key))
@@ -136,8 +138,9 @@ def find_word(data: bytes, word: bytes) -> Iterator[int]:
     n = len(word)
     pos = data.find(word)
     while pos >= 0:
-        if (pos == 0 or data[pos - 1] not in WORD) \
-                and (pos + n >= len(data) or data[pos + n] not in WORD):
+        if (pos == 0 or data[pos - 1] not in WORD) and (
+            pos + n >= len(data) or data[pos + n] not in WORD
+        ):
             yield pos
         pos = data.find(word, pos + n)
 
@@ -155,21 +158,21 @@ def lex_code_spans(text: bytes) -> list[tuple[int, int]]:
         if m is None:
             break
         i = m.start()
-        c = text[i:i + 1]
-        if c == b"/" and text[i + 1:i + 2] == b"/":
+        c = text[i : i + 1]
+        if c == b"/" and text[i + 1 : i + 2] == b"/":
             j = text.find(b"\n", i)
             j = n if j < 0 else j
             spans.append((i, j))
             i = j
-        elif c == b"/" and text[i + 1:i + 2] == b"*":
+        elif c == b"/" and text[i + 1 : i + 2] == b"*":
             j = text.find(b"*/", i + 2)
             j = n if j < 0 else j + 2
             spans.append((i, j))
             i = j
         elif c in (b'"', b"'"):
             j = i + 1
-            while j < n and text[j:j + 1] != c:
-                j += 2 if text[j:j + 1] == b"\\" else 1
+            while j < n and text[j : j + 1] != c:
+                j += 2 if text[j : j + 1] == b"\\" else 1
             spans.append((i, min(j + 1, n)))
             i = j + 1
         else:

@@ -1,5 +1,6 @@
 """Where a name sits in the tree (code, comment, string, macro body, unparsed region), whether it
 is being declared, and the argument-level rewrites of call transforms."""
+
 from __future__ import annotations
 
 import re
@@ -19,20 +20,33 @@ from .lex import lex_code_spans
 
 # Parents under which an identifier is being declared, with the field that holds the name.
 _DECL_FIELDS = {
-    "function_declarator": "declarator", "init_declarator": "declarator",
-    "pointer_declarator": "declarator", "reference_declarator": None,
-    "array_declarator": "declarator", "declaration": "declarator",
-    "parameter_declaration": "declarator", "optional_parameter_declaration": "declarator",
-    "field_declaration": "declarator", "type_definition": "declarator",
-    "struct_specifier": "name", "class_specifier": "name", "union_specifier": "name",
-    "enum_specifier": "name", "enumerator": "name", "preproc_def": "name",
-    "preproc_function_def": "name", "alias_declaration": "name",
-    "namespace_definition": "name", "type_parameter_declaration": None,
+    "function_declarator": "declarator",
+    "init_declarator": "declarator",
+    "pointer_declarator": "declarator",
+    "reference_declarator": None,
+    "array_declarator": "declarator",
+    "declaration": "declarator",
+    "parameter_declaration": "declarator",
+    "optional_parameter_declaration": "declarator",
+    "field_declaration": "declarator",
+    "type_definition": "declarator",
+    "struct_specifier": "name",
+    "class_specifier": "name",
+    "union_specifier": "name",
+    "enum_specifier": "name",
+    "enumerator": "name",
+    "preproc_def": "name",
+    "preproc_function_def": "name",
+    "alias_declaration": "name",
+    "namespace_definition": "name",
+    "type_parameter_declaration": None,
     "namespace_alias_definition": "name",
-    "preproc_params": None, "template_function": None,
+    "preproc_params": None,
+    "template_function": None,
 }
-TAG_SPECIFIERS = frozenset({"struct_specifier", "class_specifier", "union_specifier",
-                            "enum_specifier"})
+TAG_SPECIFIERS = frozenset(
+    {"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"}
+)
 _ELABORATED = re.compile(rb"(?:struct|class|union|enum)\s+")
 _NAMELESS_DECL = ("reference_declarator", "type_parameter_declaration", "preproc_params")
 
@@ -48,26 +62,43 @@ def is_declaration_name(node) -> bool:
     if parent.type == "template_function":
         return False
     if parent.type in TAG_SPECIFIERS and parent.child_by_field_name("body") is None:
-        return False        # `struct cudaDeviceProp p;` names a type, it does not define one
+        return False  # `struct cudaDeviceProp p;` names a type, it does not define one
     if fld is None:
         return parent.type in _NAMELESS_DECL
     child = parent.child_by_field_name(fld)
-    return (child is not None and child.start_byte == node.start_byte
-            and child.end_byte == node.end_byte)
+    return (
+        child is not None
+        and child.start_byte == node.start_byte
+        and child.end_byte == node.end_byte
+    )
 
 
 # Where a file may declare a name itself: `using N =`, `#define N`, `struct N {` / `: base`,
 # `typedef ... N;`, `} N;` (a typedef of a struct body). Each site is then checked in the tree.
 # Separate patterns, so that one match (a `typedef` in a comment running on to the next `;`)
 # cannot hide another.
-_DECL_SITES = tuple(re.compile(p) for p in (
-    rb"\busing[ \t]+([A-Za-z_]\w*)[ \t]*=",
-    rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)",
-    rb"\b(?:struct|class|union|enum)(?:[ \t]+class)?[ \t]+([A-Za-z_]\w*)[ \t\r\n]*[:{]",
-    rb"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)[ \t]*;",
-    rb"\}[ \t]*([A-Za-z_]\w*)[ \t]*;"))
-_DEFINITIONS = frozenset({"alias_declaration", "type_definition", "preproc_def",
-                          "preproc_function_def", "enumerator"}) | TAG_SPECIFIERS
+_DECL_SITES = tuple(
+    re.compile(p)
+    for p in (
+        rb"\busing[ \t]+([A-Za-z_]\w*)[ \t]*=",
+        rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)",
+        rb"\b(?:struct|class|union|enum)(?:[ \t]+class)?[ \t]+([A-Za-z_]\w*)[ \t\r\n]*[:{]",
+        rb"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)[ \t]*;",
+        rb"\}[ \t]*([A-Za-z_]\w*)[ \t]*;",
+    )
+)
+_DEFINITIONS = (
+    frozenset(
+        {
+            "alias_declaration",
+            "type_definition",
+            "preproc_def",
+            "preproc_function_def",
+            "enumerator",
+        }
+    )
+    | TAG_SPECIFIERS
+)
 # Macros whose tests porter ports, so that the test picks on AMD the branch it picks with CUDA:
 # the include guards of CUDA's headers (`__CUDA_BF16_H__`, `__DRIVER_TYPES_H__`,
 # `__cuda_cuda_h__`, `CU_COMPLEX_H_`: read in CUDA 13's include/ folder; PT305 tests HIP's guard
@@ -79,7 +110,8 @@ _DEFINITIONS = frozenset({"alias_declaration", "type_definition", "preproc_def",
 _PORTED_GUARD = re.compile(
     r"^(?:__CUDA_\w+_H__|__CUDACC__|__cuda_cuda_h__|CU_COMPLEX_H_"
     r"|__(?:DRIVER|VECTOR|DEVICE|TEXTURE|SURFACE|LIBRARY)_TYPES_H__"
-    r"|__(?:VECTOR|DRIVER)_FUNCTIONS_H__|__CHANNEL_DESCRIPTOR_H__)$")
+    r"|__(?:VECTOR|DRIVER)_FUNCTIONS_H__|__CHANNEL_DESCRIPTOR_H__)$"
+)
 
 
 def is_ported_guard(name: str) -> bool:
@@ -124,8 +156,11 @@ def elaborated_keyword(data: bytes, node) -> tuple[int, int] | None:
     spec = node.parent
     if spec is None or spec.type not in TAG_SPECIFIERS or spec.child_by_field_name("body"):
         return None
-    if spec.parent is None or spec.parent.child_by_field_name("type") is None \
-            or spec.parent.child_by_field_name("type").start_byte != spec.start_byte:
+    if (
+        spec.parent is None
+        or spec.parent.child_by_field_name("type") is None
+        or spec.parent.child_by_field_name("type").start_byte != spec.start_byte
+    ):
         return None
     m = _ELABORATED.fullmatch(data, spec.start_byte, node.start_byte)
     return (spec.start_byte, node.start_byte) if m else None
@@ -156,7 +191,7 @@ class Contexts:
         """Is `start` inside a comment, string or character literal of the node's text?"""
         spans = self._opaque.get(node.start_byte)
         if spans is None:
-            spans = lex_code_spans(self.data[node.start_byte:node.end_byte])
+            spans = lex_code_spans(self.data[node.start_byte : node.end_byte])
             self._opaque[node.start_byte] = spans
         rel = start - node.start_byte
         return any(a <= rel < b for a, b in spans)
@@ -173,9 +208,9 @@ class Contexts:
         if node.start_byte == start and node.end_byte == end:
             if t in P.IDENT_TYPES:
                 return "code", node
-            if t in P.OPAQUE_TYPES:      # `#define gpuStream_t cudaStream_t`: the whole body
+            if t in P.OPAQUE_TYPES:  # `#define gpuStream_t cudaStream_t`: the whole body
                 return "opaque", node
-            if not node.is_named:        # a keyword tree-sitter-cuda knows (`__grid_constant__`)
+            if not node.is_named:  # a keyword tree-sitter-cuda knows (`__grid_constant__`)
                 return "code", node
             return "lexical", node
         if self._lexed(node, start):
@@ -203,9 +238,9 @@ def call_args(node) -> list | None:
 
 def is_location(data: bytes, arg, nargs: int, idx: int) -> bool:
     """Is this argument a cudaMemLocation (CUDA 13 form) rather than a device number?"""
-    if nargs > idx + 2:            # prefetch: (ptr, count, location, flags, stream)
+    if nargs > idx + 2:  # prefetch: (ptr, count, location, flags, stream)
         return True
-    text = data[arg.start_byte:arg.end_byte]
+    text = data[arg.start_byte : arg.end_byte]
     if arg.type in ("initializer_list", "compound_literal_expression") or b"ocation" in text:
         return True
     if arg.type == "identifier":
@@ -225,9 +260,9 @@ def _one_transform(data: bytes, t: str, args: list) -> list[Edit] | None:
     if m:
         n, text = int(m.group(1)), m.group(2)
         if len(args) > n + 1:
-            return None                 # another form (`cudaGraphInstantiate`'s 5 arguments)
+            return None  # another form (`cudaGraphInstantiate`'s 5 arguments)
         if len(args) != n or n == 0:
-            return []                   # the defaulted argument is given
+            return []  # the defaulted argument is given
         return [Edit(args[-1].end_byte, args[-1].end_byte, b", " + text.encode())]
     m = DROP_NULL_ARG.match(t)
     if m:
@@ -246,22 +281,26 @@ def _one_transform(data: bytes, t: str, args: list) -> list[Edit] | None:
         if len(args) <= i:
             return None
         a = args[i]
-        text = data[a.start_byte:a.end_byte]
+        text = data[a.start_byte : a.end_byte]
         if text.startswith(b"HIP_SYMBOL"):
             return []
-        return [Edit(a.start_byte, a.start_byte, b"HIP_SYMBOL("),
-                Edit(a.end_byte, a.end_byte, b")")]
+        return [
+            Edit(a.start_byte, a.start_byte, b"HIP_SYMBOL("),
+            Edit(a.end_byte, a.end_byte, b")"),
+        ]
     return None
 
 
-_NULL = re.compile(rb"(?:\(\s*(?:[A-Za-z_]\w*\s*\**|void\s*\*)\s*\)\s*)?"
-                   rb"(?:0[uUlL]*|NULL|nullptr|\(\s*(?:0[uUlL]*|NULL|nullptr)\s*\))")
+_NULL = re.compile(
+    rb"(?:\(\s*(?:[A-Za-z_]\w*\s*\**|void\s*\*)\s*\)\s*)?"
+    rb"(?:0[uUlL]*|NULL|nullptr|\(\s*(?:0[uUlL]*|NULL|nullptr)\s*\))"
+)
 
 
 def is_null_literal(data: bytes, arg) -> bool:
     """Is this argument a null pointer written as a literal: `0`, `NULL`, `nullptr`, possibly in
     parentheses or after a C cast (`(CUoccupancyB2DSize)0`)?"""
-    return _NULL.fullmatch(data[arg.start_byte:arg.end_byte].strip()) is not None
+    return _NULL.fullmatch(data[arg.start_byte : arg.end_byte].strip()) is not None
 
 
 def drop_argument(args: list, i: int) -> Edit:
@@ -279,12 +318,13 @@ def refusal(data: bytes, row: Row, args: list, new: str) -> str | None:
     argument count (an argument HIP has no parameter for that is not null)."""
     for t in row.transform.split(TRANSFORM_SEP):
         m = DROP_NULL_ARG.match(t)
-        if m and len(args) > int(m.group(1)) and not is_null_literal(data,
-                                                                     args[int(m.group(1))]):
+        if m and len(args) > int(m.group(1)) and not is_null_literal(data, args[int(m.group(1))]):
             a = args[int(m.group(1))]
-            text = data[a.start_byte:a.end_byte].decode("utf-8", "replace")
-            return (f"its argument {int(m.group(1)) + 1} (`{text}`) is not a null pointer, and "
-                    f"`{new}` has no such parameter")
+            text = data[a.start_byte : a.end_byte].decode("utf-8", "replace")
+            return (
+                f"its argument {int(m.group(1)) + 1} (`{text}`) is not a null pointer, and "
+                f"`{new}` has no such parameter"
+            )
     return None
 
 
@@ -299,7 +339,7 @@ def transform_edits(data: bytes, row: Row, node) -> tuple[list[Edit], str | None
     for t in parts:
         m = ARGS_NAME.match(t)
         if m and len(args) == int(m.group(1)):
-            return [], m.group(2)       # an overload of another arity: that name, as it is
+            return [], m.group(2)  # an overload of another arity: that name, as it is
     edits: list[Edit] = []
     for t in parts:
         if ARGS_NAME.match(t):

@@ -28,6 +28,7 @@ So on a ported tree the build file needs:
 Edits are byte ranges on the file (the elements of those lists), so everything else is kept
 byte for byte. Lists that are not all string literals are left alone.
 """
+
 from __future__ import annotations
 
 import ast
@@ -46,7 +47,7 @@ from .edits import EditSet, apply
 class ExtPort:
     new_data: bytes
     findings: list[Finding] = field(default_factory=list)
-    converted: int = 0          # list elements changed
+    converted: int = 0  # list elements changed
 
 
 def _literal(old_src: str, value: str) -> str:
@@ -57,8 +58,9 @@ def _literal(old_src: str, value: str) -> str:
     return f"{quote}{value}{quote}"
 
 
-def _translated(values: list[str], key: str, archs: tuple[str, ...], rel: str
-                ) -> tuple[list[str], list[tuple[int, Finding]]]:
+def _translated(
+    values: list[str], key: str, archs: tuple[str, ...], rel: str
+) -> tuple[list[str], list[tuple[int, Finding]]]:
     """The new argv of one flag list, and the findings of the translation, each with the index
     of the element it is about."""
     if key == "libraries":
@@ -72,9 +74,19 @@ def _translated(values: list[str], key: str, archs: tuple[str, ...], rel: str
                 new.append(row.hip)
             else:
                 new.append(v)
-                notes.append((i, Finding(UNPORTED, Severity.ERROR,
-                                         f"library `{v}` has no ROCm library: {row.notes}",
-                                         rel, 1, 1)))
+                notes.append(
+                    (
+                        i,
+                        Finding(
+                            UNPORTED,
+                            Severity.ERROR,
+                            f"library `{v}` has no ROCm library: {row.notes}",
+                            rel,
+                            1,
+                            1,
+                        ),
+                    )
+                )
         return new, notes
     # one synthetic command line, words at known offsets, translated as a Makefile's would be
     text, words, owner = "", [], []
@@ -95,14 +107,14 @@ def _translated(values: list[str], key: str, archs: tuple[str, ...], rel: str
     notes = []
     for f in res.findings:
         off = _offset(sf, f.line, f.col)
-        idx = next((owner[k] for k in range(len(words) - 1, -1, -1) if words[k].start <= off),
-                   0)
+        idx = next((owner[k] for k in range(len(words) - 1, -1, -1) if words[k].start <= off), 0)
         notes.append((idx, f))
     return new, notes
 
 
-def _list_edits(src: PySource, node: ast.List | ast.Tuple, old: list[str], new: list[str]
-                ) -> list[Edit] | None:
+def _list_edits(
+    src: PySource, node: ast.List | ast.Tuple, old: list[str], new: list[str]
+) -> list[Edit] | None:
     """Byte edits turning the elements *old* of list *node* into *new*: changed elements are
     replaced in place, removed ones go with the comma before them, added ones follow their
     neighbour. None when the edits would overlap."""
@@ -120,7 +132,7 @@ def _list_edits(src: PySource, node: ast.List | ast.Tuple, old: list[str], new: 
             edits.append(Edit(spans[i1 - 1][1], spans[i2 - 1][1], b""))
         elif i2 < n:
             edits.append(Edit(spans[0][0], spans[i2][0], b""))
-        else:                                   # every element: an empty list
+        else:  # every element: an empty list
             ls, le = src.span(node)
             edits.append(Edit(ls + 1, le - 1, b""))
 
@@ -141,7 +153,7 @@ def _list_edits(src: PySource, node: ast.List | ast.Tuple, old: list[str], new: 
             delete(i1, i2)
         elif tag == "insert":
             insert(i1, new[j1:j2], max(i1 - 1, 0))
-        else:                                   # replace
+        else:  # replace
             k = min(i2 - i1, j2 - j1)
             for d in range(k):
                 s, e = spans[i1 + d]
@@ -149,7 +161,7 @@ def _list_edits(src: PySource, node: ast.List | ast.Tuple, old: list[str], new: 
             if i2 - i1 > k:
                 delete(i1 + k, i2)
             else:
-                insert(i1 + k, new[j1 + k:j2], i1 + k - 1)
+                insert(i1 + k, new[j1 + k : j2], i1 + k - 1)
     es = EditSet()
     return list(es.edits) if es.add_group(edits) else None
 
@@ -167,8 +179,9 @@ def _is_gpu_list(fl: FlagList) -> bool:
     return fl.key == "nvcc" or fl.key in CUDA_FLAG_KEYWORDS
 
 
-def port_extension_build(rel: str, data: bytes, archs: tuple[str, ...] = ("gfx942",),
-                         folder=None) -> ExtPort | None:
+def port_extension_build(
+    rel: str, data: bytes, archs: tuple[str, ...] = ("gfx942",), folder=None
+) -> ExtPort | None:
     """The build file with its extension calls' flag lists and libraries ported (see the
     module's text); None when the file builds no GPU extension or cannot be parsed."""
     try:
@@ -195,16 +208,20 @@ def port_extension_build(rel: str, data: bytes, archs: tuple[str, ...] = ("gfx94
                 res.findings.append(f)
             if not _is_gpu_list(fl) and fl.key != "libraries":
                 # link flags: only the -l names move (the rest is for the host linker)
-                new = [n if (n.startswith("-l") or n == v) else v
-                       for n, v in zip(new, values)] if len(new) == len(values) else new
+                new = (
+                    [n if (n.startswith("-l") or n == v) else v for n, v in zip(new, values)]
+                    if len(new) == len(values)
+                    else new
+                )
             if new == values:
                 continue
             edits = _list_edits(src, fl.node, values, new)
             if edits is None:
                 continue
             all_edits += edits
-            res.converted += sum(1 for a, b in zip(values, new) if a != b) + \
-                abs(len(values) - len(new))
+            res.converted += sum(1 for a, b in zip(values, new) if a != b) + abs(
+                len(values) - len(new)
+            )
     if all_edits:
         es = EditSet()
         kept = [e for e in all_edits if es.add_group([e])]
@@ -223,10 +240,14 @@ def port_result(res, data: bytes, folder, engine_opts) -> None:
     if ported is None:
         return
     from .build import TORCH_EXT, torch_extensions
+
     codes = engine_opts.rule_codes
     res.findings = [f for f in res.findings if f.code != TORCH_EXT]
-    res.findings.extend(f for f in torch_extensions(res.rel, data, folder, ported=True)
-                        if codes is None or f.code in codes)
+    res.findings.extend(
+        f
+        for f in torch_extensions(res.rel, data, folder, ported=True)
+        if codes is None or f.code in codes
+    )
     res.findings.extend(f for f in ported.findings if codes is None or f.code in codes)
     res.findings.sort(key=Finding.sort_key)
     if ported.new_data != base:

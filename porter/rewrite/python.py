@@ -18,6 +18,7 @@ byte for byte, and an edit that names no node is an internal error (nothing is w
 libcst is imported only when there is something to write (and, for its literal parts, when a
 file carries CUDA C++ in a string). The result is re-parsed before it is kept.
 """
+
 from __future__ import annotations
 
 import ast
@@ -48,6 +49,7 @@ _BODY_CLOSE = b"\n}\n"
 def process(rel: str, data: bytes):
     """Check (and with `port`, rewrite) one Python file. Returns an engine.FileResult."""
     from ..engine import _STATE, FileResult
+
     res = FileResult(rel, "python", old_data=data, new_data=data)
     if not maybe_relevant(data):
         res.status = "copied"
@@ -60,11 +62,19 @@ def process(rel: str, data: bytes):
         res.note = f"line {exc.line}: not valid Python 3 ({exc.message}); copied unchanged"
         codes = _STATE["options"].rule_codes
         if codes is None or "PT681" in codes:
-            res.findings = [Finding("PT681", Severity.WARNING,
-                                    f"cannot parse as Python 3 ({exc.message}); copied unchanged",
-                                    rel, exc.line, exc.col)]
+            res.findings = [
+                Finding(
+                    "PT681",
+                    Severity.WARNING,
+                    f"cannot parse as Python 3 ({exc.message}); copied unchanged",
+                    rel,
+                    exc.line,
+                    exc.col,
+                )
+            ]
         return res
     from ..analysis.python import build
+
     facts = build(src)
     if not facts.relevant():
         res.status = "copied"
@@ -78,6 +88,7 @@ def _process_facts(rel: str, src: PySource, facts, res):
     from ..findings import Applicability
     from ..rewrite.edits import EditSet
     from ..rules.base import RuleContext
+
     opts = _STATE["options"]
     res.uses_cuda = True
     sf = SourceFile(rel, src.buf)
@@ -92,13 +103,14 @@ def _process_facts(rel: str, src: PySource, facts, res):
         try:
             findings.extend(rule.check(ctx))
         except Exception as exc:  # noqa: BLE001 - a rule bug must not stop the port
-            res.errors.append(f"internal error in rule {rule.code} "
-                              f"({type(exc).__name__}: {exc}); its findings are missing")
+            res.errors.append(
+                f"internal error in rule {rule.code} "
+                f"({type(exc).__name__}: {exc}); its findings are missing"
+            )
     # the NVIDIA side of a vendor switch is NVIDIA code: no finding there
     kept = []
     for f in findings:
-        off = sf.line_starts[f.line - 1] + len(
-            sf.line_text(f.line)[:f.col - 1].encode("utf-8"))
+        off = sf.line_starts[f.line - 1] + len(sf.line_text(f.line)[: f.col - 1].encode("utf-8"))
         if facts.vendor_at(off) != "nvidia":
             kept.append(f)
     findings = kept
@@ -117,7 +129,8 @@ def _process_facts(rel: str, src: PySource, facts, res):
             if fx is None:
                 continue
             if fx.applicability is Applicability.SAFE or (
-                    fx.applicability is Applicability.UNSAFE and opts.unsafe_fixes):
+                fx.applicability is Applicability.UNSAFE and opts.unsafe_fixes
+            ):
                 if edits.add_group(fx.edits):
                     f.extra["fixed"] = True
                     res.fixes_applied += 1
@@ -131,10 +144,12 @@ def _process_facts(rel: str, src: PySource, facts, res):
                 f.extra.pop("fixed", None)
     if new_buf != src.buf:
         try:
-            ast.parse(new_buf.decode("utf-8"))     # str: a coding cookie must not re-decode it
-        except SyntaxError as exc:       # never write a file Python cannot read
-            res.errors.append(f"internal error: the rewritten file does not parse "
-                              f"(line {exc.lineno}: {exc.msg}); left unchanged")
+            ast.parse(new_buf.decode("utf-8"))  # str: a coding cookie must not re-decode it
+        except SyntaxError as exc:  # never write a file Python cannot read
+            res.errors.append(
+                f"internal error: the rewritten file does not parse "
+                f"(line {exc.lineno}: {exc.msg}); left unchanged"
+            )
             new_buf = src.buf
             for f in findings:
                 f.extra.pop("fixed", None)
@@ -155,17 +170,21 @@ def write(src: PySource, edits: list[Edit]) -> bytes:
     libcst transformer; untouched code is re-printed by libcst as it was."""
     import libcst as cst
     from libcst.metadata import MetadataWrapper
+
     try:
         module = cst.parse_module(src.buf.decode("utf-8"))
     except cst.ParserSyntaxError as exc:
-        raise CstWriteError(f"libcst cannot parse the file (line {exc.raw_line}: "
-                            f"{exc.message})") from None
+        raise CstWriteError(
+            f"libcst cannot parse the file (line {exc.raw_line}: {exc.message})"
+        ) from None
     transformer = _edit_transformer(cst)(src.buf, edits)
     new = MetadataWrapper(module, unsafe_skip_copy=True).visit(transformer)
     if transformer.pending:
         e = transformer.pending[0]
-        raise CstWriteError(f"a rewrite at byte {e.start} names no node of the file "
-                            f"({len(transformer.pending)} such)")
+        raise CstWriteError(
+            f"a rewrite at byte {e.start} names no node of the file "
+            f"({len(transformer.pending)} such)"
+        )
     return new.code.encode("utf-8")
 
 
@@ -212,7 +231,7 @@ def _edit_transformer(cst):
                 return updated
             value = updated.value.encode("utf-8")
             for ed in sorted(mine, key=lambda x: x.start, reverse=True):
-                value = value[:ed.start - s] + ed.text + value[ed.end - s:]
+                value = value[: ed.start - s] + ed.text + value[ed.end - s :]
             return updated.with_changes(value=value.decode("utf-8"))
 
         # `X.cuda.libdevice` -> `X.libdevice`: the edit deletes `.cuda` (end of X to end of it)
@@ -222,14 +241,16 @@ def _edit_transformer(cst):
                 cut = (self._span(inner.value)[1], self._span(inner)[1])
                 if self._take(lambda ed: (ed.start, ed.end) == cut and not ed.text):
                     return updated.with_changes(
-                        value=keep_parens(updated.value, updated.value.value))
+                        value=keep_parens(updated.value, updated.value.value)
+                    )
             return updated
 
         # a dotted name or a call replaced whole (an import's module, a fix's expression)
         def on_leave(self, original, updated):
             updated = super().on_leave(original, updated)
-            if isinstance(original, (cst.Name, cst.Attribute, cst.Call)) and \
-                    isinstance(updated, cst.BaseExpression):
+            if isinstance(original, (cst.Name, cst.Attribute, cst.Call)) and isinstance(
+                updated, cst.BaseExpression
+            ):
                 span = self._span(original)
                 whole = self._take(lambda ed: (ed.start, ed.end) == span and ed.text)
                 if whole:
@@ -248,8 +269,11 @@ def _edit_transformer(cst):
                 while mark in text:
                     mark += "_"
                 new = cst.parse_expression(text.replace(old, mark, 1))
-                inner = updated.with_changes(lpar=[], rpar=[]) \
-                    if getattr(updated, "lpar", None) else updated
+                inner = (
+                    updated.with_changes(lpar=[], rpar=[])
+                    if getattr(updated, "lpar", None)
+                    else updated
+                )
                 return new.visit(_Put(mark, inner))
             return cst.parse_expression(text)
 
@@ -257,17 +281,24 @@ def _edit_transformer(cst):
         def leave_Module(self, original, updated):
             body = list(updated.body)
             added = 0
-            for ed in self._take(lambda x: x.start == x.end and x.text.endswith(b"\n") and (
-                    x.start == len(self.buf) or
-                    x.start > 0 and self.buf[x.start - 1:x.start] == b"\n")):
-                before = [i for i, st in enumerate(original.body)
-                          if self._span(st)[1] <= ed.start]
+            for ed in self._take(
+                lambda x: (
+                    x.start == x.end
+                    and x.text.endswith(b"\n")
+                    and (
+                        x.start == len(self.buf)
+                        or x.start > 0
+                        and self.buf[x.start - 1 : x.start] == b"\n"
+                    )
+                )
+            ):
+                before = [i for i, st in enumerate(original.body) if self._span(st)[1] <= ed.start]
                 nxt = before[-1] + 1 if before else 0
                 if nxt < len(original.body) and self._span(original.body[nxt])[0] < ed.start:
-                    self.pending.append(ed)       # inside a statement: not a line of its own
+                    self.pending.append(ed)  # inside a statement: not a line of its own
                     continue
                 new = list(cst.parse_module(ed.text.decode("utf-8")).body)
-                body[nxt + added:nxt + added] = new      # in order: edits come sorted
+                body[nxt + added : nxt + added] = new  # in order: edits come sorted
                 added += len(new)
             return updated.with_changes(body=body)
 
@@ -289,8 +320,8 @@ def _edit_transformer(cst):
 # -- CUDA C++ in string literals --------------------------------------------------------------
 @dataclass
 class _Part:
-    start: int            # byte offset in the .py buffer of the literal's first content char
-    raw: str              # the literal's source text between the quotes
+    start: int  # byte offset in the .py buffer of the literal's first content char
+    raw: str  # the literal's source text between the quotes
     prefix: str
     quote: str
 
@@ -298,9 +329,9 @@ class _Part:
 @dataclass
 class _Content:
     data: bytearray = field(default_factory=bytearray)
-    starts: list[int] = field(default_factory=list)    # per content byte: .py offset or -1
+    starts: list[int] = field(default_factory=list)  # per content byte: .py offset or -1
     ends: list[int] = field(default_factory=list)
-    parts: list[int] = field(default_factory=list)     # per content byte: part index or -1
+    parts: list[int] = field(default_factory=list)  # per content byte: part index or -1
     literals: list[_Part] = field(default_factory=list)
 
     def synthetic(self, text: bytes) -> None:
@@ -328,8 +359,19 @@ class _Content:
             self.parts += [idx] * len(b)
 
 
-_SIMPLE_ESCAPES = {"\n": "", "\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f",
-                   "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+_SIMPLE_ESCAPES = {
+    "\n": "",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+}
 
 
 def _unescape(raw: str) -> tuple[str, list[int]]:
@@ -354,23 +396,24 @@ def _unescape(raw: str) -> tuple[str, list[int]]:
             j = i + 1
             while j < n and j < i + 4 and raw[j] in "01234567":
                 j += 1
-            val = chr(int(raw[i + 1:j], 8))
+            val = chr(int(raw[i + 1 : j], 8))
         elif nxt in "xuU":
             width = {"x": 2, "u": 4, "U": 8}[nxt]
             j = i + 2 + width
             try:
-                val = chr(int(raw[i + 2:j], 16))
+                val = chr(int(raw[i + 2 : j], 16))
             except ValueError:
                 val, j = "\\" + nxt, i + 2
         elif nxt == "N" and i + 2 < n and raw[i + 2] == "{":
             import unicodedata
+
             close = raw.find("}", i + 3)
             try:
-                val = unicodedata.lookup(raw[i + 3:close]) if close > 0 else "\\N"
+                val = unicodedata.lookup(raw[i + 3 : close]) if close > 0 else "\\N"
                 j = close + 1 if close > 0 else i + 2
             except KeyError:
                 val, j = "\\N", i + 2
-        else:                               # unknown escape: kept as written
+        else:  # unknown escape: kept as written
             val, j = "\\" + nxt, i + 2
         for ch in val:
             out.append(ch)
@@ -447,9 +490,14 @@ class Embedded:
         while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             fn = self.facts.parent(fn)
         if fn is not None:
-            found = [s.value for s in ast.walk(fn) if isinstance(s, ast.Assign)
-                     and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
-                     and s.targets[0].id == node.id]
+            found = [
+                s.value
+                for s in ast.walk(fn)
+                if isinstance(s, ast.Assign)
+                and len(s.targets) == 1
+                and isinstance(s.targets[0], ast.Name)
+                and s.targets[0].id == node.id
+            ]
             if len(found) == 1:
                 return found[0]
             if found:
@@ -466,8 +514,13 @@ class Embedded:
             if left is not None and right is not None:
                 return left + right
             return None
-        why = "built by an f-string" if isinstance(expr, ast.JoinedStr) else \
-            "built at run time" if not isinstance(expr, ast.Constant) else "not a str literal"
+        why = (
+            "built by an f-string"
+            if isinstance(expr, ast.JoinedStr)
+            else "built at run time"
+            if not isinstance(expr, ast.Constant)
+            else "not a str literal"
+        )
         if not any(c is call for c, _ in self.dynamic):
             self.dynamic.append((call, why))
         return None
@@ -476,6 +529,7 @@ class Embedded:
         """The literal parts of one (maybe implicitly concatenated) string constant."""
         import libcst as cst
         from libcst.metadata import MetadataWrapper, PositionProvider
+
         s, e = self.facts.span(leaf)
         text = self.facts.src.buf[s:e].decode("utf-8")
         try:
@@ -494,8 +548,7 @@ class Embedded:
 
             def visit_SimpleString(self, node: cst.SimpleString) -> None:
                 pos = self.get_metadata(PositionProvider, node).start
-                char = line_off[pos.line - 1] + pos.column - 1 + len(node.prefix) + \
-                    len(node.quote)
+                char = line_off[pos.line - 1] + pos.column - 1 + len(node.prefix) + len(node.quote)
                 start = s + len(text[:char].encode("utf-8"))
                 parts.append(_Part(start, node.raw_value, node.prefix.lower(), node.quote))
 
@@ -524,6 +577,7 @@ class Embedded:
         if not data.strip():
             return
         from ..engine import process_data
+
         r = process_data(self.sf.path, data, rewriter=_embedded_rewriter())
         res.stats.add(r.stats)
         res.errors.extend(r.errors)
@@ -531,7 +585,7 @@ class Embedded:
         carrier = q.rsplit(".", 1)[-1]
         for f in r.findings:
             if f.code in ("PT003", "PT005"):
-                continue        # grammar gaps of a snippet; suppressions are the .py file's
+                continue  # grammar gaps of a snippet; suppressions are the .py file's
             start = _content_offset(csf, f.line, f.col)
             end = _content_offset(csf, f.end_line, f.end_col) if f.end_line else start
             so = content.starts[start] if start < len(data) else -1
@@ -543,16 +597,30 @@ class Embedded:
                 eo = content.ends[last] if content.ends[last] >= 0 else so
             line, col = self.sf.position(so)
             eline, ecol = self.sf.position(eo)
-            self.findings.append(Finding(
-                f.code, f.severity, f"{f.message} (CUDA C++ in {carrier} source)", self.sf.path,
-                line, col, eline, ecol, targets=f.targets, name=f.name, extra=dict(f.extra)))
+            self.findings.append(
+                Finding(
+                    f.code,
+                    f.severity,
+                    f"{f.message} (CUDA C++ in {carrier} source)",
+                    self.sf.path,
+                    line,
+                    col,
+                    eline,
+                    ecol,
+                    targets=f.targets,
+                    name=f.name,
+                    extra=dict(f.extra),
+                )
+            )
         group = []
         for ed in r.edits:
             mapped = _map_edit(content, ed)
             if mapped is None:
-                res.errors.append(f"{self.sf.path}: a CUDA rewrite inside a {carrier} literal "
-                                  "cannot be written back into the string (escape or "
-                                  "part boundary); left unchanged")
+                res.errors.append(
+                    f"{self.sf.path}: a CUDA rewrite inside a {carrier} literal "
+                    "cannot be written back into the string (escape or "
+                    "part boundary); left unchanged"
+                )
                 return
             group.append(mapped)
         if group:
@@ -563,7 +631,7 @@ def _content_offset(csf: SourceFile, line: int, col: int) -> int:
     starts = csf.line_starts
     if line < 1 or line > len(starts):
         return len(csf.data)
-    return starts[line - 1] + len(csf.line_text(line)[:max(0, col - 1)].encode("utf-8"))
+    return starts[line - 1] + len(csf.line_text(line)[: max(0, col - 1)].encode("utf-8"))
 
 
 def _map_edit(content: _Content, ed: Edit) -> Edit | None:
@@ -599,6 +667,7 @@ def _embedded_rewriter():
 
     from ..engine import _STATE
     from .cuda import CudaRewriter
+
     key = id(_STATE["options"])
     if key not in _REWRITER:
         _REWRITER.clear()

@@ -1,4 +1,5 @@
 """`--roc` planning: which libraries a project moves to rocBLAS/rocRAND/rocSPARSE... as a whole."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -23,16 +24,19 @@ def roc_area(row: Row) -> str:
     return row.area
 
 
-def roc_plan(index: MappingIndex, files: Iterable[bytes],
-             version: tuple[int, ...]) -> tuple[frozenset[str], dict[str, list[str]]]:
+def roc_plan(
+    index: MappingIndex, files: Iterable[bytes], version: tuple[int, ...]
+) -> tuple[frozenset[str], dict[str, list[str]]]:
     """Decide, for the whole project, which libraries --roc moves to rocBLAS/rocRAND/rocSPARSE...
 
     A library goes to roc* only if every name of it that the project uses has a one-to-one
     roc* equivalent; otherwise it stays on the hip* wrapper (mixing rocblas_handle with hipBLAS
     calls would not compile). Returns (areas, {area: names without a roc* equivalent})."""
-    capable = {a for a, rows in index.areas.items()
-               if any(r.roc for r in rows) and not all(r.kind in ("header",
-                                                                  "header_dir") for r in rows)}
+    capable = {
+        a
+        for a, rows in index.areas.items()
+        if any(r.roc for r in rows) and not all(r.kind in ("header", "header_dir") for r in rows)
+    }
     used: set[bytes] = set()
     for data in files:
         used |= identifiers(data)
@@ -43,7 +47,7 @@ def roc_plan(index: MappingIndex, files: Iterable[bytes],
         if not rows:
             continue
         row = MappingIndex.pick(rows, version)
-        if row is None:                 # pick() returns a row for a non-empty list
+        if row is None:  # pick() returns a row for a non-empty list
             continue
         if row.hip:
             used_areas.add(row.area)

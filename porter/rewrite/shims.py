@@ -1,5 +1,6 @@
 """What a project does about HIP itself: shim layers (`#define cudaMalloc hipMalloc`) and vendor
 switches (`#ifdef __HIP_PLATFORM_AMD__ ... #else ... #endif`). porter leaves both alone."""
+
 from __future__ import annotations
 
 import re
@@ -11,7 +12,9 @@ _SHIM = re.compile(
     rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:\([^)\n]*\))?[ "
     rb"\t]+[^\n]*?\b(?:hip|HIP|roc)[A-Za-z_]"
     rb"|\busing[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*(?:::)?(?:hip|HIP|roc)[A-Za-z_]"
-    rb"|\bnamespace[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*(?:::)?(?:hip|roc)[A-Za-z_]", re.MULTILINE)
+    rb"|\bnamespace[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*(?:::)?(?:hip|roc)[A-Za-z_]",
+    re.MULTILINE,
+)
 # A file whose identifiers match this may test AMD/HIP macros (a dual-vendor file).
 AMD_HINT = re.compile(rb"HIP|ROCM|ROCm|AMD|[gG][fF][xX]\d")
 
@@ -42,6 +45,7 @@ class TreeView:
 def preproc_model(src: SourceFile, root):
     """The file's #if structure (porter.analysis.preproc.PPState)."""
     from ..analysis.preproc import PPState
+
     return PPState(TreeView(src.data, root))
 
 

@@ -1,5 +1,6 @@
 """PT0xx: API mapping. These findings come from the rewriter (porter/rewrite/cuda.py) and the
 engine; the classes here carry their documentation and metadata."""
+
 from __future__ import annotations
 
 from ..findings import Severity
@@ -37,6 +38,7 @@ class UnconvertedIdentifier(Rule):
     - HIP runtime API reference (ROCm documentation)
     - `mappings/README.md` in this repository
     """
+
     code = "PT001"
     name = "unconverted-cuda-identifier"
     severity = Severity.WARNING
@@ -69,6 +71,7 @@ class UnsupportedApi(Rule):
     - HIPIFY's per-area support tables (supported/unsupported flags per side)
     - the `notes` and `source` columns of porter's `mappings/*.csv`
     """
+
     code = "PT002"
     name = "unsupported-cuda-api"
     severity = Severity.ERROR
@@ -99,6 +102,7 @@ class SyntaxErrorRegion(Rule):
     ## References
     - tree-sitter error recovery (tree-sitter documentation)
     """
+
     code = "PT003"
     name = "syntax-error-region"
     severity = Severity.WARNING
@@ -126,6 +130,7 @@ class DeprecatedHipApi(Rule):
     ## References
     - HIP deprecated API list (ROCm documentation, `hip/hip_deprecated.h`)
     """
+
     code = "PT004"
     name = "deprecated-hip-api"
     severity = Severity.INFO
@@ -154,6 +159,7 @@ class UnusedSuppression(Rule):
     ## References
     - Ruff's `unused-noqa` (RUF100), the model for this check
     """
+
     code = "PT005"
     name = "unused-suppression"
     severity = Severity.INFO
@@ -186,6 +192,7 @@ class CudaApiInPortedCode(Rule):
     ## References
     - the mapping tables in `mappings/` (the HIP name and its source)
     """
+
     code = "PT006"
     name = "cuda-api-in-ported-code"
     severity = Severity.ERROR

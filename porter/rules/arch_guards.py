@@ -8,6 +8,7 @@ strings), parses each condition with a small C-preprocessor expression parser, a
 three-valued (true / false / unknown) in two worlds: HIP-Clang for AMD, and nvcc. That model
 is `porter.analysis.preproc` (`ctx.pp`), shared with the other rules and the rewriter.
 """
+
 from __future__ import annotations
 
 from ..analysis.functions import enclosing_function
@@ -47,8 +48,8 @@ _NV_ONLY_MACROS = re.compile(r"__CUDA_ARCH\w*|__NVCC__|__CUDACC\w*|__CUDA__")
 def _alt_desc(pp: PPState, b: Branch) -> str:
     """The branch HIP-Clang compiles instead: the first later branch of the chain that is not
     itself always false there (an `#elif __CUDA_ARCH__ >= 700` is as dead as the `#if`)."""
-    assert b.group is not None          # every branch of PPState.branches is in a group
-    for r in b.group.branches[b.index + 1:]:
+    assert b.group is not None  # every branch of PPState.branches is in a group
+    for r in b.group.branches[b.index + 1 :]:
         if r.cond is not None:
             override = {n: (False, 0) for n in r.cond.names if _NV_ONLY_MACROS.fullmatch(n)}
             if r.cond.eval("amd", override) == 0:
@@ -90,8 +91,9 @@ def _nv_content(ctx: RuleContext, a: int, b: int) -> str:
     n = sum(1 for s in ctx.asm.all if s.ptx and a <= s.start < b)
     if not n:
         return ""
-    return (f" (they hold {n} inline PTX statement{'s' if n != 1 else ''} that need an AMD "
-            "version too)")
+    return (
+        f" (they hold {n} inline PTX statement{'s' if n != 1 else ''} that need an AMD version too)"
+    )
 
 
 # -- PT301 -------------------------------------------------------------------------------------
@@ -140,6 +142,7 @@ class CudaArchGuard(Rule):
     - HIP porting guide, "HIP_ARCH Defines" and "Compiler Defines: Summary" [HPG]
     - `hip/hip_common.h` (ROCm 7.2): `__HIP_DEVICE_COMPILE__`, `__HIP_ARCH_HAS_*`
     """
+
     code = "PT301"
     name = "cuda-arch-guard"
     severity = Severity.ERROR
@@ -156,8 +159,12 @@ class CudaArchGuard(Rule):
         for node in ctx.identifiers(re.compile(r"__CUDA_ARCH__|__CUDA_ARCH_LIST__")):
             p, in_pp = node.parent, False
             while p is not None:
-                if p.type in ("preproc_call", "preproc_def", "preproc_function_def",
-                              "preproc_include"):
+                if p.type in (
+                    "preproc_call",
+                    "preproc_def",
+                    "preproc_function_def",
+                    "preproc_include",
+                ):
                     in_pp = True
                     break
                 p = p.parent
@@ -167,17 +174,21 @@ class CudaArchGuard(Rule):
                 continue
             if pp.skip(node.start_byte):
                 continue
-            yield self.finding(ctx, node, f"`{ctx.text(node)}` is used as a value, but HIP-Clang "
-                                          "does not "
-                               "define it, so this does not compile on AMD; use "
-                               "`__HIP_DEVICE_COMPILE__` "
-                               f"or an arch macro (`__gfx942__`, `__GFX9__`) under "
-                               f"`#if defined(__HIP_PLATFORM_AMD__)`")
+            yield self.finding(
+                ctx,
+                node,
+                f"`{ctx.text(node)}` is used as a value, but HIP-Clang "
+                "does not "
+                "define it, so this does not compile on AMD; use "
+                "`__HIP_DEVICE_COMPILE__` "
+                f"or an arch macro (`__gfx942__`, `__GFX9__`) under "
+                f"`#if defined(__HIP_PLATFORM_AMD__)`",
+            )
 
     def _directive(self, ctx, pp: PPState, b: Branch, hits):
         name = hits[0]
         override = {n: (False, 0) for n in hits}
-        assert b.cond is not None and b.group is not None   # hits come from b.cond
+        assert b.cond is not None and b.group is not None  # hits come from b.cond
         v = b.cond.eval("amd", override)
         head = _head(b)
         alt = _alt_desc(pp, b)
@@ -186,16 +197,20 @@ class CudaArchGuard(Rule):
         sev = Severity.WARNING
         if v == 0:
             lost_content = _nv_content(ctx, b.line_end, b.end)
-            what = (f"is always false with HIP-Clang (`{name}` is undefined, also in device code): "
-                    f"{body} {_is(body)} never compiled on AMD{lost_content}")
+            what = (
+                f"is always false with HIP-Clang (`{name}` is undefined, also in device code): "
+                f"{body} {_is(body)} never compiled on AMD{lost_content}"
+            )
             what += f" and {alt} is used instead" if alt else f" and nothing replaces {_them(body)}"
             # an error when code is simply dropped, or a device path is replaced by the host one;
             # a fallback chosen instead of an sm_XX/PTX fast path is a warning
             if not alt or (device_test and not lost_content):
                 sev = Severity.ERROR
         elif v == 1:
-            what = (f"is always true with HIP-Clang (`{name}` is undefined, also in device code): "
-                    f"{body} {_is(body)} compiled on AMD in host and device code")
+            what = (
+                f"is always true with HIP-Clang (`{name}` is undefined, also in device code): "
+                f"{body} {_is(body)} compiled on AMD in host and device code"
+            )
             if alt:
                 nxt = b.group.branches[b.index + 1]
                 lost_content = _nv_content(ctx, nxt.line_end, b.group.end)
@@ -203,10 +218,14 @@ class CudaArchGuard(Rule):
                 if device_test and not lost_content:
                     sev = Severity.ERROR
         else:
-            what = ("cannot select device code or an architecture on AMD: HIP-Clang leaves "
-                    f"`{name}` undefined")
-        msg = (f"{head} {what}; test `__HIP_DEVICE_COMPILE__` for device code, or "
-               f"`__gfx942__`/`__GFX9__`/`__HIP_ARCH_HAS_*` for features")
+            what = (
+                "cannot select device code or an architecture on AMD: HIP-Clang leaves "
+                f"`{name}` undefined"
+            )
+        msg = (
+            f"{head} {what}; test `__HIP_DEVICE_COMPILE__` for device code, or "
+            f"`__gfx942__`/`__GFX9__`/`__HIP_ARCH_HAS_*` for features"
+        )
         return self.finding(ctx, _cond_range(b), msg, severity=sev)
 
     @staticmethod
@@ -216,16 +235,21 @@ class CudaArchGuard(Rule):
         if b.kind in ("ifdef", "ifndef", "elifdef", "elifndef"):
             return True
         assert b.cond is not None
-        return not re.search(r"__CUDA_ARCH\w*\s*(?:[<>]=?|[!=]=)|(?:[<>]=?|[!=]=)\s*__CUDA_ARCH",
-                             b.cond.text)
+        return not re.search(
+            r"__CUDA_ARCH\w*\s*(?:[<>]=?|[!=]=)|(?:[<>]=?|[!=]=)\s*__CUDA_ARCH", b.cond.text
+        )
 
 
 # -- PT302 -------------------------------------------------------------------------------------
 # CUDA C++ language keywords and built-ins: a `__CUDACC__` test around them selects the language,
 # which HIP-Clang compiles too
-_CUDA_LANGUAGE = re.compile(rb"\b(?:__host__|__device__|__global__|__forceinline__|__noinline__"
-                            rb"|__launch_bounds__|__shared__|__constant__|__managed__|__restrict__"
-                            rb"|threadIdx|blockIdx|blockDim|gridDim|__syncthreads)\b")
+_CUDA_LANGUAGE = re.compile(
+    rb"\b(?:__host__|__device__|__global__|__forceinline__|__noinline__"
+    rb"|__launch_bounds__|__shared__|__constant__|__managed__|__restrict__"
+    rb"|threadIdx|blockIdx|blockDim|gridDim|__syncthreads)\b"
+)
+
+
 @register
 class CudaccNvccGuard(Rule):
     """`__CUDACC__` / `__NVCC__` test: hipcc does not define them, so the guarded code is dropped.
@@ -276,20 +300,33 @@ class CudaccNvccGuard(Rule):
     - HIP porting guide, "Compiler Defines: Summary" [HPG]
     - `hip/hip_common.h` (ROCm 7.2): `__HIPCC__` is defined for nvcc when `__CUDACC__` is
     """
+
     code = "PT302"
     name = "cudacc-nvcc-guard"
     severity = Severity.WARNING
     fix = Applicability.UNSAFE
-    triggers = (b"__CUDACC__", b"__NVCC__", b"__CUDACC_RTC__", b"__CUDA__", b"__CUDACC_DEBUG__",
-                b"__CUDACC_RDC__")
-    NAMES = {"__CUDACC__", "__NVCC__", "__CUDACC_RTC__", "__CUDA__", "__CUDACC_DEBUG__",
-             "__CUDACC_RDC__"}
+    triggers = (
+        b"__CUDACC__",
+        b"__NVCC__",
+        b"__CUDACC_RTC__",
+        b"__CUDA__",
+        b"__CUDACC_DEBUG__",
+        b"__CUDACC_RDC__",
+    )
+    NAMES = {
+        "__CUDACC__",
+        "__NVCC__",
+        "__CUDACC_RTC__",
+        "__CUDA__",
+        "__CUDACC_DEBUG__",
+        "__CUDACC_RDC__",
+    }
     HIP_NAME = {"__CUDACC__": "__HIPCC__", "__CUDACC_RTC__": "__HIPCC_RTC__"}
 
     def check(self, ctx):
         for pp, b, hits in _guard_branches(ctx, lambda n: n in self.NAMES):
-            if _pragma_only(ctx.data[b.line_end:b.end]) and len(b.group.branches) == 1:
-                continue            # nvcc-only pragmas (nv_diag_suppress): nothing is lost on AMD
+            if _pragma_only(ctx.data[b.line_end : b.end]) and len(b.group.branches) == 1:
+                continue  # nvcc-only pragmas (nv_diag_suppress): nothing is lost on AMD
             override = {n: (False, 0) for n in hits}
             v = b.cond.eval("amd", override)
             name = hits[0]
@@ -298,12 +335,16 @@ class CudaccNvccGuard(Rule):
             body = _body_desc(pp, b)
             hip = self.HIP_NAME.get(name, "__HIPCC__")
             if v == 0:
-                what = ("is false under hipcc (HIP-Clang defines `__HIPCC__`/`__HIP__`, "
-                        f"not `{name}`): {body} {_is(body)} dropped on AMD")
+                what = (
+                    "is false under hipcc (HIP-Clang defines `__HIPCC__`/`__HIP__`, "
+                    f"not `{name}`): {body} {_is(body)} dropped on AMD"
+                )
                 what += f" and {alt} is used instead" if alt else ""
             elif v == 1:
-                what = f"is true under hipcc (HIP-Clang does not define `{name}`): {body} " \
-                       f"{_is(body)} compiled on AMD"
+                what = (
+                    f"is true under hipcc (HIP-Clang does not define `{name}`): {body} "
+                    f"{_is(body)} compiled on AMD"
+                )
                 what += f" and {alt} is dropped" if alt else ""
             else:
                 what = f"depends on `{name}`, which HIP-Clang does not define"
@@ -313,8 +354,9 @@ class CudaccNvccGuard(Rule):
                 todo = "add an AMD branch (`defined(__HIPCC__)`) if the code is not nvcc-specific"
             # a test that selects CUDA language features (`#define HD __host__ __device__`) means
             # "a GPU compiler": accepting hipcc too is then safe, and porter applies it
-            lang = _CUDA_LANGUAGE.search(ctx.data, b.group.branches[0].start, b.group.end) \
-                is not None
+            lang = (
+                _CUDA_LANGUAGE.search(ctx.data, b.group.branches[0].start, b.group.end) is not None
+            )
             fix = self._fix(ctx, b, hits, Applicability.SAFE if lang else Applicability.UNSAFE)
             yield self.finding(ctx, _cond_range(b), f"{head} {what}; {todo}", fix=fix)
 
@@ -327,38 +369,51 @@ class CudaccNvccGuard(Rule):
         if b.kind in ("ifdef", "ifndef"):
             name = hits[0]
             hip = self.HIP_NAME[name]
-            m = re.compile(rb"#[ \t]*(ifn?def)[ \t]+" + re.escape(name.encode())
-                           + rb"\b").match(data, b.start)
+            m = re.compile(rb"#[ \t]*(ifn?def)[ \t]+" + re.escape(name.encode()) + rb"\b").match(
+                data, b.start
+            )
             if not m:
                 return None
             if b.kind == "ifdef":
                 new = f"if defined({name}) || defined({hip})"
             else:
                 new = f"if !defined({name}) && !defined({hip})"
-            return self.make_fix([Edit(m.start(1), m.end(), new.encode())], applicability,
-                                 f"also accept {hip}")
+            return self.make_fix(
+                [Edit(m.start(1), m.end(), new.encode())], applicability, f"also accept {hip}"
+            )
         if b.kind not in ("if", "elif"):
             return None
-        seg = data[b.cond_start:b.cond_end]
+        seg = data[b.cond_start : b.cond_end]
         edits = []
-        pat = re.compile(rb"defined\s*\(\s*(" + b"|".join(re.escape(n.encode())
-                                                          for n in self.HIP_NAME)
-                         + rb")\s*\)|defined\s+(" + b"|".join(re.escape(n.encode())
-                                                              for n in self.HIP_NAME)
-                         + rb")\b")
+        pat = re.compile(
+            rb"defined\s*\(\s*("
+            + b"|".join(re.escape(n.encode()) for n in self.HIP_NAME)
+            + rb")\s*\)|defined\s+("
+            + b"|".join(re.escape(n.encode()) for n in self.HIP_NAME)
+            + rb")\b"
+        )
         for m in pat.finditer(seg):
             name = (m.group(1) or m.group(2)).decode()
             new = f"(defined({name}) || defined({self.HIP_NAME[name]}))"
             edits.append(Edit(b.cond_start + m.start(), b.cond_start + m.end(), new.encode()))
-        if not edits or b.cond is None or len(edits) != sum(
-                1 for n in b.cond.names if n in self.HIP_NAME):
+        if (
+            not edits
+            or b.cond is None
+            or len(edits) != sum(1 for n in b.cond.names if n in self.HIP_NAME)
+        ):
             return None
         return self.make_fix(edits, applicability, "also accept the HIP compiler macro")
 
 
 # -- PT304 -------------------------------------------------------------------------------------
-_VERSION_MACROS = {"CUDART_VERSION", "CUDA_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
-                   "__CUDACC_VER_BUILD__", "__CUDACC_VER__"}
+_VERSION_MACROS = {
+    "CUDART_VERSION",
+    "CUDA_VERSION",
+    "__CUDACC_VER_MAJOR__",
+    "__CUDACC_VER_MINOR__",
+    "__CUDACC_VER_BUILD__",
+    "__CUDACC_VER__",
+}
 
 
 @register
@@ -403,14 +458,25 @@ class CudaVersionMacro(Rule):
     - SYCLomatic issue 1910 (`CUDA_VERSION` not migrated); ROCm/TransferBench PR 220
     - hipify-perl has no mapping for `CUDART_VERSION` [HIPIFY-PERL]
     """
+
     code = "PT304"
     name = "cuda-version-macro"
     severity = Severity.WARNING
     fix = Applicability.DISPLAY
-    triggers = (b"CUDART_VERSION", b"CUDA_VERSION", b"__CUDACC_VER", b"RuntimeGetVersion",
-                b"DriverGetVersion")
-    GETTERS = {"cudaRuntimeGetVersion", "cudaDriverGetVersion", "cuDriverGetVersion",
-               "hipRuntimeGetVersion", "hipDriverGetVersion"}
+    triggers = (
+        b"CUDART_VERSION",
+        b"CUDA_VERSION",
+        b"__CUDACC_VER",
+        b"RuntimeGetVersion",
+        b"DriverGetVersion",
+    )
+    GETTERS = {
+        "cudaRuntimeGetVersion",
+        "cudaDriverGetVersion",
+        "cuDriverGetVersion",
+        "hipRuntimeGetVersion",
+        "hipDriverGetVersion",
+    }
 
     def check(self, ctx):
         for pp, b, hits in _guard_branches(ctx, lambda n: n in _VERSION_MACROS):
@@ -423,18 +489,25 @@ class CudaVersionMacro(Rule):
             body = _body_desc(pp, b)
             alt = _alt_desc(pp, b)
             if v == 0:
-                what = f"is false on ROCm (`{name}` is undefined, so it counts as 0): {body} " \
-                       f"{_is(body)} dropped"
+                what = (
+                    f"is false on ROCm (`{name}` is undefined, so it counts as 0): {body} "
+                    f"{_is(body)} dropped"
+                )
                 what += f" and {alt} is used instead" if alt else ""
             elif v == 1:
-                what = f"is true on ROCm (`{name}` is undefined, so it counts as 0): {body} " \
-                       f"{_is(body)} used"
+                what = (
+                    f"is true on ROCm (`{name}` is undefined, so it counts as 0): {body} "
+                    f"{_is(body)} used"
+                )
                 what += f" and {alt} is dropped" if alt else ""
             else:
                 what = f"depends on `{name}`, which HIP does not define"
-            yield self.finding(ctx, _cond_range(b),
-                               f"{head} {what}; test `HIP_VERSION`/`HIP_VERSION_MAJOR` "
-                               f"under `defined(__HIP_PLATFORM_AMD__)` for the AMD side")
+            yield self.finding(
+                ctx,
+                _cond_range(b),
+                f"{head} {what}; test `HIP_VERSION`/`HIP_VERSION_MAJOR` "
+                f"under `defined(__HIP_PLATFORM_AMD__)` for the AMD side",
+            )
         yield from self._runtime(ctx)
 
     def _runtime(self, ctx):
@@ -462,14 +535,19 @@ class CudaVersionMacro(Rule):
                 rv = ctx.options.rocm_version + (0, 0)
                 hv = rv[0] * 10000000 + rv[1] * 100000
                 res = _compare(cmp, ctx, var, hv)
-                outcome = ("" if res is None
-                           else f", so this test is {'true' if res else 'false'} there")
-                yield self.finding(ctx, cmp, f"`{ctx.text(cmp)}` compares a CUDA version number, "
-                                             "but on "
-                                   f"AMD `{hip}` returns the HIP version ({hv} and up for ROCm "
-                                   f"{rv[0]}.{rv[1]}){outcome}; check the platform first or "
-                                   "compare "
-                                   f"against HIP_VERSION")
+                outcome = (
+                    "" if res is None else f", so this test is {'true' if res else 'false'} there"
+                )
+                yield self.finding(
+                    ctx,
+                    cmp,
+                    f"`{ctx.text(cmp)}` compares a CUDA version number, "
+                    "but on "
+                    f"AMD `{hip}` returns the HIP version ({hv} and up for ROCm "
+                    f"{rv[0]}.{rv[1]}){outcome}; check the platform first or "
+                    "compare "
+                    f"against HIP_VERSION",
+                )
 
 
 # -- shared tree helpers -----------------------------------------------------------------------
@@ -530,13 +608,23 @@ def _in_condition(node) -> bool:
     p = node.parent
     while p is not None:
         t = p.type
-        if t in ("condition_clause", "if_statement", "while_statement", "for_statement",
-                 "return_statement", "init_declarator", "assignment_expression"):
+        if t in (
+            "condition_clause",
+            "if_statement",
+            "while_statement",
+            "for_statement",
+            "return_statement",
+            "init_declarator",
+            "assignment_expression",
+        ):
             return True
         if t == "conditional_expression":
-            return p.child_by_field_name("condition") is not None and \
-                p.child_by_field_name("condition").start_byte <= node.start_byte < \
-                p.child_by_field_name("condition").end_byte
+            return (
+                p.child_by_field_name("condition") is not None
+                and p.child_by_field_name("condition").start_byte
+                <= node.start_byte
+                < p.child_by_field_name("condition").end_byte
+            )
         if t in ("argument_list", "expression_statement", "compound_statement", "initializer_list"):
             return False
         p = p.parent
@@ -550,8 +638,12 @@ def _vendor_checked(ctx, node) -> bool:
     """The enclosing condition already checks the vendor (e.g. `!is_hip && prop.major >= 9`)."""
     p = node.parent
     top = node
-    while p is not None and p.type in ("binary_expression", "parenthesized_expression",
-                                       "unary_expression", "condition_clause"):
+    while p is not None and p.type in (
+        "binary_expression",
+        "parenthesized_expression",
+        "unary_expression",
+        "condition_clause",
+    ):
         top = p
         p = p.parent
     for ident in ctx.captures("[(identifier) (field_identifier)] @i", top).get("i", []):
@@ -564,11 +656,16 @@ def _vendor_checked(ctx, node) -> bool:
 _NV_ONLY_WORDS = re.compile(
     r"(?i)(?:^|_)(?:tma|wgmma|gmma|hopper|blackwell|sm_?9\d|sm_?10\d|sm_?12\d|cluster|tensormap|"
     r"tcgen05|fp8|e4m3|e5m2|warpspecializ\w*|pdl)(?:_|$|\d)|TensorMap|Tma[A-Z]|Sm9\d|Sm10\d|Hopper|"
-    r"Blackwell|Fp8|FP8|Cluster[A-Z]|cuTensorMap|cudaLaunchKernelEx|__cluster_dims__")
-_CC_ATTRS = {"cudaDevAttrComputeCapabilityMajor", "cudaDevAttrComputeCapabilityMinor",
-             "hipDeviceAttributeComputeCapabilityMajor", "hipDeviceAttributeComputeCapabilityMinor",
-             "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR",
-             "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR"}
+    r"Blackwell|Fp8|FP8|Cluster[A-Z]|cuTensorMap|cudaLaunchKernelEx|__cluster_dims__"
+)
+_CC_ATTRS = {
+    "cudaDevAttrComputeCapabilityMajor",
+    "cudaDevAttrComputeCapabilityMinor",
+    "hipDeviceAttributeComputeCapabilityMajor",
+    "hipDeviceAttributeComputeCapabilityMinor",
+    "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR",
+    "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR",
+}
 _PROP_TYPES = re.compile(r"(?:cuda|hip)DeviceProp(?:_t)?\b")
 
 
@@ -611,6 +708,7 @@ class CapabilityGate(Rule):
     - HIP porting guide (use feature flags, not major/minor) [HPG]
     - vllm-project/vllm issues 40620 and 14996; pytorch/torchtitan PR 4778; ROCm/pytorch PR 1846
     """
+
     code = "PT303"
     name = "capability-gate"
     severity = Severity.WARNING
@@ -620,7 +718,7 @@ class CapabilityGate(Rule):
     def check(self, ctx):
         pp = ctx.pp
         prop_vars = self._prop_vars(ctx)
-        attr_vars = self._attr_vars(ctx)            # name -> "major" | "minor" (per function)
+        attr_vars = self._attr_vars(ctx)  # name -> "major" | "minor" (per function)
         seen = set()
         for cmp in ctx.nodes("binary_expression"):
             op = cmp.child_by_field_name("operator")
@@ -656,26 +754,39 @@ class CapabilityGate(Rule):
                 val = env.value(expr, t.capability)
                 if val is None:
                     break
-                res = {">=": val >= n, ">": val > n, "<=": val <= n, "<": val < n, "==": val == n,
-                       "!=": val != n}[opx]
-                (true_on if res else false_on).append(f"{t.arch} "
-                                                      f"({t.capability[0]}.{t.capability[1]})")
+                res = {
+                    ">=": val >= n,
+                    ">": val > n,
+                    "<=": val <= n,
+                    "<": val < n,
+                    "==": val == n,
+                    "!=": val != n,
+                }[opx]
+                (true_on if res else false_on).append(
+                    f"{t.arch} ({t.capability[0]}.{t.capability[1]})"
+                )
             else:
                 if not true_on:
-                    continue        # branch not taken on any selected target
+                    continue  # branch not taken on any selected target
                 guarded = self._guarded_text(ctx, cmp)
                 nv = _NV_ONLY_WORDS.search(guarded) if guarded else None
                 sev = Severity.ERROR if nv else Severity.WARNING
-                why = (f" and the branch uses NVIDIA-only `{nv.group(0).strip('_')}` code"
-                       if nv else "")
+                why = (
+                    f" and the branch uses NVIDIA-only `{nv.group(0).strip('_')}` code"
+                    if nv
+                    else ""
+                )
                 yield self.finding(
-                    ctx, cmp,
+                    ctx,
+                    cmp,
                     f"`{ctx.text(cmp)}` is true on {', '.join(true_on)} because HIP reports the "
                     "gfx "
                     f"version as compute capability{why}; check the vendor "
                     "(`__HIP_PLATFORM_AMD__`) "
                     f"and `gcnArchName` or a feature attribute instead",
-                    severity=sev, targets=tuple(s.split()[0] for s in true_on))
+                    severity=sev,
+                    targets=tuple(s.split()[0] for s in true_on),
+                )
 
     @staticmethod
     def _prop_vars(ctx) -> set[str]:
@@ -702,12 +813,17 @@ class CapabilityGate(Rule):
             name = ctx.text(fn)
             a = [c for c in args.named_children if c.type != "comment"]
             pairs = []
-            if name in ("cudaDeviceGetAttribute", "hipDeviceGetAttribute", "cuDeviceGetAttribute") \
-                    and len(a) >= 2 and ctx.text(a[1]) in _CC_ATTRS:
-                pairs.append((a[0],
-                              "major" if ctx.text(a[1]).lower().endswith("major") else "minor"))
-            elif name in ("cuDeviceComputeCapability",
-                          "hipDeviceComputeCapability") and len(a) >= 2:
+            if (
+                name in ("cudaDeviceGetAttribute", "hipDeviceGetAttribute", "cuDeviceGetAttribute")
+                and len(a) >= 2
+                and ctx.text(a[1]) in _CC_ATTRS
+            ):
+                pairs.append(
+                    (a[0], "major" if ctx.text(a[1]).lower().endswith("major") else "minor")
+                )
+            elif (
+                name in ("cuDeviceComputeCapability", "hipDeviceComputeCapability") and len(a) >= 2
+            ):
                 pairs += [(a[0], "major"), (a[1], "minor")]
             func = enclosing_function(call, lambdas=True)
             key = func.start_byte if func else -1
@@ -726,9 +842,18 @@ class CapabilityGate(Rule):
         while p is not None:
             if p.type == "if_statement":
                 body = p.child_by_field_name("consequence")
-                return " ".join(ctx.text(i) for i in ctx.captures(
-                    "[(identifier) (field_identifier) (type_identifier) (namespace_identifier)] @i",
-                    body).get("i", [])) if body is not None else ""
+                return (
+                    " ".join(
+                        ctx.text(i)
+                        for i in ctx.captures(
+                            "[(identifier) (field_identifier) (type_identifier)"
+                            " (namespace_identifier)] @i",
+                            body,
+                        ).get("i", [])
+                    )
+                    if body is not None
+                    else ""
+                )
             if p.type == "conditional_expression":
                 c = p.child_by_field_name("consequence")
                 return ctx.text(c) if c is not None else ""
@@ -782,8 +907,11 @@ class _Env:
             return False
         if expr.type == "field_expression":
             f = expr.child_by_field_name("field")
-            return f is not None and self.ctx.text(f) in ("major", "minor") and \
-                self._is_prop(expr.child_by_field_name("argument"))
+            return (
+                f is not None
+                and self.ctx.text(f) in ("major", "minor")
+                and self._is_prop(expr.child_by_field_name("argument"))
+            )
         if expr.type == "identifier":
             name = self.ctx.text(expr)
             if name in self.attr_vars:
@@ -793,8 +921,9 @@ class _Env:
             op = self.ctx.text(expr.child_by_field_name("operator"))
             if op not in ("+", "*", "-", "/"):
                 return False
-            return self._depends(expr.child_by_field_name("left"), depth) or \
-                self._depends(expr.child_by_field_name("right"), depth)
+            return self._depends(expr.child_by_field_name("left"), depth) or self._depends(
+                expr.child_by_field_name("right"), depth
+            )
         return False
 
     def value(self, expr, cap, depth=0):

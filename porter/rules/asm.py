@@ -12,6 +12,7 @@ finding. asm in branches only HIP-Clang compiles (`#if defined(__HIP_PLATFORM_AM
 compiles (`#ifdef __HIP_PLATFORM_NVIDIA__`, `#ifndef USE_ROCM`) is skipped; asm under
 `__CUDA_ARCH__` tests is dead on AMD and reported through the guard (PT301).
 """
+
 from __future__ import annotations
 
 import re as _re
@@ -30,44 +31,70 @@ _SUGGEST_CACHE = 2048
 # -- suggestions for plain PTX -----------------------------------------------------------------
 _SUGGEST = [
     (r"ld\.global\.nc|ldu\.", "`__ldg(ptr)` or a plain load (AMD loads go through L1/L2 anyway)"),
-    (r"ld(?:\.global)?\.(?:acquire|relaxed)|st(?:\.global)?\.(?:release|relaxed)|ld\.volatile|st\.volatile",
-     "`__hip_atomic_load`/`__hip_atomic_store` with `__ATOMIC_ACQUIRE`/`__ATOMIC_RELEASE` and "
-     "`__HIP_MEMORY_SCOPE_AGENT`"),
-    (r"(?:ld|st)(?:\.global)?\.(?:cs|lu|cv|cg|ca|wt|wb|L1|L2)\b",
-     "a plain load/store or `__builtin_nontemporal_load`/`__builtin_nontemporal_store`"),
-    (r"prmt", "`__byte_perm(x, y, s)` (default mode only; the .f4e/.b4e/.rc8/.ecl/.ecr/.rc16 modes "
-              "have no HIP intrinsic)"),
-    (r"bfe\.", "`__bitextract_u32`/`__bitextract_u64` (unsigned only: `bfe.s32` sign extension "
-               "needs "
-               "a shift pair)"),
+    (
+        r"ld(?:\.global)?\.(?:acquire|relaxed)|st(?:\.global)?\.(?:release|relaxed)|ld\.volatile|st\.volatile",
+        "`__hip_atomic_load`/`__hip_atomic_store` with `__ATOMIC_ACQUIRE`/`__ATOMIC_RELEASE` and "
+        "`__HIP_MEMORY_SCOPE_AGENT`",
+    ),
+    (
+        r"(?:ld|st)(?:\.global)?\.(?:cs|lu|cv|cg|ca|wt|wb|L1|L2)\b",
+        "a plain load/store or `__builtin_nontemporal_load`/`__builtin_nontemporal_store`",
+    ),
+    (
+        r"prmt",
+        "`__byte_perm(x, y, s)` (default mode only; the .f4e/.b4e/.rc8/.ecl/.ecr/.rc16 modes "
+        "have no HIP intrinsic)",
+    ),
+    (
+        r"bfe\.",
+        "`__bitextract_u32`/`__bitextract_u64` (unsigned only: `bfe.s32` sign extension "
+        "needs "
+        "a shift pair)",
+    ),
     (r"bfi\.", "`__bitinsert_u32`/`__bitinsert_u64`"),
     (r"shf\.", "`__funnelshift_l`/`__funnelshift_r` (or the clamped `_lc`/`_rc` variants)"),
-    (r"lop3\.",
-     "plain `&`/`|`/`^`/`~` expressions (the AMD compiler picks bit-select instructions)"),
+    (
+        r"lop3\.",
+        "plain `&`/`|`/`^`/`~` expressions (the AMD compiler picks bit-select instructions)",
+    ),
     (r"shfl\.", "`__shfl_sync`/`__shfl_xor_sync`/`__shfl_down_sync` with 64-bit masks"),
     (r"vote\.|activemask", "`__ballot`/`__any`/`__all`/`__activemask` (64-bit results on wave64)"),
     (r"match\.", "`__match_any_sync`/`__match_all_sync`"),
     (r"redux\.", "`__reduce_add_sync`-style warp reductions or a shuffle reduction"),
-    (r"bar\.|barrier\.", "`__syncthreads()` (named barriers with a thread count have no HIP "
-                         "equivalent)"),
+    (
+        r"bar\.|barrier\.",
+        "`__syncthreads()` (named barriers with a thread count have no HIP equivalent)",
+    ),
     (r"membar\.sys|fence\.(?:sc|acq_rel)\.sys", "`__threadfence_system()`"),
     (r"membar\.cta|fence\.(?:sc|acq_rel)\.cta", "`__threadfence_block()`"),
     (r"membar\.|fence\.", "`__threadfence()`"),
-    (r"red\.|atom\.", "`atomicAdd`/`atomicMax`/... or `__hip_atomic_fetch_add` with an explicit "
-                      "scope"),
-    (r"cvta\.",
-     "nothing: generic pointers work directly on AMD (drop the address-space conversion)"),
-    (r"cvt\.", "HIP conversion intrinsics (`__float2half_rn`, `__float22bfloat162_rn`, "
-               "`__float2int_rn`)"),
-    (r"mul\.hi|mul\.wide|mad\.(?:hi|wide)",
-     "`__umulhi`/`__mulhi`/`__mul64hi` or a 64-bit multiply"),
+    (
+        r"red\.|atom\.",
+        "`atomicAdd`/`atomicMax`/... or `__hip_atomic_fetch_add` with an explicit scope",
+    ),
+    (
+        r"cvta\.",
+        "nothing: generic pointers work directly on AMD (drop the address-space conversion)",
+    ),
+    (
+        r"cvt\.",
+        "HIP conversion intrinsics (`__float2half_rn`, `__float22bfloat162_rn`, `__float2int_rn`)",
+    ),
+    (
+        r"mul\.hi|mul\.wide|mad\.(?:hi|wide)",
+        "`__umulhi`/`__mulhi`/`__mul64hi` or a 64-bit multiply",
+    ),
     (r"popc\.|clz\.|brev\.|bfind\.", "`__popc`/`__clz`/`__brev`/`__ffs`"),
-    (r"ex2\.|lg2\.|rcp\.|rsqrt\.|sqrt\.|sin\.|cos\.|tanh\.",
-     "fast math functions (`exp2f`, `__log2f`, `__frsqrt_rn`, `__fdividef`, `tanhf`)"),
+    (
+        r"ex2\.|lg2\.|rcp\.|rsqrt\.|sqrt\.|sin\.|cos\.|tanh\.",
+        "fast math functions (`exp2f`, `__log2f`, `__frsqrt_rn`, `__fdividef`, `tanhf`)",
+    ),
     (r"nanosleep", "`__builtin_amdgcn_s_sleep(n)`"),
     (r"exit$", "`return` from the kernel (the thread ends there)"),
-    (r"prefetch|discard|applypriority|createpolicy", "nothing (cache-policy hints): remove it "
-                                                     "on AMD"),
+    (
+        r"prefetch|discard|applypriority|createpolicy",
+        "nothing (cache-policy hints): remove it on AMD",
+    ),
 ]
 
 
@@ -134,6 +161,7 @@ class InlinePtx(Rule):
     - ROCm/HIPIFY issues 731 and 758
     - `hip/amd_detail/amd_device_functions.h` (ROCm 7.2) for the intrinsic names
     """
+
     code = "PT201"
     name = "inline-ptx-asm"
     severity = Severity.ERROR
@@ -144,30 +172,40 @@ class InlinePtx(Rule):
     def check(self, ctx):
         for s in ctx.asm.family(self.family):
             where = "in this macro " if s.in_macro else ""
-            yield self.finding(ctx, s.span,
-                               f"{s.what()} {where}does not compile for AMD GPUs; use "
-                               f"{suggestion(s)}, "
-                               f"and keep the PTX only under `#if !defined(__HIP_PLATFORM_AMD__)`")
+            yield self.finding(
+                ctx,
+                s.span,
+                f"{s.what()} {where}does not compile for AMD GPUs; use "
+                f"{suggestion(s)}, "
+                f"and keep the PTX only under `#if !defined(__HIP_PLATFORM_AMD__)`",
+            )
 
 
 # -- PT202 -------------------------------------------------------------------------------------
 _SREG_MAP = {
     "laneid": ("`__lane_id()`", "0-63 on wave64 targets"),
-    "smid": ("`__smid()`", "it encodes SE/CU (and on MI300 the XCC) ids, unique only within one "
-                           "XCC "
-                           "and not a dense 0..SMs-1 index"),
+    "smid": (
+        "`__smid()`",
+        "it encodes SE/CU (and on MI300 the XCC) ids, unique only within one "
+        "XCC "
+        "and not a dense 0..SMs-1 index",
+    ),
     "nsmid": ("`hipDeviceProp_t::multiProcessorCount` passed from the host", ""),
-    "warpid": ("`threadIdx` arithmetic with `warpSize` (`__builtin_amdgcn_s_getreg` for hardware "
-               "ids)",
-               "there is no direct equivalent"),
+    "warpid": (
+        "`threadIdx` arithmetic with `warpSize` (`__builtin_amdgcn_s_getreg` for hardware ids)",
+        "there is no direct equivalent",
+    ),
     "clock64": ("`clock64()`", "a shader-clock counter whose frequency varies"),
     "clock": ("`clock()`/`clock64()`", "a shader-clock counter whose frequency varies"),
     "clock_hi": ("`clock64() >> 32`", ""),
-    "globaltimer": ("`wall_clock64()`", "it counts at `hipDeviceAttributeWallClockRate` kHz, not "
-                                        "nanoseconds"),
-    "globaltimer_lo": ("`wall_clock64()`", "it counts at `hipDeviceAttributeWallClockRate` kHz, "
-                                           "not "
-                                           "nanoseconds"),
+    "globaltimer": (
+        "`wall_clock64()`",
+        "it counts at `hipDeviceAttributeWallClockRate` kHz, not nanoseconds",
+    ),
+    "globaltimer_lo": (
+        "`wall_clock64()`",
+        "it counts at `hipDeviceAttributeWallClockRate` kHz, not nanoseconds",
+    ),
     "globaltimer_hi": ("`wall_clock64()`", "it counts at `hipDeviceAttributeWallClockRate` kHz"),
     "lanemask_lt": ("`__lanemask_lt()`", "a 64-bit mask"),
     "lanemask_gt": ("`__lanemask_gt()`", "a 64-bit mask"),
@@ -175,7 +213,9 @@ _SREG_MAP = {
     "lanemask_le": ("`__lanemask_lt() | __lanemask_eq()`", "a 64-bit mask"),
     "lanemask_ge": ("`__lanemask_gt() | __lanemask_eq()`", "a 64-bit mask"),
     "dynamic_smem_size": ("the size passed at launch (as a kernel argument)", ""),
-    "tid": ("`threadIdx`", ""), "ntid": ("`blockDim`", ""), "ctaid": ("`blockIdx`", ""),
+    "tid": ("`threadIdx`", ""),
+    "ntid": ("`blockDim`", ""),
+    "ctaid": ("`blockIdx`", ""),
     "nctaid": ("`gridDim`", ""),
 }
 _SREG_FIX = {
@@ -228,6 +268,7 @@ class PtxSpecialRegister(Rule):
     - HIP kernel language reference, timer functions [HKL]; Triton `extra/hip` `smid()` note
     - ROCm/HIPIFY issue 731 (`%smid` example)
     """
+
     code = "PT202"
     name = "ptx-special-register"
     severity = Severity.ERROR
@@ -241,10 +282,12 @@ class PtxSpecialRegister(Rule):
             rep, note = _SREG_MAP.get(reg, ("a HIP intrinsic or a kernel argument", ""))
             note = f" ({note})" if note else ""
             fix = self._fix(ctx, s, reg)
-            yield self.finding(ctx, s.span,
-                               f"{s.what()} reads `%{reg}`, which does not exist on AMD; use "
-                               f"{rep}{note}",
-                               fix=fix)
+            yield self.finding(
+                ctx,
+                s.span,
+                f"{s.what()} reads `%{reg}`, which does not exist on AMD; use {rep}{note}",
+                fix=fix,
+            )
 
     def _fix(self, ctx, s: AsmSite, reg: str):
         if s.node is None or s.in_macro or reg not in _SREG_FIX:
@@ -275,19 +318,30 @@ class PtxSpecialRegister(Rule):
         if val.type not in ("identifier", "field_expression", "subscript_expression"):
             return None
         new = f"{ctx.text(val)} = {call};"
-        return self.make_fix([Edit(stmt.start_byte, stmt.end_byte, new.encode())],
-                             Applicability.UNSAFE,
-                             f"replace the asm with {call}")
+        return self.make_fix(
+            [Edit(stmt.start_byte, stmt.end_byte, new.encode())],
+            Applicability.UNSAFE,
+            f"replace the asm with {call}",
+        )
 
 
 # -- PT203 -------------------------------------------------------------------------------------
-_CP_ASYNC_IDS = re.compile(r"__pipeline_memcpy_async|__pipeline_commit|__pipeline_wait_prior"
-                           r"|__pipeline_arrive_on")
-_CP_ASYNC_QUAL = re.compile(rb"(?:cuda|cooperative_groups|cg)\s*::\s*"
-                            rb"(memcpy_async|pipeline|make_pipeline|pipeline_shared_state|pipeline_role"
-                            rb"|wait|wait_prior)(?![\w$])")
-_CP_ASYNC_HEADERS = {"cuda/pipeline", "cuda_pipeline.h", "cuda_pipeline_primitives.h",
-                     "cooperative_groups/memcpy_async.h", "cuda/annotated_ptr"}
+_CP_ASYNC_IDS = re.compile(
+    r"__pipeline_memcpy_async|__pipeline_commit|__pipeline_wait_prior"
+    r"|__pipeline_arrive_on"
+)
+_CP_ASYNC_QUAL = re.compile(
+    rb"(?:cuda|cooperative_groups|cg)\s*::\s*"
+    rb"(memcpy_async|pipeline|make_pipeline|pipeline_shared_state|pipeline_role"
+    rb"|wait|wait_prior)(?![\w$])"
+)
+_CP_ASYNC_HEADERS = {
+    "cuda/pipeline",
+    "cuda_pipeline.h",
+    "cuda_pipeline_primitives.h",
+    "cooperative_groups/memcpy_async.h",
+    "cuda/annotated_ptr",
+}
 
 
 @register
@@ -328,6 +382,7 @@ class PtxCpAsync(Rule):
     - Triton AMD backend `is_async_copy_enabled` (gfx950, gfx1250) [TRI-AMD]
     - porter `mappings/headers.csv`, `libcxx.csv`, `coop.csv` (unsupported rows)
     """
+
     code = "PT203"
     name = "ptx-cp-async"
     severity = Severity.ERROR
@@ -335,39 +390,54 @@ class PtxCpAsync(Rule):
     triggers = (b"cp.async", b"pipeline", b"memcpy_async", b"ptx::cp_async")
     family = "cp_async"
 
-    ADVICE = ("load through registers into `__shared__` memory and `__syncthreads()` "
-              "(double-buffer by hand); on gfx950 `__builtin_amdgcn_global_load_lds` is the "
-              "direct global→LDS copy")
+    ADVICE = (
+        "load through registers into `__shared__` memory and `__syncthreads()` "
+        "(double-buffer by hand); on gfx950 `__builtin_amdgcn_global_load_lds` is the "
+        "direct global→LDS copy"
+    )
 
     def check(self, ctx):
         pp = ctx.pp
         for s in ctx.asm.family(self.family):
-            yield self.finding(ctx, s.span, f"{s.what()} (Ampere asynchronous copy) has no AMD "
-                               f"equivalent; {self.ADVICE}")
+            yield self.finding(
+                ctx,
+                s.span,
+                f"{s.what()} (Ampere asynchronous copy) has no AMD equivalent; {self.ADVICE}",
+            )
         for node in ctx.identifiers(_CP_ASYNC_IDS):
             if pp.skip(node.start_byte):
                 continue
-            yield self.finding(ctx, node, f"`{ctx.text(node)}` (CUDA pipeline primitive) has no "
-                                          "HIP "
-                               f"equivalent; {self.ADVICE}")
+            yield self.finding(
+                ctx,
+                node,
+                f"`{ctx.text(node)}` (CUDA pipeline primitive) has no "
+                "HIP "
+                f"equivalent; {self.ADVICE}",
+            )
         for m in code_matches(ctx, _CP_ASYNC_QUAL, word_start=True):
             if pp.skip(m.start()):
                 continue
-            what = ctx.data[m.start():m.end()].decode()
+            what = ctx.data[m.start() : m.end()].decode()
             what = re.sub(r"\s+", "", what)
-            yield self.finding(ctx, (m.start(), m.end()), f"`{what}` (asynchronous copy pipeline) "
-                                                          "has no "
-                               f"HIP equivalent; {self.ADVICE}")
+            yield self.finding(
+                ctx,
+                (m.start(), m.end()),
+                f"`{what}` (asynchronous copy pipeline) has no HIP equivalent; {self.ADVICE}",
+            )
         for node, path in ((i.path_span, i.path) for i in ctx.includes):
             if path in _CP_ASYNC_HEADERS and not pp.skip(node[0]):
-                yield self.finding(ctx, node, f"<{path}> (asynchronous copies) has no HIP "
-                                              "counterpart; "
-                                   f"{self.ADVICE}")
+                yield self.finding(
+                    ctx,
+                    node,
+                    f"<{path}> (asynchronous copies) has no HIP counterpart; {self.ADVICE}",
+                )
 
 
 # -- PT204 -------------------------------------------------------------------------------------
-_CUTLASS_SM80 = re.compile(r"SM(?:75|80|89)_(?:\d+x\d+x\d+_\w+|U32x\d_LDSM_\w+|U16x\d_LDSM_\w+|"
-                           r"U32x\d_STSM_\w+)")
+_CUTLASS_SM80 = re.compile(
+    r"SM(?:75|80|89)_(?:\d+x\d+x\d+_\w+|U32x\d_LDSM_\w+|U16x\d_LDSM_\w+|"
+    r"U32x\d_STSM_\w+)"
+)
 
 
 @register
@@ -403,6 +473,7 @@ class PtxMmaLdmatrix(Rule):
     - HIP kernel language reference ("HIP does not support kernel language warp matrix types") [HKL]
     - rocWMMA API reference [ROCWMMA]
     """
+
     code = "PT204"
     name = "ptx-mma-ldmatrix"
     severity = Severity.ERROR
@@ -412,8 +483,11 @@ class PtxMmaLdmatrix(Rule):
 
     def advice(self, ctx) -> str:
         cdna = [t.arch for t in ctx.options.targets if t.wave == 64 and t.arch != "gfx906"]
-        rdna = [t.arch for t in ctx.options.targets if t.family.startswith("rdna3")
-                or t.family == "rdna4"]
+        rdna = [
+            t.arch
+            for t in ctx.options.targets
+            if t.family.startswith("rdna3") or t.family == "rdna4"
+        ]
         parts = ["rocWMMA"]
         if cdna:
             parts.append("MFMA builtins (`__builtin_amdgcn_mfma_*`)")
@@ -425,22 +499,43 @@ class PtxMmaLdmatrix(Rule):
     def check(self, ctx):
         pp = ctx.pp
         for s in ctx.asm.family(self.family):
-            yield self.finding(ctx, s.span, f"{s.what()} is NVIDIA tensor-core code with NVIDIA "
-                               f"fragment layouts; rewrite with {self.advice(ctx)}")
+            yield self.finding(
+                ctx,
+                s.span,
+                f"{s.what()} is NVIDIA tensor-core code with NVIDIA "
+                f"fragment layouts; rewrite with {self.advice(ctx)}",
+            )
         seen_lines = set()
         for node in ctx.identifiers(_CUTLASS_SM80):
             line = ctx.src.position(node.start_byte)[0]
             if line in seen_lines or pp.skip(node.start_byte):
                 continue
             seen_lines.add(line)
-            yield self.finding(ctx, node, f"CUTLASS atom `{ctx.text(node)}` emits NVIDIA "
-                                          "mma/ldmatrix PTX; "
-                               f"use {self.advice(ctx)}")
+            yield self.finding(
+                ctx,
+                node,
+                f"CUTLASS atom `{ctx.text(node)}` emits NVIDIA "
+                "mma/ldmatrix PTX; "
+                f"use {self.advice(ctx)}",
+            )
 
 
 # -- PT205 -------------------------------------------------------------------------------------
-ROCWMMA_ARCHS = {"gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950", "gfx1100", "gfx1101",
-                 "gfx1102", "gfx1151", "gfx1200", "gfx1201", "gfx1250"}
+ROCWMMA_ARCHS = {
+    "gfx908",
+    "gfx90a",
+    "gfx940",
+    "gfx941",
+    "gfx942",
+    "gfx950",
+    "gfx1100",
+    "gfx1101",
+    "gfx1102",
+    "gfx1151",
+    "gfx1200",
+    "gfx1201",
+    "gfx1250",
+}
 
 
 @register
@@ -484,6 +579,7 @@ class WmmaApi(Rule):
     - HIP kernel language reference (no warp matrix types) [HKL]
     - porter `mappings/wmma.csv` (`nvcuda::wmma` → `rocwmma`, no `satf`)
     """
+
     code = "PT205"
     name = "wmma-api"
     severity = Severity.ERROR
@@ -498,21 +594,34 @@ class WmmaApi(Rule):
                 continue
             if path in ("mma.h", "crt/mma.h"):
                 if unsupported:
-                    yield self.finding(ctx, node, f"<{path}> (CUDA WMMA) maps to rocWMMA, which "
-                                                  "does not "
-                                       f"support {', '.join(unsupported)}; use a library or "
-                                       "MFMA/scalar "
-                                       f"code there", targets=tuple(unsupported))
+                    yield self.finding(
+                        ctx,
+                        node,
+                        f"<{path}> (CUDA WMMA) maps to rocWMMA, which "
+                        "does not "
+                        f"support {', '.join(unsupported)}; use a library or "
+                        "MFMA/scalar "
+                        f"code there",
+                        targets=tuple(unsupported),
+                    )
                 else:
-                    yield self.finding(ctx, node, f"<{path}> (CUDA WMMA) maps to rocWMMA "
-                                       "(<rocwmma/rocwmma.hpp>, a separate library to link): "
-                                       "fragment "
-                                       "shapes must be 16 or 32 in M and N and the lane layout "
-                                       "differs",
-                                       severity=Severity.WARNING)
+                    yield self.finding(
+                        ctx,
+                        node,
+                        f"<{path}> (CUDA WMMA) maps to rocWMMA "
+                        "(<rocwmma/rocwmma.hpp>, a separate library to link): "
+                        "fragment "
+                        "shapes must be 16 or 32 in M and N and the lane layout "
+                        "differs",
+                        severity=Severity.WARNING,
+                    )
             elif path.startswith("rocwmma/") and unsupported:
-                yield self.finding(ctx, node, f"rocWMMA does not support {', '.join(unsupported)}",
-                                   targets=tuple(unsupported))
+                yield self.finding(
+                    ctx,
+                    node,
+                    f"rocWMMA does not support {', '.join(unsupported)}",
+                    targets=tuple(unsupported),
+                )
         consts = self._int_constants(ctx)
         frag_vars: set[str] = set()
         for tt in ctx.nodes("template_type"):
@@ -520,17 +629,23 @@ class WmmaApi(Rule):
             if name is None or ctx.text(name) != "fragment":
                 continue
             qual = tt.parent
-            qtext = (ctx.text(qual) if qual is not None and qual.type == "qualified_identifier"
-                     else "")
-            if not re.search(r"\b(?:wmma|rocwmma)\s*::\s*fragment",
-                             qtext) and b"nvcuda" not in ctx.data \
-                    and b"rocwmma" not in ctx.data:
+            qtext = (
+                ctx.text(qual) if qual is not None and qual.type == "qualified_identifier" else ""
+            )
+            if (
+                not re.search(r"\b(?:wmma|rocwmma)\s*::\s*fragment", qtext)
+                and b"nvcuda" not in ctx.data
+                and b"rocwmma" not in ctx.data
+            ):
                 continue
             if pp.skip(tt.start_byte):
                 continue
             decl = tt.parent
-            while decl is not None and decl.type not in ("declaration", "field_declaration",
-                                                         "parameter_declaration"):
+            while decl is not None and decl.type not in (
+                "declaration",
+                "field_declaration",
+                "parameter_declaration",
+            ):
                 decl = decl.parent
             if decl is not None:
                 for d in decl.children_by_field_name("declarator"):
@@ -549,42 +664,63 @@ class WmmaApi(Rule):
                 continue
             m, n, k = dims
             if m not in (16, 32) or n not in (16, 32):
-                yield self.finding(ctx, tt, "WMMA fragment shape "
-                                            f"m{m}n{n}k{k if k is not None else '?'} "
-                                   "has no rocWMMA equivalent (BlockM and BlockN must be 16 or "
-                                   "32); "
-                                   f"re-tile to 16x16 or 32x32 blocks")
+                yield self.finding(
+                    ctx,
+                    tt,
+                    "WMMA fragment shape "
+                    f"m{m}n{n}k{k if k is not None else '?'} "
+                    "has no rocWMMA equivalent (BlockM and BlockN must be 16 or "
+                    "32); "
+                    f"re-tile to 16x16 or 32x32 blocks",
+                )
         for call in ctx.nodes("call_expression"):
             fn = call.child_by_field_name("function")
             if fn is None or not re.fullmatch(r"(?:\w+\s*::\s*)*mma_sync", ctx.text(fn)):
                 continue
-            if ("wmma" not in ctx.text(fn) and b"nvcuda" not in ctx.data
-                    and b"rocwmma" not in ctx.data):
+            if (
+                "wmma" not in ctx.text(fn)
+                and b"nvcuda" not in ctx.data
+                and b"rocwmma" not in ctx.data
+            ):
                 continue
             args = call.child_by_field_name("arguments")
-            if args is not None and len([c for c in args.named_children
-                                         if c.type != "comment"]) == 5 \
-                    and not pp.skip(call.start_byte):
-                yield self.finding(ctx, call, "`mma_sync` with a saturate (satf) argument does "
-                                   "not exist in rocWMMA; drop the argument and clamp the "
-                                   "accumulator explicitly")
+            if (
+                args is not None
+                and len([c for c in args.named_children if c.type != "comment"]) == 5
+                and not pp.skip(call.start_byte)
+            ):
+                yield self.finding(
+                    ctx,
+                    call,
+                    "`mma_sync` with a saturate (satf) argument does "
+                    "not exist in rocWMMA; drop the argument and clamp the "
+                    "accumulator explicitly",
+                )
         if frag_vars:
             for fe in ctx.nodes("field_expression"):
                 f = fe.child_by_field_name("field")
                 obj = fe.child_by_field_name("argument")
                 if f is None or obj is None or ctx.text(f) != "x" or ctx.text(obj) not in frag_vars:
                     continue
-                if (fe.parent is None or fe.parent.type != "subscript_expression"
-                        or pp.skip(fe.start_byte)):
+                if (
+                    fe.parent is None
+                    or fe.parent.type != "subscript_expression"
+                    or pp.skip(fe.start_byte)
+                ):
                     continue
                 if self._elementwise(ctx, fe.parent):
                     continue
-                yield self.finding(ctx, fe.parent, f"`{ctx.text(fe.parent)}` indexes a WMMA "
-                                                   "fragment "
-                                   "element: rocWMMA assigns elements to lanes differently (and "
-                                   "wave64 "
-                                   f"lanes hold fewer), so only element-wise operations over all "
-                                   f"`num_elements` are portable", severity=Severity.WARNING)
+                yield self.finding(
+                    ctx,
+                    fe.parent,
+                    f"`{ctx.text(fe.parent)}` indexes a WMMA "
+                    "fragment "
+                    "element: rocWMMA assigns elements to lanes differently (and "
+                    "wave64 "
+                    f"lanes hold fewer), so only element-wise operations over all "
+                    f"`num_elements` are portable",
+                    severity=Severity.WARNING,
+                )
 
     @staticmethod
     def _elementwise(ctx, sub) -> bool:
@@ -598,8 +734,12 @@ class WmmaApi(Rule):
             if p.type == "for_statement":
                 cond = p.child_by_field_name("condition")
                 init = p.child_by_field_name("initializer")
-                if cond is not None and "num_elements" in ctx.text(cond) and init is not None and \
-                        re.search(r"\b" + re.escape(var) + r"\b", ctx.text(init)):
+                if (
+                    cond is not None
+                    and "num_elements" in ctx.text(cond)
+                    and init is not None
+                    and re.search(r"\b" + re.escape(var) + r"\b", ctx.text(init))
+                ):
                     return True
             p = p.parent
         return False
@@ -609,8 +749,12 @@ class WmmaApi(Rule):
         out = {}
         for d in ctx.nodes("init_declarator"):
             name, val = d.child_by_field_name("declarator"), d.child_by_field_name("value")
-            if name is not None and val is not None and name.type == "identifier" \
-                    and val.type == "number_literal":
+            if (
+                name is not None
+                and val is not None
+                and name.type == "identifier"
+                and val.type == "number_literal"
+            ):
                 try:
                     out[ctx.text(name)] = int(ctx.text(val).rstrip("uUlL"), 0)
                 except ValueError:

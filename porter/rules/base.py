@@ -20,6 +20,7 @@ properties of ``RuleContext`` (``ctx.calls``, ``ctx.vendor``, ...); rule modules
 Rules see the original source (CUDA) and must also accept already-ported HIP spellings, so that
 checking a ported tree finds the same hazards and fixing is idempotent.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -66,14 +67,38 @@ class RuleOptions:
 # Node types rules ask for; seeded with the common ones so that the combined query is compiled
 # once per process rather than each time a rule asks for a new type.
 _WANTED_TYPES: set[str] = {
-    "binary_expression", "call_expression", "declaration", "do_statement", "enumerator",
-    "field_declaration", "field_expression", "for_statement", "function_declarator",
-    "function_definition", "gnu_asm_expression", "init_declarator", "kernel_call_syntax",
-    "number_literal", "parameter_declaration", "preproc_def", "preproc_function_def",
-    "preproc_include", "sized_type_specifier", "storage_class_specifier", "string_literal",
-    "subscript_expression", "switch_statement", "template_type", "type_qualifier",
-    "while_statement", "enumerator_list", "raw_string_literal", "concatenated_string",
-                           "preproc_arg"}
+    "binary_expression",
+    "call_expression",
+    "declaration",
+    "do_statement",
+    "enumerator",
+    "field_declaration",
+    "field_expression",
+    "for_statement",
+    "function_declarator",
+    "function_definition",
+    "gnu_asm_expression",
+    "init_declarator",
+    "kernel_call_syntax",
+    "number_literal",
+    "parameter_declaration",
+    "preproc_def",
+    "preproc_function_def",
+    "preproc_include",
+    "sized_type_specifier",
+    "storage_class_specifier",
+    "string_literal",
+    "subscript_expression",
+    "switch_statement",
+    "template_type",
+    "type_qualifier",
+    "while_statement",
+    "enumerator_list",
+    "raw_string_literal",
+    "concatenated_string",
+    "preproc_arg",
+}
+
 
 class RuleContext:
     """What a rule sees of one file.
@@ -87,21 +112,28 @@ class RuleContext:
     (``AsmSites``), ``includes`` (``list[Include]``), ``warp_collectives``
     (``WarpCollectives``), ``build_code`` (a build file without its comments)."""
 
-    def __init__(self, src: SourceFile, tree, options: RuleOptions, index=None, idents=None,
-                 pp: PPState | None = None):
+    def __init__(
+        self,
+        src: SourceFile,
+        tree,
+        options: RuleOptions,
+        index=None,
+        idents=None,
+        pp: PPState | None = None,
+    ):
         self.src = src
         self.data = src.data
-        self.tree = tree                      # None for build files (CMake, Makefiles)
+        self.tree = tree  # None for build files (CMake, Makefiles)
         self.root = tree.root_node if tree is not None else None
         self.options = options
         self.index = index
         self._types: dict[tuple[str, ...], list] = {}
         self._by_type: dict[str, list] = {}
-        self._idents = idents     # the file's identifier tokens (bytes), from the rewriter
+        self._idents = idents  # the file's identifier tokens (bytes), from the rewriter
         # identifier -> (start bytes, nodes) of its occurrences in the tree, found once
         self._word_nodes: dict[bytes, tuple[list[int], list]] = {}
-        self._pp = pp             # the rewriter's #if model of the same bytes, when it built one
-        self.cache: dict = {}     # the Python rules' facts (porter.rewrite.python fills it)
+        self._pp = pp  # the rewriter's #if model of the same bytes, when it built one
+        self.cache: dict = {}  # the Python rules' facts (porter.rewrite.python fills it)
 
     # shared analysis (porter.analysis), computed on first use
     @cached_property
@@ -146,14 +178,15 @@ class RuleContext:
     def build_code(self) -> bytes:
         """A build file's bytes with its comments blanked out (offsets kept)."""
         from ..analysis.buildfiles import code_text, is_makefile
+
         return code_text(self.data, is_makefile(self.src.path))
 
     # text and positions
     def text(self, node) -> str:
-        return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def btext(self, node) -> bytes:
-        return self.data[node.start_byte:node.end_byte]
+        return self.data[node.start_byte : node.end_byte]
 
     # tree access
     def nodes(self, *types: str) -> list:
@@ -191,16 +224,21 @@ class RuleContext:
     def matches(self, pattern: str, node=None):
         return P.matches(pattern, node if node is not None else self.root)
 
-    def identifiers(self, names: Iterable[str] | re.Pattern, kinds=P.IDENT_TYPES,
-                    within: tuple[int, int] | None = None) -> list:
+    def identifiers(
+        self,
+        names: Iterable[str] | re.Pattern,
+        kinds=P.IDENT_TYPES,
+        within: tuple[int, int] | None = None,
+    ) -> list:
         """Identifier nodes (outside comments and strings) whose text is one of `names` or matches
         the regular expression `names` (a str pattern matched in full); with `within`, only
         those starting in that byte range (a function: found by binary search, so asking for
         each of a thousand same-named locals stays linear)."""
         from ..analysis.lex import find_word, identifiers
+
         if self._idents is None:
             self._idents = identifiers(self.data)
-        if hasattr(names, "pattern"):          # a compiled (or lazily compiled) pattern
+        if hasattr(names, "pattern"):  # a compiled (or lazily compiled) pattern
             pat = names.pattern
             rx = re.compile(pat if isinstance(pat, bytes) else pat.encode())
             wanted = [n for n in self._idents if rx.fullmatch(n)]
@@ -209,20 +247,24 @@ class RuleContext:
         out: list = []
         for n in wanted:
             found = self._word_nodes.get(n)
-            if found is None:   # once per name: rules ask again for each variable of that name
+            if found is None:  # once per name: rules ask again for each variable of that name
                 nodes = []
-                assert self.root is not None    # identifiers() is for rules that need the tree
+                assert self.root is not None  # identifiers() is for rules that need the tree
                 for pos in find_word(self.data, n):
                     node = self.root.descendant_for_byte_range(pos, pos + len(n))
-                    if node is not None and node.start_byte == pos and \
-                            node.end_byte == pos + len(n):
+                    if (
+                        node is not None
+                        and node.start_byte == pos
+                        and node.end_byte == pos + len(n)
+                    ):
                         nodes.append(node)
                 nodes.sort(key=lambda x: x.start_byte)
                 found = self._word_nodes[n] = ([x.start_byte for x in nodes], nodes)
             starts, nodes = found
             if within is not None:
-                nodes = nodes[bisect.bisect_left(starts, within[0]):
-                              bisect.bisect_left(starts, within[1])]
+                nodes = nodes[
+                    bisect.bisect_left(starts, within[0]) : bisect.bisect_left(starts, within[1])
+                ]
             out.extend(node for node in nodes if node.type in kinds)
         if len(wanted) > 1:
             out.sort(key=lambda n: n.start_byte)
@@ -244,8 +286,8 @@ class Rule:
     languages: tuple[str, ...] = ("cuda",)
     fix: Applicability = Applicability.NONE
     triggers: tuple[bytes, ...] = ()
-    needs_tree: bool = True           # False: works from ctx.data alone (ctx.root may be None)
-    emitted_by_engine: bool = False   # API-mapping codes are produced by the rewriter itself
+    needs_tree: bool = True  # False: works from ctx.data alone (ctx.root may be None)
+    emitted_by_engine: bool = False  # API-mapping codes are produced by the rewriter itself
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:  # pragma: no cover - interface
         return iter(())
@@ -256,8 +298,16 @@ class Rule:
         return True
 
     # helpers for subclasses
-    def finding(self, ctx: RuleContext, where, message: str, *, severity: Severity | None = None,
-                fix: Fix | None = None, targets: tuple[str, ...] = ()) -> Finding:
+    def finding(
+        self,
+        ctx: RuleContext,
+        where,
+        message: str,
+        *,
+        severity: Severity | None = None,
+        fix: Fix | None = None,
+        targets: tuple[str, ...] = (),
+    ) -> Finding:
         """`where` is a node or a (start_byte, end_byte) pair."""
         if isinstance(where, tuple):
             start, end = where
@@ -265,8 +315,18 @@ class Rule:
             start, end = where.start_byte, where.end_byte
         line, col = ctx.src.position(start)
         eline, ecol = ctx.src.position(end)
-        return Finding(self.code, severity or self.severity, message, ctx.src.path, line, col,
-                       eline, ecol, fix=fix, targets=targets)
+        return Finding(
+            self.code,
+            severity or self.severity,
+            message,
+            ctx.src.path,
+            line,
+            col,
+            eline,
+            ecol,
+            fix=fix,
+            targets=targets,
+        )
 
     @staticmethod
     def make_fix(edits, applicability: Applicability, description: str) -> Fix:
@@ -275,6 +335,7 @@ class Rule:
     @classmethod
     def doc(cls) -> str:
         import inspect
+
         return inspect.cleandoc(cls.__doc__ or "")
 
 

@@ -1,4 +1,5 @@
 """PT90x: build files (hazards.md section K). CMakeLists.txt, *.cmake, Makefiles, *.mk."""
+
 from __future__ import annotations
 
 from ..analysis.buildfiles import is_makefile
@@ -7,10 +8,13 @@ from ..findings import Severity
 from .base import Rule
 from .registry import register
 
-_HIP_LANG = re.compile(rb"enable_language\s*\(\s*HIP\b|\bLANGUAGES\b[^)]*\bHIP\b|"
-                       rb"project\s*\([^)]*\bHIP\b|find_package\s*\(\s*hip\b|"
-                       rb"CMAKE_HIP_ARCHITECTURES|hip::device|hip::host|\bhipcc\b|"
-                       rb"HIP_PLATFORM|__HIP_PLATFORM", re.I)
+_HIP_LANG = re.compile(
+    rb"enable_language\s*\(\s*HIP\b|\bLANGUAGES\b[^)]*\bHIP\b|"
+    rb"project\s*\([^)]*\bHIP\b|find_package\s*\(\s*hip\b|"
+    rb"CMAKE_HIP_ARCHITECTURES|hip::device|hip::host|\bhipcc\b|"
+    rb"HIP_PLATFORM|__HIP_PLATFORM",
+    re.I,
+)
 
 
 def hip_enabled(code: bytes) -> bool:
@@ -18,27 +22,43 @@ def hip_enabled(code: bytes) -> bool:
 
 
 _CMAKE_CUDA = [
-    (re.compile(rb"\bproject\s*\([^)]*\bCUDA\b[^)]*\)", re.I),
-     "`project(... CUDA)` enables only the CUDA language: add a HIP branch with "
-     "`enable_language(HIP)` (CMake 3.21+)"),
-    (re.compile(rb"\benable_language\s*\(\s*CUDA\b[^)]*\)", re.I),
-     "`enable_language(CUDA)`: an AMD build needs `enable_language(HIP)` (CMake 3.21+)"),
-    (re.compile(rb"\bCMAKE_CUDA_ARCHITECTURES\b"),
-     "`CMAKE_CUDA_ARCHITECTURES` has no effect on AMD: set `CMAKE_HIP_ARCHITECTURES` "
-     "(e.g. gfx90a;gfx942;gfx950)"),
-    (re.compile(rb"(?<![\w$])CUDA_ARCHITECTURES\b"),
-     "the `CUDA_ARCHITECTURES` property has no effect on AMD: set `HIP_ARCHITECTURES`"),
-    (re.compile(rb"\bfind_package\s*\(\s*(CUDA|CUDAToolkit)\b[^)]*\)", re.I),
-     "`find_package({0})` finds no ROCm: use `find_package(hip CONFIG)` and the hip* library "
-     "packages (hipblas, hipfft, ...)"),
-    (re.compile(rb"(?<![\w:])CUDA::(\w+)"),
-     "CMake target `CUDA::{0}` does not exist on ROCm: link `hip::host`/`hip::device` or the "
-     "matching `roc::`/`hip::` library target"),
-    (re.compile(rb"\bLANGUAGE\s+CUDA\b"),
-     "`LANGUAGE CUDA` source property: an AMD build needs `LANGUAGE HIP`"),
-    (re.compile(rb"\bcuda_add_(library|executable)\s*\(", re.I),
-     "`cuda_add_{0}` (FindCUDA, removed in CMake 3.27) has no HIP counterpart: use "
-     "`add_{0}` with HIP-language sources"),
+    (
+        re.compile(rb"\bproject\s*\([^)]*\bCUDA\b[^)]*\)", re.I),
+        "`project(... CUDA)` enables only the CUDA language: add a HIP branch with "
+        "`enable_language(HIP)` (CMake 3.21+)",
+    ),
+    (
+        re.compile(rb"\benable_language\s*\(\s*CUDA\b[^)]*\)", re.I),
+        "`enable_language(CUDA)`: an AMD build needs `enable_language(HIP)` (CMake 3.21+)",
+    ),
+    (
+        re.compile(rb"\bCMAKE_CUDA_ARCHITECTURES\b"),
+        "`CMAKE_CUDA_ARCHITECTURES` has no effect on AMD: set `CMAKE_HIP_ARCHITECTURES` "
+        "(e.g. gfx90a;gfx942;gfx950)",
+    ),
+    (
+        re.compile(rb"(?<![\w$])CUDA_ARCHITECTURES\b"),
+        "the `CUDA_ARCHITECTURES` property has no effect on AMD: set `HIP_ARCHITECTURES`",
+    ),
+    (
+        re.compile(rb"\bfind_package\s*\(\s*(CUDA|CUDAToolkit)\b[^)]*\)", re.I),
+        "`find_package({0})` finds no ROCm: use `find_package(hip CONFIG)` and the hip* library "
+        "packages (hipblas, hipfft, ...)",
+    ),
+    (
+        re.compile(rb"(?<![\w:])CUDA::(\w+)"),
+        "CMake target `CUDA::{0}` does not exist on ROCm: link `hip::host`/`hip::device` or the "
+        "matching `roc::`/`hip::` library target",
+    ),
+    (
+        re.compile(rb"\bLANGUAGE\s+CUDA\b"),
+        "`LANGUAGE CUDA` source property: an AMD build needs `LANGUAGE HIP`",
+    ),
+    (
+        re.compile(rb"\bcuda_add_(library|executable)\s*\(", re.I),
+        "`cuda_add_{0}` (FindCUDA, removed in CMake 3.27) has no HIP counterpart: use "
+        "`add_{0}` with HIP-language sources",
+    ),
 ]
 
 
@@ -81,6 +101,7 @@ class CmakeCudaLanguage(Rule):
     - llama.cpp `ggml/src/ggml-hip/CMakeLists.txt` (a maintained HIP branch)
     - HIPIFY issue #1132 (build files are not converted)
     """
+
     code = "PT901"
     name = "cmake-cuda-language"
     severity = Severity.ERROR
@@ -100,31 +121,53 @@ class CmakeCudaLanguage(Rule):
 
 
 _NVCC_FLAGS = [
-    (re.compile(rb"(?<![\w-])(?:-arch|--gpu-architecture)[= ]\s*(?:sm|compute)_\w+"),
-     "`{0}` is an NVIDIA architecture: use `--offload-arch=gfx942` (one per target)"),
-    (re.compile(rb"(?<![\w-])-gencode[= ]\s*\"?arch=compute_\w+,\s*code=\[?\"?\w+[\w,\]]*"),
-     "`{0}` is an NVIDIA architecture: use `--offload-arch=<gfx>` per target"),
-    (re.compile(rb"(?<![\w-])-?-use_fast_math\b"),
-     "`{0}` is nvcc-only: hipcc has no exact equivalent (consider `-ffast-math` or "
-     "`-fgpu-flush-denormals-to-zero` after checking accuracy)"),
-    (re.compile(rb"(?<![\w-])-Xptxas\b(?:[= ]\s*\S+)?"),
-     "`{0}` passes options to ptxas, which AMD builds do not run: remove it"),
-    (re.compile(rb"(?<![\w-])--?expt-relaxed-constexpr\b"),
-     "`{0}` is nvcc-only: HIP-Clang allows constexpr host functions in device code without it; "
-     "remove it"),
-    (re.compile(rb"(?<![\w-])--?(?:expt-)?extended-lambda\b"),
-     "`{0}` is nvcc-only: HIP-Clang accepts `__device__` lambdas without it; remove it"),
-    (re.compile(rb"(?<![\w-])(?:-rdc|--relocatable-device-code)[= ]\s*true\b"),
-     "`{0}`: HIP's relocatable device code flag is `-fgpu-rdc`"),
-    (re.compile(rb"(?<![\w-])--default-stream[= ]\s*per-thread\b"),
-     "`{0}`: HIP's flag is `-fgpu-default-stream=per-thread` (for every translation unit)"),
-    (re.compile(rb"(?<![\w-])--?fmad[= ]\s*false\b"),
-     "`{0}`: HIP-Clang contracts by default (`-ffp-contract=fast-honor-pragmas`); use "
-     "`-ffp-contract=off`"),
-    (re.compile(rb"(?<![\w-])-lineinfo\b"),
-     "`{0}` is nvcc-only: use `-gline-tables-only` with hipcc"),
-    (re.compile(rb"\bTORCH_CUDA_ARCH_LIST\b"),
-     "`{0}` selects NVIDIA archs for torch extensions: ROCm builds read `PYTORCH_ROCM_ARCH`"),
+    (
+        re.compile(rb"(?<![\w-])(?:-arch|--gpu-architecture)[= ]\s*(?:sm|compute)_\w+"),
+        "`{0}` is an NVIDIA architecture: use `--offload-arch=gfx942` (one per target)",
+    ),
+    (
+        re.compile(rb"(?<![\w-])-gencode[= ]\s*\"?arch=compute_\w+,\s*code=\[?\"?\w+[\w,\]]*"),
+        "`{0}` is an NVIDIA architecture: use `--offload-arch=<gfx>` per target",
+    ),
+    (
+        re.compile(rb"(?<![\w-])-?-use_fast_math\b"),
+        "`{0}` is nvcc-only: hipcc has no exact equivalent (consider `-ffast-math` or "
+        "`-fgpu-flush-denormals-to-zero` after checking accuracy)",
+    ),
+    (
+        re.compile(rb"(?<![\w-])-Xptxas\b(?:[= ]\s*\S+)?"),
+        "`{0}` passes options to ptxas, which AMD builds do not run: remove it",
+    ),
+    (
+        re.compile(rb"(?<![\w-])--?expt-relaxed-constexpr\b"),
+        "`{0}` is nvcc-only: HIP-Clang allows constexpr host functions in device code without it; "
+        "remove it",
+    ),
+    (
+        re.compile(rb"(?<![\w-])--?(?:expt-)?extended-lambda\b"),
+        "`{0}` is nvcc-only: HIP-Clang accepts `__device__` lambdas without it; remove it",
+    ),
+    (
+        re.compile(rb"(?<![\w-])(?:-rdc|--relocatable-device-code)[= ]\s*true\b"),
+        "`{0}`: HIP's relocatable device code flag is `-fgpu-rdc`",
+    ),
+    (
+        re.compile(rb"(?<![\w-])--default-stream[= ]\s*per-thread\b"),
+        "`{0}`: HIP's flag is `-fgpu-default-stream=per-thread` (for every translation unit)",
+    ),
+    (
+        re.compile(rb"(?<![\w-])--?fmad[= ]\s*false\b"),
+        "`{0}`: HIP-Clang contracts by default (`-ffp-contract=fast-honor-pragmas`); use "
+        "`-ffp-contract=off`",
+    ),
+    (
+        re.compile(rb"(?<![\w-])-lineinfo\b"),
+        "`{0}` is nvcc-only: use `-gline-tables-only` with hipcc",
+    ),
+    (
+        re.compile(rb"\bTORCH_CUDA_ARCH_LIST\b"),
+        "`{0}` selects NVIDIA archs for torch extensions: ROCm builds read `PYTORCH_ROCM_ARCH`",
+    ),
 ]
 _CUDA_ONLY_LINE = re.compile(rb"CUDA|NVCC|nvcc|\.cu\b")
 
@@ -162,13 +205,25 @@ class NvccFlags(Rule):
     - HIP porting guide, Compiler options supported on AMD platforms
     - HIP FAQ and kernel language reference
     """
+
     code = "PT902"
     name = "nvcc-flags"
     severity = Severity.WARNING
     languages = ("build",)
-    triggers = (b"sm_", b"compute_", b"fast_math", b"Xptxas", b"expt-", b"extended-lambda",
-                b"rdc", b"relocatable-device-code", b"default-stream",
-                b"fmad", b"lineinfo", b"TORCH_CUDA_ARCH_LIST")
+    triggers = (
+        b"sm_",
+        b"compute_",
+        b"fast_math",
+        b"Xptxas",
+        b"expt-",
+        b"extended-lambda",
+        b"rdc",
+        b"relocatable-device-code",
+        b"default-stream",
+        b"fmad",
+        b"lineinfo",
+        b"TORCH_CUDA_ARCH_LIST",
+    )
 
     def check(self, ctx):
         code = ctx.build_code
@@ -178,18 +233,19 @@ class NvccFlags(Rule):
                 if hip:
                     ls = code.rfind(b"\n", 0, m.start()) + 1
                     le = code.find(b"\n", m.end())
-                    if _CUDA_ONLY_LINE.search(code[ls:le if le >= 0 else len(code)]):
+                    if _CUDA_ONLY_LINE.search(code[ls : le if le >= 0 else len(code)]):
                         continue
                 flag = m.group(0).decode("utf-8", "replace").strip()
                 yield self.finding(ctx, (m.start(), m.end()), msg.format(flag))
                 if flag == "TORCH_CUDA_ARCH_LIST":
-                    break           # a variable name: once per file is enough
+                    break  # a variable name: once per file is enough
 
 
 _ARCH_LIST = re.compile(
     rb"(?:\b(?:CMAKE_HIP_ARCHITECTURES|HIP_ARCHITECTURES|AMDGPU_TARGETS|GPU_TARGETS|"
     rb"PYTORCH_ROCM_ARCH|GPU_ARCHS?|OFFLOAD_ARCH)\b[^\n]*)|(?:--offload-arch[= ]\s*\S+)|"
-    rb"(?:--amdgpu-target[= ]\s*\S+)")
+    rb"(?:--amdgpu-target[= ]\s*\S+)"
+)
 _GFX = re.compile(rb"gfx[0-9a-f]{3,4}")
 
 
@@ -222,6 +278,7 @@ class OffloadArchCoverage(Rule):
     - HIP FAQ (missing code object: shared object initialization failed)
     - HIP RTC programming guide (target-ID syntax `gfx942:sramecc+:xnack-`)
     """
+
     code = "PT903"
     name = "offload-arch-coverage"
     severity = Severity.WARNING
@@ -239,25 +296,38 @@ class OffloadArchCoverage(Rule):
                     continue
                 done_lines.add(ls)
                 le = code.find(b"\n", m.end())
-                line = code[ls:le if le >= 0 else len(code)]
-                listed = {g.decode() for f in re.findall(rb"--(?:offload-arch|amdgpu-target)"
-                                                         rb"[= ]\s*(\S+)", line)
-                          for g in _GFX.findall(f)}
+                line = code[ls : le if le >= 0 else len(code)]
+                listed = {
+                    g.decode()
+                    for f in re.findall(
+                        rb"--(?:offload-arch|amdgpu-target)"
+                        rb"[= ]\s*(\S+)",
+                        line,
+                    )
+                    for g in _GFX.findall(f)
+                }
             else:
                 listed = {g.decode() for g in _GFX.findall(m.group(0))}
             if not listed:
                 continue
             missing = tuple(a for a in wanted if a not in listed)
             if missing:
-                yield self.finding(ctx, (m.start(), m.end()),
-                                   f"architecture list ({', '.join(sorted(listed))}) has no code "
-                                   f"object for {', '.join(missing)}: launches there fail with "
-                                   f"hipErrorNoBinaryForGpu; add them", targets=missing)
+                yield self.finding(
+                    ctx,
+                    (m.start(), m.end()),
+                    f"architecture list ({', '.join(sorted(listed))}) has no code "
+                    f"object for {', '.join(missing)}: launches there fail with "
+                    f"hipErrorNoBinaryForGpu; add them",
+                    targets=missing,
+                )
 
 
 _CU_SOURCE = re.compile(rb"(?<![\w./-])([\w./${}-]+\.cuh?)(?![\w])")
-_SRC_CMD = re.compile(rb"\b(add_library|add_executable|target_sources|hip_add_library|"
-                      rb"hip_add_executable)\s*\(([^)]*)\)", re.I)
+_SRC_CMD = re.compile(
+    rb"\b(add_library|add_executable|target_sources|hip_add_library|"
+    rb"hip_add_executable)\s*\(([^)]*)\)",
+    re.I,
+)
 
 
 @register
@@ -290,6 +360,7 @@ class CuFileExtensions(Rule):
     - hipify_torch `get_hip_file_path` (`.cu` -> `.hip`)
     - CMake `CMAKE_HIP_SOURCE_FILE_EXTENSIONS` (`hip`)
     """
+
     code = "PT904"
     name = "cu-file-extensions"
     severity = Severity.WARNING
@@ -300,16 +371,22 @@ class CuFileExtensions(Rule):
         if is_makefile(ctx.src.path):
             return
         code = ctx.build_code
-        if not hip_enabled(code) or re.search(rb"\bLANGUAGE\s+HIP\b", code) or \
-                re.search(rb"enable_language\s*\(\s*CUDA|\bLANGUAGES\b[^)]*\bCUDA\b", code, re.I):
+        if (
+            not hip_enabled(code)
+            or re.search(rb"\bLANGUAGE\s+HIP\b", code)
+            or re.search(rb"enable_language\s*\(\s*CUDA|\bLANGUAGES\b[^)]*\bCUDA\b", code, re.I)
+        ):
             return
         for m in _SRC_CMD.finditer(code):
             for s in _CU_SOURCE.finditer(m.group(2)):
                 start = m.start(2) + s.start(1)
-                yield self.finding(ctx, (start, start + len(s.group(1))),
-                                   f"`{s.group(1).decode()}` is compiled as CUDA by CMake (HIP "
-                                   f"takes only `.hip`): set `LANGUAGE HIP` on it with "
-                                   f"set_source_files_properties, or rename it to `.hip`")
+                yield self.finding(
+                    ctx,
+                    (start, start + len(s.group(1))),
+                    f"`{s.group(1).decode()}` is compiled as CUDA by CMake (HIP "
+                    f"takes only `.hip`): set `LANGUAGE HIP` on it with "
+                    f"set_source_files_properties, or rename it to `.hip`",
+                )
 
 
 @register
@@ -350,6 +427,7 @@ class BuildUnported(Rule):
     - The CMake package configs in Debian's ROCm 7.2 -dev packages (`lib/<triplet>/cmake/<pkg>`)
     - HIP-Clang options: `clang --help` (`-fgpu-rdc`, `--hip-link`)
     """
+
     code = "PT905"
     name = "build-unported"
     severity = Severity.ERROR
@@ -388,6 +466,7 @@ class BuildChanged(Rule):
     - nvcc documentation, "Command Option Description" (`--use_fast_math`, `--maxrregcount`)
     - HIP-Clang options: `clang --help` (`-ffast-math`, `-ffp-contract`, `-fgpu-rdc`)
     """
+
     code = "PT906"
     name = "build-changed"
     severity = Severity.WARNING
@@ -428,6 +507,7 @@ class VerifyCompileFailed(Rule):
     - HIP-Clang: `clang++ -x hip --offload-arch=gfx942 -c`
     - porter verify (porter/verify.py)
     """
+
     code = "PT907"
     name = "verify-compile-failed"
     severity = Severity.ERROR
@@ -464,6 +544,7 @@ class TorchExtensionBuild(Rule):
     ## References
     - PyTorch `torch.utils.cpp_extension` (CUDAExtension, load; ROCm builds through hipify)
     """
+
     code = "PT908"
     name = "torch-extension-build"
     severity = Severity.INFO

@@ -1,4 +1,5 @@
 """PT5xx: memory model, coherence, atomics, unified memory."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -30,16 +31,32 @@ def _device_fn(ctx: RuleContext, node) -> bool:
 
 # -- PT501 ------------------------------------------------------------------------------------
 _MANAGED_ALLOC = ("cudaMallocManaged", "hipMallocManaged", "cuMemAllocManaged")
-_MANAGED_HINTS = ("cudaMemAdvise", "hipMemAdvise", "cudaMemAdvise_v2", "hipMemAdvise_v2",
-                  "cudaMemPrefetchAsync", "hipMemPrefetchAsync", "cudaMemPrefetchAsync_v2",
-                  "hipMemPrefetchAsync_v2", "cuMemAdvise", "cuMemPrefetchAsync")
-_XNACK_CHECKS = ("cudaDevAttrConcurrentManagedAccess", "hipDeviceAttributeConcurrentManagedAccess",
-                 "cudaDevAttrPageableMemoryAccess", "hipDeviceAttributePageableMemoryAccess",
-                 "cudaDevAttrManagedMemory", "hipDeviceAttributeManagedMemory",
-                 "CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS",
-                 "CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY",
-                 "CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS", "concurrentManagedAccess",
-                 "managedMemory", "pageableMemoryAccess")
+_MANAGED_HINTS = (
+    "cudaMemAdvise",
+    "hipMemAdvise",
+    "cudaMemAdvise_v2",
+    "hipMemAdvise_v2",
+    "cudaMemPrefetchAsync",
+    "hipMemPrefetchAsync",
+    "cudaMemPrefetchAsync_v2",
+    "hipMemPrefetchAsync_v2",
+    "cuMemAdvise",
+    "cuMemPrefetchAsync",
+)
+_XNACK_CHECKS = (
+    "cudaDevAttrConcurrentManagedAccess",
+    "hipDeviceAttributeConcurrentManagedAccess",
+    "cudaDevAttrPageableMemoryAccess",
+    "hipDeviceAttributePageableMemoryAccess",
+    "cudaDevAttrManagedMemory",
+    "hipDeviceAttributeManagedMemory",
+    "CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS",
+    "CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY",
+    "CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS",
+    "concurrentManagedAccess",
+    "managedMemory",
+    "pageableMemoryAccess",
+)
 
 
 @register
@@ -77,55 +94,89 @@ class ManagedMemoryXnack(Rule):
     - HIP unified memory documentation (XNACK, `HSA_XNACK=1`)
     - UoB-HPC utpx README (MI100 bandwidth figures)
     """
+
     code = "PT501"
     name = "managed-memory-xnack"
     severity = Severity.WARNING
-    triggers = (b"MallocManaged", b"__managed__", b"MemAllocManaged", b"MemAdvise",
-                b"MemPrefetchAsync")
+    triggers = (
+        b"MallocManaged",
+        b"__managed__",
+        b"MemAllocManaged",
+        b"MemAdvise",
+        b"MemPrefetchAsync",
+    )
 
     def check(self, ctx: RuleContext) -> Iterator:
         if _guarded_by_name(ctx, _XNACK_CHECKS) or b'"HSA_XNACK"' in ctx.data:
             return
         targets = tuple(t.arch for t in ctx.options.targets)
-        tail = ("on AMD, managed memory migrates to the GPU only with XNACK (HSA_XNACK=1 and an "
-                "xnack+ build), otherwise kernels access it in host memory over the interconnect; "
-                "use hipMalloc and copies, or check hipDeviceAttributeManagedMemory / "
-                "ConcurrentManagedAccess and document HSA_XNACK=1")
+        tail = (
+            "on AMD, managed memory migrates to the GPU only with XNACK (HSA_XNACK=1 and an "
+            "xnack+ build), otherwise kernels access it in host memory over the interconnect; "
+            "use hipMalloc and copies, or check hipDeviceAttributeManagedMemory / "
+            "ConcurrentManagedAccess and document HSA_XNACK=1"
+        )
         seen = False
         for cl in ctx.calls.named(_MANAGED_ALLOC, forwarding=False):
             name, call, _args = cl.name, cl.node, cl.args
             if ctx.vendor.at(call).not_for_amd:
                 continue
             seen = True
-            yield self.finding(ctx, call.child_by_field_name("function"),
-                               f"`{name}` allocates managed memory: {tail}", targets=targets)
+            yield self.finding(
+                ctx,
+                call.child_by_field_name("function"),
+                f"`{name}` allocates managed memory: {tail}",
+                targets=targets,
+            )
         for q in ctx.nodes("type_qualifier"):
             if ctx.text(q) != "__managed__" or ctx.vendor.at(q).not_for_amd:
                 continue
             decl = q.parent
-            names = [ctx.text(n) for d in (decl.children_by_field_name("declarator") if decl
-                                           else [])
-                     for n in walk(d) if n.type == "identifier"][:1]
+            names = [
+                ctx.text(n)
+                for d in (decl.children_by_field_name("declarator") if decl else [])
+                for n in walk(d)
+                if n.type == "identifier"
+            ][:1]
             seen = True
-            yield self.finding(ctx, q, f"`__managed__` variable `{names[0] if names else '?'}`: "
-                                       f"{tail}",
-                               targets=targets)
+            yield self.finding(
+                ctx,
+                q,
+                f"`__managed__` variable `{names[0] if names else '?'}`: {tail}",
+                targets=targets,
+            )
         if seen:
             return
-        hints = [(cl.name, cl.node) for cl in ctx.calls.named(_MANAGED_HINTS, forwarding=False)
-                 if not ctx.vendor.at(cl.node).not_for_amd]
+        hints = [
+            (cl.name, cl.node)
+            for cl in ctx.calls.named(_MANAGED_HINTS, forwarding=False)
+            if not ctx.vendor.at(cl.node).not_for_amd
+        ]
         if hints:
             name, call = hints[0]
             more = f" (and {len(hints) - 1} more hint calls)" if len(hints) > 1 else ""
-            yield self.finding(ctx, call.child_by_field_name("function"),
-                               f"`{name}` tunes managed memory{more}: {tail}", targets=targets)
+            yield self.finding(
+                ctx,
+                call.child_by_field_name("function"),
+                f"`{name}` tunes managed memory{more}: {tail}",
+                targets=targets,
+            )
 
 
 # -- PT502 ------------------------------------------------------------------------------------
 _SYSTEM_ATOMIC = re.compile(r"atomic(?:Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor)_system")
-_PINNED = ("cudaMallocHost", "hipMallocHost", "hipHostMalloc", "cudaHostAlloc", "hipHostAlloc",
-           "cudaHostRegister", "hipHostRegister", "cuMemHostAlloc", "cuMemAllocHost",
-           "cuMemHostRegister")
+_PINNED = (
+    "cudaMallocHost",
+    "hipMallocHost",
+    "hipHostMalloc",
+    "cudaHostAlloc",
+    "hipHostAlloc",
+    "cudaHostRegister",
+    "hipHostRegister",
+    "cuMemHostAlloc",
+    "cuMemAllocHost",
+    "cuMemHostRegister",
+)
 
 
 @register
@@ -159,18 +210,28 @@ class HostCoherence(Rule):
     ## References
     - HIP programming manual, coherency controls and visibility of zero-copy host memory
     """
+
     code = "PT502"
     name = "host-coherence"
     severity = Severity.WARNING
-    triggers = (b"_system", b"MallocHost", b"HostMalloc", b"HostAlloc", b"HostRegister",
-                b"MemAllocHost")
+    triggers = (
+        b"_system",
+        b"MallocHost",
+        b"HostMalloc",
+        b"HostAlloc",
+        b"HostRegister",
+        b"MemAllocHost",
+    )
 
     def check(self, ctx: RuleContext) -> Iterator:
         sys_uses = []
         for ident in ctx.identifiers(_SYSTEM_ATOMIC):
             call = ident.parent
-            if (call is not None and call.type == "call_expression"
-                    and call_name(ctx, call) == ctx.text(ident)):
+            if (
+                call is not None
+                and call.type == "call_expression"
+                and call_name(ctx, call) == ctx.text(ident)
+            ):
                 sys_uses.append((ident, f"`{ctx.text(ident)}` is a system-scope atomic"))
         for ident in ctx.identifiers(("thread_scope_system",)):
             # uses in function bodies only: library definitions (enumerators, default template
@@ -179,20 +240,26 @@ class HostCoherence(Rule):
             body = fn.child_by_field_name("body") if fn is not None else None
             if body is None or not (body.start_byte <= ident.start_byte < body.end_byte):
                 continue
-            if any(a.type in ("using_declaration", "enumerator", "case_statement",
-                              "template_declaration") for a in _ancestors_to(ident, body)):
+            if any(
+                a.type
+                in ("using_declaration", "enumerator", "case_statement", "template_declaration")
+                for a in _ancestors_to(ident, body)
+            ):
                 continue
             sys_uses.append((ident, "`thread_scope_system` makes a system-scope atomic"))
         for ident, what in sys_uses:
             if ctx.vendor.at(ident).not_for_amd:
                 continue
             yield self.finding(
-                ctx, ident,
+                ctx,
+                ident,
                 f"{what}: on AMD it synchronises with the host only on coherent (fine-grained) "
                 f"memory; allocate the buffer with hipHostMallocCoherent or hipHostMallocMapped, "
-                f"or hipMalloc for device-only use")
+                f"or hipMalloc for device-only use",
+            )
         polls = bool(sys_uses) or any(
-            ctx.text(q) == "volatile" and _device_fn(ctx, q) for q in ctx.nodes("type_qualifier"))
+            ctx.text(q) == "volatile" and _device_fn(ctx, q) for q in ctx.nodes("type_qualifier")
+        )
         if not polls:
             return
         for cl in ctx.calls.named(_PINNED, forwarding=False):
@@ -202,14 +269,19 @@ class HostCoherence(Rule):
             flags = " ".join(ctx.text(a) for a in args[2:])
             if "NonCoherent" not in flags and re.search(r"Mapped|Coherent|DEVICEMAP", flags):
                 continue
-            how = "with a non-coherent flag" if "NonCoherent" in flags else \
-                "without a mapped or coherent flag"
+            how = (
+                "with a non-coherent flag"
+                if "NonCoherent" in flags
+                else "without a mapped or coherent flag"
+            )
             yield self.finding(
-                ctx, call.child_by_field_name("function"),
+                ctx,
+                call.child_by_field_name("function"),
                 f"`{name}` allocates pinned host memory {how} while device code in this file "
                 f"polls volatile memory or uses system-scope atomics; on AMD such memory may be "
                 f"non-coherent and visible only at kernel or copy boundaries; pass "
-                f"hipHostMallocCoherent or hipHostMallocMapped (cudaHostAllocMapped)")
+                f"hipHostMallocCoherent or hipHostMallocMapped (cudaHostAllocMapped)",
+            )
 
 
 # -- PT503 ------------------------------------------------------------------------------------
@@ -243,6 +315,7 @@ class ThreadfenceSystem(Rule):
     - HIP kernel language reference, memory fence functions
     - ROCm 7.2 `hip/amd_detail/amd_device_functions.h` (`__threadfence_system`)
     """
+
     code = "PT503"
     name = "threadfence-system"
     severity = Severity.WARNING
@@ -254,10 +327,12 @@ class ThreadfenceSystem(Rule):
             if ctx.vendor.at(call).not_for_amd:
                 continue
             yield self.finding(
-                ctx, call,
+                ctx,
+                call,
                 "`__threadfence_system()` orders memory for the host and other GPUs on AMD only "
                 "when the data lives in coherent (fine-grained) memory; allocate those buffers "
-                "with hipHostMallocCoherent or hipDeviceMallocFinegrained and test on the target")
+                "with hipHostMallocCoherent or hipDeviceMallocFinegrained and test on the target",
+            )
 
 
 # -- PT504 ------------------------------------------------------------------------------------
@@ -267,11 +342,14 @@ def _pointee_decl(ctx: RuleContext, expr, fn):
     while n is not None:
         if n.type == "parenthesized_expression" and n.named_child_count == 1:
             n = n.named_children[0]
-        elif n.type == "pointer_expression" and n.child_by_field_name("operator") is not None \
-                and ctx.text(n.child_by_field_name("operator")) == "&":
+        elif (
+            n.type == "pointer_expression"
+            and n.child_by_field_name("operator") is not None
+            and ctx.text(n.child_by_field_name("operator")) == "&"
+        ):
             n = n.child_by_field_name("argument")
             if n is not None and n.type == "identifier":
-                break           # &scalar
+                break  # &scalar
         elif n.type == "subscript_expression":
             n = n.child_by_field_name("argument")
         elif n.type == "binary_expression" and ctx.text(n.child_by_field_name("operator")) == "+":
@@ -291,13 +369,23 @@ def _pointee_decl(ctx: RuleContext, expr, fn):
                 continue
             for dd in d.children_by_field_name("declarator"):
                 x = dd
-                while x is not None and x.type in ("init_declarator", "pointer_declarator",
-                                                   "array_declarator", "reference_declarator",
-                                                   "parenthesized_declarator"):
+                while x is not None and x.type in (
+                    "init_declarator",
+                    "pointer_declarator",
+                    "array_declarator",
+                    "reference_declarator",
+                    "parenthesized_declarator",
+                ):
                     nxt = x.child_by_field_name("declarator")
                     if nxt is None:
-                        nxt = next((c for c in x.named_children if c.type.endswith("declarator")
-                                    or c.type == "identifier"), None)
+                        nxt = next(
+                            (
+                                c
+                                for c in x.named_children
+                                if c.type.endswith("declarator") or c.type == "identifier"
+                            ),
+                            None,
+                        )
                     x = nxt
                 if x is not None and x.type == "identifier" and ctx.text(x) == name:
                     return d
@@ -337,20 +425,25 @@ class FpAtomicUnsafe(Rule):
       requirement)
     - ginkgo `cmake/hip.cmake` (`-munsafe-fp-atomics`)
     """
+
     code = "PT504"
     name = "fp-atomic-unsafe"
     severity = Severity.WARNING
     triggers = (b"atomicAdd", b"unsafeAtomic")
 
     def check(self, ctx: RuleContext) -> Iterator:
-        for cl in ctx.calls.named(("unsafeAtomicAdd", "unsafeAtomicMax", "unsafeAtomicMin"),
-                                  forwarding=False):
+        for cl in ctx.calls.named(
+            ("unsafeAtomicAdd", "unsafeAtomicMax", "unsafeAtomicMin"), forwarding=False
+        ):
             name, call, args = cl.name, cl.node, cl.args
             yield self.finding(
-                ctx, call.child_by_field_name("function"),
+                ctx,
+                call.child_by_field_name("function"),
                 f"`{name}` uses the hardware floating-point atomic, undefined on fine-grained "
                 f"memory (hipHostMalloc, managed or peer memory); make sure the address is in a "
-                f"coarse-grained hipMalloc buffer", severity=Severity.INFO)
+                f"coarse-grained hipMalloc buffer",
+                severity=Severity.INFO,
+            )
         if not any(t.arch == "gfx90a" for t in ctx.options.targets):
             return
         for cl in ctx.calls.named(("atomicAdd",), forwarding=False):
@@ -361,30 +454,50 @@ class FpAtomicUnsafe(Rule):
             decl = _pointee_decl(ctx, args[0], fn)
             if decl is None:
                 continue
-            if any(ctx.text(c) in ("__shared__", "__constant__") for c in decl.children
-                   if c.type == "type_qualifier"):
+            if any(
+                ctx.text(c) in ("__shared__", "__constant__")
+                for c in decl.children
+                if c.type == "type_qualifier"
+            ):
                 continue
             ty = decl.child_by_field_name("type")
             if ty is None or ctx.text(ty) not in ("float", "double"):
                 continue
             yield self.finding(
-                ctx, call.child_by_field_name("function"),
+                ctx,
+                call.child_by_field_name("function"),
                 f"`atomicAdd` on `{ctx.text(ty)}` memory: on gfx90a the hardware atomic is used "
                 f"only with -munsafe-fp-atomics (undefined on fine-grained memory), otherwise it "
                 f"is a compare-and-swap loop; keep the buffer coarse-grained and build with "
-                f"-munsafe-fp-atomics, or reduce per block first", targets=("gfx90a",))
+                f"-munsafe-fp-atomics, or reduce per block first",
+                targets=("gfx90a",),
+            )
 
 
 # -- PT505 ------------------------------------------------------------------------------------
-_STREAM_ATTR = ("cudaStreamSetAttribute", "hipStreamSetAttribute", "cudaStreamGetAttribute",
-                "hipStreamGetAttribute", "cuStreamSetAttribute", "cuStreamGetAttribute")
-_APW = re.compile(r"(?:cuda|hip)(?:Stream|Launch)AttributeAccessPolicyWindow|"
-                  r"CU_(?:STREAM|LAUNCH)_ATTRIBUTE_ACCESS_POLICY_WINDOW")
-_PERSIST_LIMIT = ("cudaLimitPersistingL2CacheSize", "CU_LIMIT_PERSISTING_L2_CACHE_SIZE",
-                  "hipLimitPersistingL2CacheSize")
-_PERSIST_RESET = ("cudaCtxResetPersistingL2Cache", "cuCtxResetPersistingL2Cache",
-                  "hipCtxResetPersistingL2Cache")
-STREAM_ATTR_SINCE = (7, 2)   # mappings/runtime.csv: cudaStreamSetAttribute hip_since 7.2
+_STREAM_ATTR = (
+    "cudaStreamSetAttribute",
+    "hipStreamSetAttribute",
+    "cudaStreamGetAttribute",
+    "hipStreamGetAttribute",
+    "cuStreamSetAttribute",
+    "cuStreamGetAttribute",
+)
+_APW = re.compile(
+    r"(?:cuda|hip)(?:Stream|Launch)AttributeAccessPolicyWindow|"
+    r"CU_(?:STREAM|LAUNCH)_ATTRIBUTE_ACCESS_POLICY_WINDOW"
+)
+_PERSIST_LIMIT = (
+    "cudaLimitPersistingL2CacheSize",
+    "CU_LIMIT_PERSISTING_L2_CACHE_SIZE",
+    "hipLimitPersistingL2CacheSize",
+)
+_PERSIST_RESET = (
+    "cudaCtxResetPersistingL2Cache",
+    "cuCtxResetPersistingL2Cache",
+    "hipCtxResetPersistingL2Cache",
+)
+STREAM_ATTR_SINCE = (7, 2)  # mappings/runtime.csv: cudaStreamSetAttribute hip_since 7.2
 
 
 @register
@@ -418,6 +531,7 @@ class L2AccessPolicy(Rule):
     - HIPIFY runtime API support table (stream attributes, persisting L2)
     - ROCm 7.2 `hip/hip_runtime_api.h` (`hipStreamSetAttribute`, `hipLimit_t`)
     """
+
     code = "PT505"
     name = "l2-access-policy"
     severity = Severity.ERROR
@@ -427,43 +541,63 @@ class L2AccessPolicy(Rule):
         old = tuple(ctx.options.rocm_version) < STREAM_ATTR_SINCE
         for cl in ctx.calls.named(_STREAM_ATTR, forwarding=False):
             name, call, args = cl.name, cl.node, cl.args
-            if len(args) < 2 or not _APW.fullmatch(ctx.text(args[1]).split("::")[-1]) \
-                    or ctx.vendor.at(call).not_for_amd:
+            if (
+                len(args) < 2
+                or not _APW.fullmatch(ctx.text(args[1]).split("::")[-1])
+                or ctx.vendor.at(call).not_for_amd
+            ):
                 continue
             if old:
                 yield self.finding(
-                    ctx, call.child_by_field_name("function"),
+                    ctx,
+                    call.child_by_field_name("function"),
                     f"`{name}` with an access policy window does not exist before ROCm 7.2 "
                     f"(targeting {'.'.join(map(str, ctx.options.rocm_version))}); it is an L2 "
-                    f"persistence hint only: guard the block with #ifndef __HIP_PLATFORM_AMD__")
+                    f"persistence hint only: guard the block with #ifndef __HIP_PLATFORM_AMD__",
+                )
             else:
                 yield self.finding(
-                    ctx, call.child_by_field_name("function"),
+                    ctx,
+                    call.child_by_field_name("function"),
                     f"`{name}` sets an L2 access policy window, a performance hint only on AMD "
                     f"(available from ROCm 7.2); consider guarding it with "
-                    f"#ifndef __HIP_PLATFORM_AMD__", severity=Severity.INFO)
-        for cl in ctx.calls.named(("cudaDeviceSetLimit", "hipDeviceSetLimit", "cuCtxSetLimit"),
-                                  forwarding=False):
+                    f"#ifndef __HIP_PLATFORM_AMD__",
+                    severity=Severity.INFO,
+                )
+        for cl in ctx.calls.named(
+            ("cudaDeviceSetLimit", "hipDeviceSetLimit", "cuCtxSetLimit"), forwarding=False
+        ):
             name, call, args = cl.name, cl.node, cl.args
-            if (args and ctx.text(args[0]).split("::")[-1] in _PERSIST_LIMIT
-                    and not ctx.vendor.at(call).not_for_amd):
+            if (
+                args
+                and ctx.text(args[0]).split("::")[-1] in _PERSIST_LIMIT
+                and not ctx.vendor.at(call).not_for_amd
+            ):
                 yield self.finding(
-                    ctx, args[0],
+                    ctx,
+                    args[0],
                     f"`{ctx.text(args[0])}` (persisting L2 cache size) has no HIP equivalent and "
-                    f"does not compile; guard it with #ifndef __HIP_PLATFORM_AMD__")
+                    f"does not compile; guard it with #ifndef __HIP_PLATFORM_AMD__",
+                )
         for cl in ctx.calls.named(_PERSIST_RESET, forwarding=False):
             name, call, args = cl.name, cl.node, cl.args
             if not ctx.vendor.at(call).not_for_amd:
                 yield self.finding(
-                    ctx, call.child_by_field_name("function"),
+                    ctx,
+                    call.child_by_field_name("function"),
                     f"`{name}` has no HIP equivalent and does not compile; guard it with "
-                    f"#ifndef __HIP_PLATFORM_AMD__")
+                    f"#ifndef __HIP_PLATFORM_AMD__",
+                )
 
 
 # -- PT506 ------------------------------------------------------------------------------------
 _ATTR_TYPES = ("cudaPointerAttributes", "hipPointerAttribute_t", "cudaPointerAttributes_st")
-_PTR_GET = ("cuPointerGetAttribute", "hipPointerGetAttribute", "cuPointerGetAttributes",
-            "hipDrvPointerGetAttributes")
+_PTR_GET = (
+    "cuPointerGetAttribute",
+    "hipPointerGetAttribute",
+    "cuPointerGetAttributes",
+    "hipDrvPointerGetAttributes",
+)
 _MEMTYPE_ATTR = ("CU_POINTER_ATTRIBUTE_MEMORY_TYPE", "HIP_POINTER_ATTRIBUTE_MEMORY_TYPE")
 _MEMTYPE_ENUM = re.compile(r"(?:cuda|hip)MemoryType\w+")
 
@@ -503,6 +637,7 @@ class PointerAttrMemtype(Rule):
     - HIP porting guide, `CU_POINTER_ATTRIBUTE_MEMORY_TYPE` section
     - ROCm 6.4 and 7.2 `hip/hip_runtime_api.h` (`hipMemoryType`, `hipPointerAttribute_t`)
     """
+
     code = "PT506"
     name = "pointer-attr-memtype"
     severity = Severity.WARNING
@@ -512,8 +647,11 @@ class PointerAttrMemtype(Rule):
         attr_vars: set[str] = set()
         for t in ctx.identifiers(_ATTR_TYPES, kinds={"type_identifier"}):
             d = t.parent
-            while d is not None and d.type not in ("declaration", "parameter_declaration",
-                                                   "field_declaration"):
+            while d is not None and d.type not in (
+                "declaration",
+                "parameter_declaration",
+                "field_declaration",
+            ):
                 d = d.parent if d.type in ("qualified_identifier", "struct_specifier") else None
             if d is None:
                 continue
@@ -526,8 +664,11 @@ class PointerAttrMemtype(Rule):
         for cl in ctx.calls.named(_PTR_GET, forwarding=False):
             _name, _call, args = cl.name, cl.node, cl.args
             if len(args) >= 2 and ctx.text(args[1]).split("::")[-1] in _MEMTYPE_ATTR:
-                v = (args[0].child_by_field_name("argument")
-                     if args[0].type == "pointer_expression" else args[0])
+                v = (
+                    args[0].child_by_field_name("argument")
+                    if args[0].type == "pointer_expression"
+                    else args[0]
+                )
                 if v is not None and v.type == "identifier":
                     value_vars.add(ctx.text(v))
         if not attr_vars and not value_vars:
@@ -542,9 +683,13 @@ class PointerAttrMemtype(Rule):
             if n.type == "field_expression":
                 fld = n.child_by_field_name("field")
                 obj = n.child_by_field_name("argument")
-                if fld is not None and ctx.text(fld) in ("type", "memoryType") and obj is not None \
-                        and obj.type in ("identifier", "field_expression") \
-                        and ctx.text(obj).split(".")[-1].split("->")[-1] in attr_vars:
+                if (
+                    fld is not None
+                    and ctx.text(fld) in ("type", "memoryType")
+                    and obj is not None
+                    and obj.type in ("identifier", "field_expression")
+                    and ctx.text(obj).split(".")[-1].split("->")[-1] in attr_vars
+                ):
                     return ctx.text(n)
             if n.type == "identifier" and ctx.text(n) in value_vars:
                 return ctx.text(n)
@@ -556,21 +701,32 @@ class PointerAttrMemtype(Rule):
             driver = subj in value_vars
             num = re.fullmatch(r"(\d+)[uUlL]*", other_text)
             if num and (old or (driver and int(num.group(1)) in (3, 4))):
-                meaning = (f"CUDA's CUmemorytype {num.group(1)} is "
-                           f"{'ARRAY' if num.group(1) == '3' else 'UNIFIED'} but HIP reports "
-                           "Array as 10, Unified as 11 (3 is Managed)") if driver and not old else \
-                    ("hipMemoryType before ROCm 6.0 is numbered Host=0, Device=1, Array=2, "
-                     "Unified=3, Managed=4")
+                meaning = (
+                    (
+                        f"CUDA's CUmemorytype {num.group(1)} is "
+                        f"{'ARRAY' if num.group(1) == '3' else 'UNIFIED'} but HIP reports "
+                        "Array as 10, Unified as 11 (3 is Managed)"
+                    )
+                    if driver and not old
+                    else (
+                        "hipMemoryType before ROCm 6.0 is numbered Host=0, Device=1, Array=2, "
+                        "Unified=3, Managed=4"
+                    )
+                )
                 return self.finding(
-                    ctx, node,
+                    ctx,
+                    node,
                     f"`{subj}` compared with the number {other_text}: {meaning}; compare with the "
-                    f"named cudaMemoryType/CU_MEMORYTYPE constant instead")
+                    f"named cudaMemoryType/CU_MEMORYTYPE constant instead",
+                )
             if old and not num and _MEMTYPE_ENUM.fullmatch(other_text.split("::")[-1]):
                 return self.finding(
-                    ctx, node,
+                    ctx,
+                    node,
                     f"`{subj}` compared with `{other_text}`: before ROCm 6.0 hipMemoryType is "
                     f"numbered differently and has no Unregistered value; re-check this logic "
-                    f"for ROCm {'.'.join(map(str, ctx.options.rocm_version))}")
+                    f"for ROCm {'.'.join(map(str, ctx.options.rocm_version))}",
+                )
             return None
 
         for b in ctx.nodes("binary_expression"):
@@ -587,13 +743,14 @@ class PointerAttrMemtype(Rule):
                     break
         for sw in ctx.nodes("switch_statement"):
             cond = sw.child_by_field_name("condition")
-            inner = (cond.named_children[0]
-                     if cond is not None and cond.named_child_count == 1 else None)
+            inner = (
+                cond.named_children[0] if cond is not None and cond.named_child_count == 1 else None
+            )
             subj = subject(inner)
             if subj is None:
                 continue
             body = sw.child_by_field_name("body")
-            for case in (body.named_children if body is not None else []):
+            for case in body.named_children if body is not None else []:
                 if case.type == "case_statement":
                     val = case.child_by_field_name("value")
                     if val is not None:
@@ -608,10 +765,12 @@ class PointerAttrMemtype(Rule):
             if ctx.text(obj).split(".")[-1].split("->")[-1] not in attr_vars:
                 continue
             yield self.finding(
-                ctx, fld,
+                ctx,
+                fld,
                 f"`{ctx.text(fe)}`: the pointer-attribute field is `type` in CUDA 11+ and in "
                 f"ROCm 6.0+ (`hipPointerAttribute_t::type`); use `.type`",
-                severity=Severity.ERROR if not old else Severity.WARNING)
+                severity=Severity.ERROR if not old else Severity.WARNING,
+            )
 
 
 # -- PT507 ------------------------------------------------------------------------------------
@@ -646,29 +805,44 @@ class DeviceMallocHeap(Rule):
     - HIP kernel language reference, memory allocation
     - ROCm 7.2 `hip/hip_runtime_api.h` (`hipDeviceSetLimit`)
     """
+
     code = "PT507"
     name = "device-malloc-heap"
     severity = Severity.INFO
     triggers = (b"MallocHeapSize", b"MALLOC_HEAP_SIZE")
 
     def check(self, ctx: RuleContext) -> Iterator:
-        for cl in ctx.calls.named(("cudaDeviceSetLimit", "hipDeviceSetLimit", "cuCtxSetLimit"),
-                                  forwarding=False):
+        for cl in ctx.calls.named(
+            ("cudaDeviceSetLimit", "hipDeviceSetLimit", "cuCtxSetLimit"), forwarding=False
+        ):
             _name, call, args = cl.name, cl.node, cl.args
-            if (args and ctx.text(args[0]).split("::")[-1] in _HEAP_LIMIT
-                    and not ctx.vendor.at(call).not_for_amd):
+            if (
+                args
+                and ctx.text(args[0]).split("::")[-1] in _HEAP_LIMIT
+                and not ctx.vendor.at(call).not_for_amd
+            ):
                 yield self.finding(
-                    ctx, args[0],
+                    ctx,
+                    args[0],
                     f"`{ctx.text(args[0])}` sizes the device malloc heap; HIP documents its device "
                     f"heap as dynamic (older docs: the limit is ignored), so memory use of kernels "
-                    f"calling malloc/new may differ; prefer preallocated buffers")
+                    f"calling malloc/new may differ; prefer preallocated buffers",
+                )
 
 
 # -- PT508 ------------------------------------------------------------------------------------
 _LOWP_TYPES = re.compile(r"\b(?:__half2?|half2?|__nv_bfloat162?|nv_bfloat162?|__hip_bfloat162?)\b")
-_LOWP_VALUE_FNS = ("__float2half", "__float2half_rn", "__floats2half2_rn", "__half2half2",
-                   "__float2bfloat16", "__float2bfloat16_rn", "__floats2bfloat162_rn",
-                   "__float22bfloat162_rn", "__float2half2_rn")
+_LOWP_VALUE_FNS = (
+    "__float2half",
+    "__float2half_rn",
+    "__floats2half2_rn",
+    "__half2half2",
+    "__float2bfloat16",
+    "__float2bfloat16_rn",
+    "__floats2bfloat162_rn",
+    "__float22bfloat162_rn",
+    "__float2half2_rn",
+)
 
 
 @register
@@ -712,6 +886,7 @@ class LowPrecisionAtomicAdd(Rule):
       `amd_hip_bf16.h` (`unsafeAtomicAdd(__hip_bfloat16*)`, `(__hip_bfloat162*)`); no `atomicAdd`
     - CUDA 13 `cuda_fp16.hpp` / `cuda_bf16.hpp` (`atomicAdd` overloads)
     """
+
     code = "PT508"
     name = "low-precision-atomic-add"
     severity = Severity.ERROR
@@ -731,17 +906,27 @@ class LowPrecisionAtomicAdd(Rule):
                 t = ctx.text(decl.child_by_field_name("type"))
                 if _LOWP_TYPES.search(t):
                     ty = t
-            if ty is None and args[1].type == "call_expression" and \
-                    call_name(ctx, args[1]) in _LOWP_VALUE_FNS:
+            if (
+                ty is None
+                and args[1].type == "call_expression"
+                and call_name(ctx, args[1]) in _LOWP_VALUE_FNS
+            ):
                 ty = f"the result of {call_name(ctx, args[1])}"
             if ty is None:
                 continue
             fn = call.child_by_field_name("function")
-            assert fn is not None               # a call_expression always has a function
-            fx = self.make_fix([Edit(fn.start_byte, fn.end_byte, b"unsafeAtomicAdd")],
-                               Applicability.UNSAFE, "use unsafeAtomicAdd (coarse-grained memory "
-                                                     "only)")
-            yield self.finding(ctx, fn, f"`atomicAdd` on `{ty}`: HIP has no 16-bit float "
-                               "atomicAdd overloads, so this does not compile; use "
-                               "unsafeAtomicAdd "
-                               f"on a coarse-grained buffer, or accumulate in float", fix=fx)
+            assert fn is not None  # a call_expression always has a function
+            fx = self.make_fix(
+                [Edit(fn.start_byte, fn.end_byte, b"unsafeAtomicAdd")],
+                Applicability.UNSAFE,
+                "use unsafeAtomicAdd (coarse-grained memory only)",
+            )
+            yield self.finding(
+                ctx,
+                fn,
+                f"`atomicAdd` on `{ty}`: HIP has no 16-bit float "
+                "atomicAdd overloads, so this does not compile; use "
+                "unsafeAtomicAdd "
+                f"on a coarse-grained buffer, or accumulate in float",
+                fix=fx,
+            )

@@ -1,4 +1,5 @@
 """PT116-PT118: cooperative groups and CUB logical warps (hazards.md section A)."""
+
 from __future__ import annotations
 
 from ..analysis.calls import call_args, call_name
@@ -48,6 +49,7 @@ class CoopTileSize(Rule):
     - HIP `amd_hip_cooperative_groups.h` ("invalid tile size")
     - HIP cooperative groups reference (ROCm documentation)
     """
+
     code = "PT116"
     name = "coop-tile-size"
     severity = Severity.WARNING
@@ -76,27 +78,43 @@ class CoopTileSize(Rule):
                 continue
             iv = int_value(ctx.text(args[1]))
             if iv is not None:
-                yield from self._size(ctx, args[1], args[1].start_byte, args[1].end_byte,
-                                      iv[0], w64, w32)
+                yield from self._size(
+                    ctx, args[1], args[1].start_byte, args[1].end_byte, iv[0], w64, w32
+                )
 
     def _size(self, ctx, node, start, end, n, w64, w32):
         if ctx.vendor.at(node).hands_off:
             return
         if n <= 0 or n & (n - 1) or n > 64:
-            yield self.finding(ctx, (start, end), f"tile size {n} is not a power of two of at "
-                               "most the wavefront size: HIP rejects it (invalid tile size)",
-                               severity=Severity.ERROR)
+            yield self.finding(
+                ctx,
+                (start, end),
+                f"tile size {n} is not a power of two of at "
+                "most the wavefront size: HIP rejects it (invalid tile size)",
+                severity=Severity.ERROR,
+            )
         elif n == 64 and w32:
-            yield self.finding(ctx, (start, end), f"tile size 64 exceeds the 32-lane wavefront "
-                               f"of {fmt_targets(w32)}: HIP rejects it there; size it from "
-                               "`warpSize`", severity=Severity.ERROR, targets=w32)
+            yield self.finding(
+                ctx,
+                (start, end),
+                f"tile size 64 exceeds the 32-lane wavefront "
+                f"of {fmt_targets(w32)}: HIP rejects it there; size it from "
+                "`warpSize`",
+                severity=Severity.ERROR,
+                targets=w32,
+            )
         elif n == 32 and w64:
             fn = enclosing_function(node, lambdas=True)
             if fn is not None and ctx.warp_collectives.present(fn):
-                yield self.finding(ctx, (start, end), "a 32-thread tile is half a wavefront on "
-                                   f"{fmt_targets(w64)}, but this function also uses raw warp "
-                                   "builtins that act on all 64 lanes: use the tile's own "
-                                   "collectives or size the tile from `warpSize`", targets=w64)
+                yield self.finding(
+                    ctx,
+                    (start, end),
+                    "a 32-thread tile is half a wavefront on "
+                    f"{fmt_targets(w64)}, but this function also uses raw warp "
+                    "builtins that act on all 64 lanes: use the tile's own "
+                    "collectives or size the tile from `warpSize`",
+                    targets=w64,
+                )
 
 
 @register
@@ -131,31 +149,48 @@ class CoopGridSync(Rule):
     - HIP kernel language reference, cooperative groups table
     - HIP cooperative groups reference (ROCm documentation)
     """
+
     code = "PT117"
     name = "coop-grid-sync"
     severity = Severity.WARNING
     fix = Applicability.NONE
     triggers = (b"LaunchCooperativeKernel", b"this_multi_grid", b"multi_grid_group")
-    LAUNCH = {"cudaLaunchCooperativeKernel", "hipLaunchCooperativeKernel",
-              "cuLaunchCooperativeKernel", "hipModuleLaunchCooperativeKernel"}
-    MULTI = {"cudaLaunchCooperativeKernelMultiDevice", "hipLaunchCooperativeKernelMultiDevice",
-             "cuLaunchCooperativeKernelMultiDevice", "hipModuleLaunchCooperativeKernelMultiDevice"}
-    OCC = re.compile(rb"OccupancyMaxActiveBlocksPerMultiprocessor|OccupancyMaxPotentialBlockSize"
-                     rb"|cudaOccupancy|hipOccupancy|cuOccupancy|hipModuleOccupancy")
+    LAUNCH = {
+        "cudaLaunchCooperativeKernel",
+        "hipLaunchCooperativeKernel",
+        "cuLaunchCooperativeKernel",
+        "hipModuleLaunchCooperativeKernel",
+    }
+    MULTI = {
+        "cudaLaunchCooperativeKernelMultiDevice",
+        "hipLaunchCooperativeKernelMultiDevice",
+        "cuLaunchCooperativeKernelMultiDevice",
+        "hipModuleLaunchCooperativeKernelMultiDevice",
+    }
+    OCC = re.compile(
+        rb"OccupancyMaxActiveBlocksPerMultiprocessor|OccupancyMaxPotentialBlockSize"
+        rb"|cudaOccupancy|hipOccupancy|cuOccupancy|hipModuleOccupancy"
+    )
 
     def check(self, ctx):
         sized = self.OCC.search(ctx.data) is not None
         if not sized:
             for c in (k.node for k in ctx.calls.named(self.LAUNCH, members=True)):
-                yield self.finding(ctx, c.child_by_field_name("function") or c,
-                                   f"`{call_name(ctx, c)}` needs the whole grid resident at once; "
-                                   "this file never sizes the grid with an occupancy query: use "
-                                   "hipOccupancyMaxActiveBlocksPerMultiprocessor × CU count")
+                yield self.finding(
+                    ctx,
+                    c.child_by_field_name("function") or c,
+                    f"`{call_name(ctx, c)}` needs the whole grid resident at once; "
+                    "this file never sizes the grid with an occupancy query: use "
+                    "hipOccupancyMaxActiveBlocksPerMultiprocessor × CU count",
+                )
         for c in (k.node for k in ctx.calls.named(self.MULTI | {"this_multi_grid"}, members=True)):
-            yield self.finding(ctx, c.child_by_field_name("function") or c,
-                               f"`{call_name(ctx, c)}`: multi-device cooperative groups are "
-                               "deprecated (CUDA 11.3); launch per device and synchronise on "
-                               "the host")
+            yield self.finding(
+                ctx,
+                c.child_by_field_name("function") or c,
+                f"`{call_name(ctx, c)}`: multi-device cooperative groups are "
+                "deprecated (CUDA 11.3); launch per device and synchronise on "
+                "the host",
+            )
 
 
 @register
@@ -188,13 +223,16 @@ class CubLogicalWarp(Rule):
       (ROCm 7.2): `LOGICAL_WARP_THREADS = HIPCUB_DEVICE_WARP_THREADS`
     - hipify maps `cub::` to `hipcub::` (HIPIFY, hipify_torch mappings)
     """
+
     code = "PT118"
     name = "cub-logical-warp"
     severity = Severity.WARNING
     fix = Applicability.NONE
     triggers = (b"WarpReduce", b"WarpScan")
-    RX = re.compile(rb"(?<![\w$])(?:(?:hip)?cub\s*::\s*)(WarpReduce|WarpScan)\s*"
-                    rb"<([^<>;{}]*(?:<[^<>]*>[^<>;{}]*)*)>")
+    RX = re.compile(
+        rb"(?<![\w$])(?:(?:hip)?cub\s*::\s*)(WarpReduce|WarpScan)\s*"
+        rb"<([^<>;{}]*(?:<[^<>]*>[^<>;{}]*)*)>"
+    )
 
     def check(self, ctx):
         w64 = ctx.options.wave64()
@@ -209,11 +247,14 @@ class CubLogicalWarp(Rule):
             args = self._split(m.group(2).decode("utf-8", "replace"))
             if len(args) != 1 or ctx.vendor.at(node).hands_off:
                 continue
-            yield self.finding(ctx, (m.start(), m.end()),
-                               f"`{m.group(1).decode()}<{args[0]}>` uses the default logical warp"
-                               f", which hipCUB makes the wavefront (64 lanes on "
-                               f"{fmt_targets(w64)}): pass the logical warp size explicitly",
-                               targets=w64)
+            yield self.finding(
+                ctx,
+                (m.start(), m.end()),
+                f"`{m.group(1).decode()}<{args[0]}>` uses the default logical warp"
+                f", which hipCUB makes the wavefront (64 lanes on "
+                f"{fmt_targets(w64)}): pass the logical warp size explicitly",
+                targets=w64,
+            )
 
     @staticmethod
     def _split(text: str) -> list[str]:
@@ -273,6 +314,7 @@ class GridGroupMembers(Rule):
     - ROCm 7.2 `hip/amd_detail/amd_hip_cooperative_groups.h` (`class grid_group`)
     - CUDA 13 `cooperative_groups.h` (`grid_group`)
     """
+
     code = "PT120"
     name = "grid-group-members"
     severity = Severity.ERROR
@@ -290,8 +332,12 @@ class GridGroupMembers(Rule):
             obj = fn.child_by_field_name("argument")
             if obj is None or not self._is_grid(ctx, obj, call):
                 continue
-            yield self.finding(ctx, call, f"`grid_group::{member}()` does not exist in HIP's "
-                               f"cooperative groups: use `{_GRID_MISSING[member]}`")
+            yield self.finding(
+                ctx,
+                call,
+                f"`grid_group::{member}()` does not exist in HIP's "
+                f"cooperative groups: use `{_GRID_MISSING[member]}`",
+            )
 
     @staticmethod
     def _is_grid(ctx, obj, at) -> bool:
@@ -302,6 +348,8 @@ class GridGroupMembers(Rule):
         name = re.escape(ctx.text(obj))
         fn = enclosing_function(at, lambdas=True)
         text = ctx.btext(fn) if fn is not None else ctx.data
-        return re.search(rb"grid_group\s*&?\s*" + name.encode() + rb"\b", text) is not None or \
-            re.search(rb"\b" + name.encode() + rb"\s*=\s*(?:\w+\s*::\s*)*this_grid\s*\(",
-                      text) is not None
+        return (
+            re.search(rb"grid_group\s*&?\s*" + name.encode() + rb"\b", text) is not None
+            or re.search(rb"\b" + name.encode() + rb"\s*=\s*(?:\w+\s*::\s*)*this_grid\s*\(", text)
+            is not None
+        )

@@ -1,4 +1,5 @@
 """PT305: CUDA header include guards used as feature tests."""
+
 from __future__ import annotations
 
 import re
@@ -44,8 +45,9 @@ HIP_GUARDS = {
     "hip/hip_gl_interop.h": "HIP_GL_INTEROP_H",
 }
 _NAMES = re.compile(rb"\b(" + b"|".join(re.escape(g.encode()) for g in CUDA_GUARDS) + rb")\b")
-_CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b[^\n]*",
-                        re.MULTILINE)
+_CONDITION = re.compile(
+    rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b[^\n]*", re.MULTILINE
+)
 
 
 @register
@@ -89,6 +91,7 @@ class CudaHeaderGuardTest(Rule):
     - ROCm 6.4 and 7.2 `include/hip/` (`hip_runtime.h` defines
       `HIP_INCLUDE_HIP_HIP_RUNTIME_H`, ...)
     """
+
     code = "PT305"
     name = "cuda-header-guard-test"
     severity = Severity.ERROR
@@ -109,18 +112,28 @@ class CudaHeaderGuardTest(Rule):
                 header = CUDA_GUARDS[guard]
                 hip_header = self._hip_header(ctx, header)
                 hip_guard = HIP_GUARDS.get(hip_header or "")
-                what = (f"`{guard}` is the include guard of CUDA's `{header}`, tested here as a "
-                        f"feature test: HIP's headers never define it, so this test is false on "
-                        f"AMD and the code it guards vanishes")
+                what = (
+                    f"`{guard}` is the include guard of CUDA's `{header}`, tested here as a "
+                    f"feature test: HIP's headers never define it, so this test is false on "
+                    f"AMD and the code it guards vanishes"
+                )
                 if hip_guard is None:
-                    yield self.finding(ctx, (start, end), f"{what}; test a macro the project "
-                                       f"defines itself (porter knows no HIP guard for it)")
+                    yield self.finding(
+                        ctx,
+                        (start, end),
+                        f"{what}; test a macro the project "
+                        f"defines itself (porter knows no HIP guard for it)",
+                    )
                     continue
-                fix = self.make_fix([Edit(start, end, hip_guard.encode())], Applicability.SAFE,
-                                    f"test {hip_guard}")
-                yield self.finding(ctx, (start, end),
-                                   f"{what}; `{header}` becomes `{hip_header}`, whose guard is "
-                                   f"`{hip_guard}`", fix=fix)
+                fix = self.make_fix(
+                    [Edit(start, end, hip_guard.encode())], Applicability.SAFE, f"test {hip_guard}"
+                )
+                yield self.finding(
+                    ctx,
+                    (start, end),
+                    f"{what}; `{header}` becomes `{hip_header}`, whose guard is `{hip_guard}`",
+                    fix=fix,
+                )
 
     @staticmethod
     def _hip_header(ctx, header: str) -> str | None:

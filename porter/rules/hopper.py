@@ -6,6 +6,7 @@ host and library spellings are found as identifiers or qualified names outside c
 strings. Code in branches that HIP-Clang never compiles (or that only HIP-Clang compiles) is
 skipped (`ctx.pp.skip`).
 """
+
 from __future__ import annotations
 
 from re import Pattern
@@ -36,7 +37,7 @@ def _macro_body_hits(ctx, rx_bytes: Pattern):
     """Matches inside #define bodies (opaque text), outside comments/strings of the body."""
     pp = ctx.pp
     for arg in ctx.macro_bodies():
-        text = ctx.data[arg.start_byte:arg.end_byte]
+        text = ctx.data[arg.start_byte : arg.end_byte]
         spans = None
         for m in rx_bytes.finditer(text):
             if spans is None:
@@ -81,24 +82,47 @@ class HopperBlackwellMma(Rule):
     - Triton `language/core.py` (warp specialization "only supported on Blackwell") [TRI-CORE]
     - rocWMMA API reference [ROCWMMA]
     """
+
     code = "PT206"
     name = "hopper-blackwell-mma"
     severity = Severity.ERROR
     fix = Applicability.NONE
-    triggers = (b"wgmma", b"tcgen05", b"setmaxnreg", b"elect.sync", b"fence.proxy.async", b"SM90_",
-                b"SM100_", b"SM120_", b"Sm90", b"Sm100", b"Sm120", b"ptx::")
+    triggers = (
+        b"wgmma",
+        b"tcgen05",
+        b"setmaxnreg",
+        b"elect.sync",
+        b"fence.proxy.async",
+        b"SM90_",
+        b"SM100_",
+        b"SM120_",
+        b"Sm90",
+        b"Sm100",
+        b"Sm120",
+        b"ptx::",
+    )
     family = "hopper"
-    ADVICE = ("redesign around MFMA/rocWMMA with LDS double buffering, or use "
-              "hipBLASLt/Composable Kernel")
+    ADVICE = (
+        "redesign around MFMA/rocWMMA with LDS double buffering, or use hipBLASLt/Composable Kernel"
+    )
 
     def check(self, ctx):
         for s in ctx.asm.family(self.family):
-            yield self.finding(ctx, s.span, f"{s.what()} (Hopper/Blackwell warpgroup MMA or "
-                                            "register "
-                               f"reallocation) has no AMD equivalent; {self.ADVICE}")
-        yield from _ident_findings(self, ctx, _SM90_ATOM, lambda t: f"CuTe/CUTLASS atom `{t}` "
-                                                                    "targets "
-                                   f"Hopper/Blackwell tensor cores; {self.ADVICE}")
+            yield self.finding(
+                ctx,
+                s.span,
+                f"{s.what()} (Hopper/Blackwell warpgroup MMA or "
+                "register "
+                f"reallocation) has no AMD equivalent; {self.ADVICE}",
+            )
+        yield from _ident_findings(
+            self,
+            ctx,
+            _SM90_ATOM,
+            lambda t: (
+                f"CuTe/CUTLASS atom `{t}` targets Hopper/Blackwell tensor cores; {self.ADVICE}"
+            ),
+        )
         pp = ctx.pp
         seen = set()
         for m in code_matches(ctx, _SM90_ARCH, word_start=True):
@@ -106,16 +130,22 @@ class HopperBlackwellMma(Rule):
             if line in seen or pp.skip(m.start()):
                 continue
             seen.add(line)
-            yield self.finding(ctx, (m.start(1), m.end(1)), f"`arch::{m.group(1).decode()}` "
-                                                            "selects a CUTLASS "
-                               f"Hopper/Blackwell kernel (wgmma, TMA, clusters); {self.ADVICE}")
+            yield self.finding(
+                ctx,
+                (m.start(1), m.end(1)),
+                f"`arch::{m.group(1).decode()}` "
+                "selects a CUTLASS "
+                f"Hopper/Blackwell kernel (wgmma, TMA, clusters); {self.ADVICE}",
+            )
 
 
 # -- PT207 -------------------------------------------------------------------------------------
-_TMA_IDS = re.compile(r"\w*cuTensorMapEncode\w*|cuTensorMapReplace\w*|CUtensorMap\w*|CUtensorMap"
-                      r"|cp_async_bulk_tensor\w*|cp_async_bulk_global_to_shared|cp_async_bulk_shared_to_global"
-                      r"|cp_reduce_async_bulk\w*|SM(?:90|100)_TMA_\w+|SM90_BULK_\w+|make_tma_copy\w*"
-                      r"|make_tma_atom\w*|fence_proxy_async_shared_cta")
+_TMA_IDS = re.compile(
+    r"\w*cuTensorMapEncode\w*|cuTensorMapReplace\w*|CUtensorMap\w*|CUtensorMap"
+    r"|cp_async_bulk_tensor\w*|cp_async_bulk_global_to_shared|cp_async_bulk_shared_to_global"
+    r"|cp_reduce_async_bulk\w*|SM(?:90|100)_TMA_\w+|SM90_BULK_\w+|make_tma_copy\w*"
+    r"|make_tma_atom\w*|fence_proxy_async_shared_cta"
+)
 
 
 @register
@@ -148,35 +178,64 @@ class TmaTensorMap(Rule):
     - hipify-perl unsupported API list (`cuTensorMapEncode*`) [HIPIFY-PERL]
     - Triton AMD backend (`supports_tdm` for gfx1250) [TRI-AMD]
     """
+
     code = "PT207"
     name = "tma-tensor-map"
     severity = Severity.ERROR
     fix = Applicability.NONE
-    triggers = (b"TensorMap", b"tensormap", b"cp.async.bulk", b"cp_async_bulk", b"TMA", b"tma_",
-                b"cp.reduce.async.bulk", b"ptx::")
+    triggers = (
+        b"TensorMap",
+        b"tensormap",
+        b"cp.async.bulk",
+        b"cp_async_bulk",
+        b"TMA",
+        b"tma_",
+        b"cp.reduce.async.bulk",
+        b"ptx::",
+    )
     family = "tma"
-    ADVICE = ("load tiles with pointer arithmetic into LDS (16-byte vector loads) and "
-              "`__syncthreads()`")
+    ADVICE = (
+        "load tiles with pointer arithmetic into LDS (16-byte vector loads) and `__syncthreads()`"
+    )
 
     def check(self, ctx):
         for s in ctx.asm.family(self.family):
-            yield self.finding(ctx, s.span, f"{s.what()} (TMA bulk tensor copy) has no AMD "
-                               f"equivalent; {self.ADVICE}")
-        yield from _ident_findings(self, ctx, _TMA_IDS, lambda t: f"`{t}` is part of the Hopper "
-                                                                  "TMA "
-                                   f"(tensor-map) API, which AMD GPUs lack; {self.ADVICE}")
+            yield self.finding(
+                ctx,
+                s.span,
+                f"{s.what()} (TMA bulk tensor copy) has no AMD equivalent; {self.ADVICE}",
+            )
+        yield from _ident_findings(
+            self,
+            ctx,
+            _TMA_IDS,
+            lambda t: (
+                f"`{t}` is part of the Hopper "
+                "TMA "
+                f"(tensor-map) API, which AMD GPUs lack; {self.ADVICE}"
+            ),
+        )
 
 
 # -- PT208 -------------------------------------------------------------------------------------
-_BARRIER_QUAL = re.compile(rb"cuda\s*::\s*(?:(?:std\s*::\s*)?"
-                           rb"(barrier|latch|counting_semaphore"
-                           rb"|binary_semaphore)(?![\w$])|device\s*::\s*"
-                           rb"(barrier_arrive_tx|barrier_expect_tx|barrier_native_handle)(?![\w$]))")
+_BARRIER_QUAL = re.compile(
+    rb"cuda\s*::\s*(?:(?:std\s*::\s*)?"
+    rb"(barrier|latch|counting_semaphore"
+    rb"|binary_semaphore)(?![\w$])|device\s*::\s*"
+    rb"(barrier_arrive_tx|barrier_expect_tx|barrier_native_handle)(?![\w$]))"
+)
 _BARRIER_IDS = re.compile(r"__mbarrier_\w+|__awbarrier_\w+")
-_BARRIER_HEADERS = {"cuda/barrier", "cuda/std/barrier", "cuda/latch", "cuda/std/latch",
-                    "cuda/semaphore",
-                    "cuda/std/semaphore", "cuda_awbarrier.h", "cuda_awbarrier_primitives.h",
-                    "cuda_awbarrier_helpers.h"}
+_BARRIER_HEADERS = {
+    "cuda/barrier",
+    "cuda/std/barrier",
+    "cuda/latch",
+    "cuda/std/latch",
+    "cuda/semaphore",
+    "cuda/std/semaphore",
+    "cuda_awbarrier.h",
+    "cuda_awbarrier_primitives.h",
+    "cuda_awbarrier_helpers.h",
+}
 
 
 @register
@@ -216,6 +275,7 @@ class AsyncBarrier(Rule):
     - libhipcxx limitations page [LIBHIPCXX]
     - porter `mappings/libcxx.csv`, `headers.csv` (unsupported rows)
     """
+
     code = "PT208"
     name = "async-barrier"
     severity = Severity.ERROR
@@ -227,22 +287,31 @@ class AsyncBarrier(Rule):
     def check(self, ctx):
         pp = ctx.pp
         for s in ctx.asm.family(self.family):
-            yield self.finding(ctx, s.span, f"{s.what()} (mbarrier arrive/wait) has no AMD "
-                               f"equivalent; {self.ADVICE}")
+            yield self.finding(
+                ctx,
+                s.span,
+                f"{s.what()} (mbarrier arrive/wait) has no AMD equivalent; {self.ADVICE}",
+            )
         for m in code_matches(ctx, _BARRIER_QUAL, word_start=True):
             if pp.skip(m.start()):
                 continue
-            what = re.sub(r"\s+", "", ctx.data[m.start():m.end()].decode())
-            yield self.finding(ctx, (m.start(), m.end()), f"`{what}` is not supported by "
-                                                          "HIP/libhipcxx; "
-                               f"{self.ADVICE}")
-        yield from _ident_findings(self, ctx, _BARRIER_IDS, lambda t: f"`{t}` (mbarrier "
-                                                                      "intrinsic) has "
-                                   f"no HIP equivalent; {self.ADVICE}")
+            what = re.sub(r"\s+", "", ctx.data[m.start() : m.end()].decode())
+            yield self.finding(
+                ctx,
+                (m.start(), m.end()),
+                f"`{what}` is not supported by HIP/libhipcxx; {self.ADVICE}",
+            )
+        yield from _ident_findings(
+            self,
+            ctx,
+            _BARRIER_IDS,
+            lambda t: f"`{t}` (mbarrier intrinsic) has no HIP equivalent; {self.ADVICE}",
+        )
         for node, path in ((i.path_span, i.path) for i in ctx.includes):
             if path in _BARRIER_HEADERS and not pp.skip(node[0]):
-                yield self.finding(ctx, node, f"<{path}> is not supported by HIP/libhipcxx; "
-                                              f"{self.ADVICE}")
+                yield self.finding(
+                    ctx, node, f"<{path}> is not supported by HIP/libhipcxx; {self.ADVICE}"
+                )
 
 
 # -- PT209 -------------------------------------------------------------------------------------
@@ -254,11 +323,20 @@ _CLUSTER_IDS = re.compile(
     r"|cuOccupancyMaxPotentialClusterSize|CU_LAUNCH_ATTRIBUTE_(?:PREFERRED_)?CLUSTER_\w+"
     r"|CU_FUNC_ATTRIBUTE_\w*CLUSTER\w*|__cluster_(?:barrier_\w+|map_shared_rank|query_shared_rank)"
     r"|__clusterDim\w*|__clusterIdx|__clusterRelative\w+|__clusterGridDimInClusters|__clusterSizeInBlocks"
-    r"|this_cluster|cluster_group")
+    r"|this_cluster|cluster_group"
+)
 _CLUSTER_DIMS = re.compile(rb"__cluster_dims__(?![\w$])")
-_CLUSTER_METHODS = {"sync", "map_shared_rank", "block_rank", "block_index", "dim_blocks",
-                    "num_blocks",
-                    "barrier_arrive", "barrier_wait", "query_shared_rank"}
+_CLUSTER_METHODS = {
+    "sync",
+    "map_shared_rank",
+    "block_rank",
+    "block_index",
+    "dim_blocks",
+    "num_blocks",
+    "barrier_arrive",
+    "barrier_wait",
+    "query_shared_rank",
+}
 
 
 @register
@@ -297,6 +375,7 @@ class ThreadBlockCluster(Rule):
     - clang `__clang_hip_runtime_wrapper.h` (`__cluster_dims__` → `cluster_dims` attribute)
     - Triton AMD backend ("num_ctas > 1 not supported") [TRI-AMD]
     """
+
     code = "PT209"
     name = "thread-block-cluster"
     severity = Severity.ERROR
@@ -309,30 +388,51 @@ class ThreadBlockCluster(Rule):
         pp = ctx.pp
         no_cluster = tuple(t.arch for t in ctx.options.targets if t.arch != "gfx1250")
         for s in ctx.asm.family(self.family):
-            yield self.finding(ctx, s.span, f"{s.what()} (thread-block cluster / distributed "
-                               f"shared memory) has no AMD equivalent; {self.ADVICE}")
+            yield self.finding(
+                ctx,
+                s.span,
+                f"{s.what()} (thread-block cluster / distributed "
+                f"shared memory) has no AMD equivalent; {self.ADVICE}",
+            )
         for m in code_matches(ctx, _CLUSTER_DIMS, word_start=True):
             if pp.skip(m.start()):
                 continue
             if no_cluster:
-                yield self.finding(ctx, (m.start(), m.end()), "`__cluster_dims__` is rejected by "
-                                                              "HIP-Clang "
-                                   f"for {', '.join(no_cluster)} (clusters exist only on gfx1250); "
-                                   f"{self.ADVICE}", targets=no_cluster)
+                yield self.finding(
+                    ctx,
+                    (m.start(), m.end()),
+                    "`__cluster_dims__` is rejected by "
+                    "HIP-Clang "
+                    f"for {', '.join(no_cluster)} (clusters exist only on gfx1250); "
+                    f"{self.ADVICE}",
+                    targets=no_cluster,
+                )
             else:
-                yield self.finding(ctx, (m.start(), m.end()), "`__cluster_dims__` compiles only "
-                                                              "for gfx1250; "
-                                   "keep other targets out of this kernel", severity=Severity.INFO)
-        yield from _ident_findings(self, ctx, _CLUSTER_IDS, lambda t: f"`{t}` (thread-block "
-                                                                      "clusters) "
-                                   f"has no HIP equivalent; {self.ADVICE}")
+                yield self.finding(
+                    ctx,
+                    (m.start(), m.end()),
+                    "`__cluster_dims__` compiles only "
+                    "for gfx1250; "
+                    "keep other targets out of this kernel",
+                    severity=Severity.INFO,
+                )
+        yield from _ident_findings(
+            self,
+            ctx,
+            _CLUSTER_IDS,
+            lambda t: f"`{t}` (thread-block clusters) has no HIP equivalent; {self.ADVICE}",
+        )
         # methods on cluster objects: variables initialised from this_cluster() or typed
         # cluster_group
         cluster_vars = set()
         for d in ctx.nodes("init_declarator"):
             val, name = d.child_by_field_name("value"), d.child_by_field_name("declarator")
-            if val is not None and name is not None and name.type == "identifier" and \
-                    re.search(r"\bthis_cluster\s*\(", ctx.text(val)):
+            if (
+                val is not None
+                and name is not None
+                and name.type == "identifier"
+                and re.search(r"\bthis_cluster\s*\(", ctx.text(val))
+            ):
                 cluster_vars.add(ctx.text(name))
         for decl in ctx.nodes("declaration", "parameter_declaration"):
             t = decl.child_by_field_name("type")
@@ -350,20 +450,27 @@ class ThreadBlockCluster(Rule):
             if obj is None or fld is None:
                 continue
             meth = ctx.text(fld)
-            if meth == "map_shared_rank" or (meth in _CLUSTER_METHODS
-                                             and ctx.text(obj) in cluster_vars):
+            if meth == "map_shared_rank" or (
+                meth in _CLUSTER_METHODS and ctx.text(obj) in cluster_vars
+            ):
                 if pp.skip(call.start_byte):
                     continue
-                yield self.finding(ctx, call, f"`{ctx.text(obj)}.{meth}()` is a "
-                                              "thread-block-cluster "
-                                   f"operation with no AMD equivalent; {self.ADVICE}")
+                yield self.finding(
+                    ctx,
+                    call,
+                    f"`{ctx.text(obj)}.{meth}()` is a "
+                    "thread-block-cluster "
+                    f"operation with no AMD equivalent; {self.ADVICE}",
+                )
 
 
 # -- PT210 -------------------------------------------------------------------------------------
-_PDL_IDS = re.compile(r"cudaLaunchAttributeProgrammatic\w+|hipLaunchAttributeProgrammatic\w+"
-                      r"|cudaGridDependencySynchronize|cudaTriggerProgrammaticLaunchCompletion"
-                      r"|CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_\w+|programmaticStreamSerializationAllowed"
-                      r"|programmaticEvent")
+_PDL_IDS = re.compile(
+    r"cudaLaunchAttributeProgrammatic\w+|hipLaunchAttributeProgrammatic\w+"
+    r"|cudaGridDependencySynchronize|cudaTriggerProgrammaticLaunchCompletion"
+    r"|CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_\w+|programmaticStreamSerializationAllowed"
+    r"|programmaticEvent"
+)
 
 
 @register
@@ -405,36 +512,62 @@ class ProgrammaticDependentLaunch(Rule):
     - HIPIFY runtime API support table [HIPIFY-RT]; porter `mappings/runtime.csv`
     - Triton `language/extra/cuda/gdc.py` [TRI-XCUDA]
     """
+
     code = "PT210"
     name = "programmatic-dependent-launch"
     severity = Severity.ERROR
     fix = Applicability.DISPLAY
-    triggers = (b"Programmatic", b"programmatic", b"GridDependency", b"griddepcontrol",
-                b"PROGRAMMATIC")
+    triggers = (
+        b"Programmatic",
+        b"programmatic",
+        b"GridDependency",
+        b"griddepcontrol",
+        b"PROGRAMMATIC",
+    )
     family = "pdl"
 
     def check(self, ctx):
         for s in ctx.asm.family(self.family):
-            yield self.finding(ctx, s.span, f"{s.what()} (programmatic dependent launch) does not "
-                               f"exist on AMD; remove it: without PDL the kernel starts after its "
-                               f"predecessor finished")
+            yield self.finding(
+                ctx,
+                s.span,
+                f"{s.what()} (programmatic dependent launch) does not "
+                f"exist on AMD; remove it: without PDL the kernel starts after its "
+                f"predecessor finished",
+            )
 
         def msg(t):
             if t in ("cudaGridDependencySynchronize", "cudaTriggerProgrammaticLaunchCompletion"):
-                return (f"`{t}()` (programmatic dependent launch) does not exist in HIP; remove "
-                        "the call: "
-                        f"without PDL the kernel starts only after the previous one finished")
-            return (f"`{t}` (programmatic dependent launch) has no HIP equivalent; drop the "
-                    "attribute and "
-                    f"launch normally")
+                return (
+                    f"`{t}()` (programmatic dependent launch) does not exist in HIP; remove "
+                    "the call: "
+                    f"without PDL the kernel starts only after the previous one finished"
+                )
+            return (
+                f"`{t}` (programmatic dependent launch) has no HIP equivalent; drop the "
+                "attribute and "
+                f"launch normally"
+            )
+
         yield from _ident_findings(self, ctx, _PDL_IDS, msg)
 
 
 # -- PT211 -------------------------------------------------------------------------------------
-_DP_CALLS = {"cudaDeviceSynchronize", "hipDeviceSynchronize", "cudaLaunchKernel", "hipLaunchKernel",
-             "cudaLaunchDevice", "cudaGetParameterBuffer", "cudaGetParameterBufferV2",
-             "cudaStreamCreateWithFlags", "hipStreamCreateWithFlags", "cudaStreamTailLaunch",
-             "cudaStreamFireAndForget", "hipLaunchKernelGGL", "cudaLaunchCooperativeKernel"}
+_DP_CALLS = {
+    "cudaDeviceSynchronize",
+    "hipDeviceSynchronize",
+    "cudaLaunchKernel",
+    "hipLaunchKernel",
+    "cudaLaunchDevice",
+    "cudaGetParameterBuffer",
+    "cudaGetParameterBufferV2",
+    "cudaStreamCreateWithFlags",
+    "hipStreamCreateWithFlags",
+    "cudaStreamTailLaunch",
+    "cudaStreamFireAndForget",
+    "hipLaunchKernelGGL",
+    "cudaLaunchCooperativeKernel",
+}
 
 
 @register
@@ -467,6 +600,7 @@ class DynamicParallelism(Rule):
     - HIP FAQ (dynamic parallelism unsupported) [HFAQ]
     - HIP porting guide (`__HIP_ARCH_HAS_DYNAMIC_PARALLEL__`) [HPG]; `hip/hip_common.h` ROCm 7.2
     """
+
     code = "PT211"
     name = "dynamic-parallelism"
     severity = Severity.ERROR
@@ -482,11 +616,12 @@ class DynamicParallelism(Rule):
             body = fd.child_by_field_name("body")
             if decl is None or body is None:
                 continue
-            head = ctx.data[fd.start_byte:decl.start_byte]
+            head = ctx.data[fd.start_byte : decl.start_byte]
             if b"__global__" in head:
                 kind = "__global__"
-            elif re.search(rb"(?<![\w$])__device__(?![\w$])", head) and \
-                    not re.search(rb"(?<![\w$])__host__(?![\w$])", head):
+            elif re.search(rb"(?<![\w$])__device__(?![\w$])", head) and not re.search(
+                rb"(?<![\w$])__host__(?![\w$])", head
+            ):
                 kind = "__device__"
             else:
                 continue
@@ -497,20 +632,28 @@ class DynamicParallelism(Rule):
                     continue
                 fn = call.child_by_field_name("function")
                 callee = ctx.text(fn) if fn is not None else "a kernel"
-                yield self.finding(ctx, call if call.type == "call_expression" else kcs,
-                                   f"`{callee}<<<...>>>` launched from {kind} function `{fname}` "
-                                   "needs "
-                                   "dynamic parallelism, which HIP does not support; launch it "
-                                   "from "
-                                   f"the host or make the kernel persistent")
-            for call in ctx.captures("(call_expression function: (identifier) @f) @c",
-                                     body).get("c", []):
+                yield self.finding(
+                    ctx,
+                    call if call.type == "call_expression" else kcs,
+                    f"`{callee}<<<...>>>` launched from {kind} function `{fname}` "
+                    "needs "
+                    "dynamic parallelism, which HIP does not support; launch it "
+                    "from "
+                    f"the host or make the kernel persistent",
+                )
+            for call in ctx.captures("(call_expression function: (identifier) @f) @c", body).get(
+                "c", []
+            ):
                 fn = call.child_by_field_name("function")
                 name = ctx.text(fn) if fn is not None else ""
                 if name not in _DP_CALLS or pp.skip(call.start_byte):
                     continue
-                yield self.finding(ctx, call, f"`{name}()` in {kind} function `{fname}` is "
-                                              "device-side "
-                                   "runtime API (dynamic parallelism), which HIP does not "
-                                   "support; move "
-                                   f"it to the host")
+                yield self.finding(
+                    ctx,
+                    call,
+                    f"`{name}()` in {kind} function `{fname}` is "
+                    "device-side "
+                    "runtime API (dynamic parallelism), which HIP does not "
+                    "support; move "
+                    f"it to the host",
+                )

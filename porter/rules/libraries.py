@@ -1,4 +1,5 @@
 """PT85x: NVIDIA libraries without a drop-in AMD counterpart (hazards.md section J)."""
+
 from __future__ import annotations
 
 from re import Pattern
@@ -43,6 +44,7 @@ class CudnnToMiopen(Rule):
     - HIP porting guide, Library Equivalents
     - HIPIFY `CHANGELOG.md` 6.3.0 (MIOpen translation status)
     """
+
     code = "PT851"
     name = "cudnn-to-miopen"
     needs_tree = False
@@ -50,11 +52,20 @@ class CudnnToMiopen(Rule):
     triggers = (b"cudnn",)
 
     def check(self, ctx):
-        for inc, p in _includes(ctx, re.compile(r"^(cudnn(_\w+)?\.h|cudnn_frontend\.h|"
-                                                r"cudnn_frontend/.*)$")):
-            yield self.finding(ctx, inc, f"`{p}`: MIOpen is not a drop-in cuDNN; port the "
-                               f"descriptor/algorithm code to MIOpen's API by hand (or use a "
-                               f"framework operator)")
+        for inc, p in _includes(
+            ctx,
+            re.compile(
+                r"^(cudnn(_\w+)?\.h|cudnn_frontend\.h|"
+                r"cudnn_frontend/.*)$"
+            ),
+        ):
+            yield self.finding(
+                ctx,
+                inc,
+                f"`{p}`: MIOpen is not a drop-in cuDNN; port the "
+                f"descriptor/algorithm code to MIOpen's API by hand (or use a "
+                f"framework operator)",
+            )
 
 
 _HIPCXX_MISSING = re.compile(r"^cuda/(std/)?(barrier|latch|semaphore|pipeline|annotated_ptr)$")
@@ -87,6 +98,7 @@ class LibcuxxUnsupported(Rule):
     ## References
     - libhipcxx documentation, limitations and extensions pages
     """
+
     code = "PT852"
     name = "libcuxx-unsupported"
     needs_tree = False
@@ -97,8 +109,12 @@ class LibcuxxUnsupported(Rule):
 
     def check(self, ctx):
         for inc, p in _includes(ctx, _HIPCXX_MISSING):
-            yield self.finding(ctx, inc, f"`<{p}>` is not provided by libhipcxx: use "
-                               f"`__syncthreads()`/cooperative groups or atomics instead")
+            yield self.finding(
+                ctx,
+                inc,
+                f"`<{p}>` is not provided by libhipcxx: use "
+                f"`__syncthreads()`/cooperative groups or atomics instead",
+            )
 
 
 @register
@@ -128,6 +144,7 @@ class CutlassCute(Rule):
     - HIPIFY `hipify-perl` and SYCLomatic API listings (no CUTLASS/CuTe coverage)
     - ROCm documentation, optimizing with Composable Kernel
     """
+
     code = "PT853"
     name = "cutlass-cute"
     needs_tree = False
@@ -137,5 +154,9 @@ class CutlassCute(Rule):
     def check(self, ctx):
         for inc, p in _includes(ctx, re.compile(r"^(cutlass|cute)/")):
             lib = "CUTLASS" if p.startswith("cutlass") else "CuTe"
-            yield self.finding(ctx, inc, f"`{p}`: {lib} has no AMD port; reimplement the kernel "
-                               f"with Composable Kernel, hipBLASLt or rocWMMA")
+            yield self.finding(
+                ctx,
+                inc,
+                f"`{p}`: {lib} has no AMD port; reimplement the kernel "
+                f"with Composable Kernel, hipBLASLt or rocWMMA",
+            )

@@ -3,6 +3,7 @@
 Sizes come from the constant evaluator (`ctx.consts`, `porter.analysis.consts`); code that AMD
 does not compile is skipped through the vendor model (`ctx.vendor`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -46,8 +47,9 @@ def _is_shared_decl(ctx: RuleContext, d) -> bool:
     quals = [ctx.text(c) for c in d.children if c.type == "type_qualifier"]
     if "__shared__" not in quals:
         return False
-    return not any(c.type == "storage_class_specifier" and ctx.text(c) == "extern"
-                   for c in d.children)
+    return not any(
+        c.type == "storage_class_specifier" and ctx.text(c) == "extern" for c in d.children
+    )
 
 
 def _shared_decl_sizes(ctx: RuleContext, d, shadow) -> list[tuple[str, int | None]]:
@@ -62,13 +64,26 @@ def _shared_decl_sizes(ctx: RuleContext, d, shadow) -> list[tuple[str, int | Non
         for dd in decls:
             for n in walk(dd):
                 if n.type == "ERROR":
-                    kinds = [k for k in n.named_children if k.type in
-                             ("primitive_type", "type_identifier", "sized_type_specifier",
-                              "qualified_identifier")]
+                    kinds = [
+                        k
+                        for k in n.named_children
+                        if k.type
+                        in (
+                            "primitive_type",
+                            "type_identifier",
+                            "sized_type_specifier",
+                            "qualified_identifier",
+                        )
+                    ]
                     if kinds:
                         elem = type_size(ctx.text(kinds[-1]))
-        decls = [x for dd in decls for x in walk(dd) if x.type == "array_declarator"
-                 and (x.parent is None or x.parent.type != "array_declarator")][:1] or decls
+        decls = [
+            x
+            for dd in decls
+            for x in walk(dd)
+            if x.type == "array_declarator"
+            and (x.parent is None or x.parent.type != "array_declarator")
+        ][:1] or decls
     out = []
     for dd in decls:
         if dd.type == "init_declarator":
@@ -125,6 +140,7 @@ class LdsStaticLimit(Rule):
       160 KiB on MI350X/MI355X)
     - porter `../shared/hazards.md` LDS-STATIC-LIMIT
     """
+
     code = "PT401"
     name = "lds-static-limit"
     severity = Severity.ERROR
@@ -179,24 +195,29 @@ class LdsStaticLimit(Rule):
             if not over:
                 continue
             kname = function_name(ctx, fn) or "kernel"
-            detail = ", ".join(f"{n}: {s}" for n,
-                               s in parts[:6]) + (", ..." if len(parts) > 6 else "")
+            detail = ", ".join(f"{n}: {s}" for n, s in parts[:6]) + (
+                ", ..." if len(parts) > 6 else ""
+            )
             least = "at least " if unknown else ""
             where = fn.child_by_field_name("declarator") or fn
             yield self.finding(
-                ctx, (fn.start_byte, where.end_byte if where is not fn else fn.start_byte + 1),
+                ctx,
+                (fn.start_byte, where.end_byte if where is not fn else fn.start_byte + 1),
                 f"kernel `{kname}` declares {least}{fmt_bytes(total)} of static __shared__ memory "
                 f"({detail}), more than the LDS per workgroup ({_limits(over)}); re-tile or "
                 f"reduce stages so it fits",
-                targets=tuple(t.arch for t in over))
+                targets=tuple(t.arch for t in over),
+            )
 
 
 # -- PT402 ------------------------------------------------------------------------------------
 _SETATTR = ("cudaFuncSetAttribute", "hipFuncSetAttribute", "cuFuncSetAttribute")
-_DYN_ATTR = ("cudaFuncAttributeMaxDynamicSharedMemorySize",
-             "hipFuncAttributeMaxDynamicSharedMemorySize",
-             "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
-             "HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES")
+_DYN_ATTR = (
+    "cudaFuncAttributeMaxDynamicSharedMemorySize",
+    "hipFuncAttributeMaxDynamicSharedMemorySize",
+    "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
+    "HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES",
+)
 
 
 @register
@@ -230,11 +251,18 @@ class LdsDynamicOptin(Rule):
       `hipDeviceAttributeSharedMemPerBlockOptin`)
     - AMD GPU hardware specifications table (LDS per workgroup)
     """
+
     code = "PT402"
     name = "lds-dynamic-optin"
     severity = Severity.ERROR
-    triggers = (b"MaxDynamicSharedMemorySize", b"MAX_DYNAMIC_SHARED_SIZE_BYTES", b"<<<",
-                b"hipLaunchKernelGGL", b"LaunchKernel", b"dynamicSmemBytes")
+    triggers = (
+        b"MaxDynamicSharedMemorySize",
+        b"MAX_DYNAMIC_SHARED_SIZE_BYTES",
+        b"<<<",
+        b"hipLaunchKernelGGL",
+        b"LaunchKernel",
+        b"dynamicSmemBytes",
+    )
 
     def check(self, ctx: RuleContext) -> Iterator:
         c = ctx.consts
@@ -249,10 +277,13 @@ class LdsDynamicOptin(Rule):
             if not over:
                 return None
             return self.finding(
-                ctx, value_node,
+                ctx,
+                value_node,
                 f"{what} {fmt_bytes(v)} of dynamic shared memory, more than the LDS per "
                 f"workgroup ({_limits(over)}); query the limit at run time and pick a smaller "
-                f"tile for these targets", targets=tuple(t.arch for t in over))
+                f"tile for these targets",
+                targets=tuple(t.arch for t in over),
+            )
 
         for cl in ctx.calls.named(_SETATTR, forwarding=False):
             name, call, args = cl.name, cl.node, cl.args
@@ -272,9 +303,15 @@ class LdsDynamicOptin(Rule):
                 f = report(call, args[3], "this launch requests")
                 if f:
                     yield f
-        for cl in ctx.calls.named(("cudaLaunchKernel", "hipLaunchKernel",
-                                  "cudaLaunchCooperativeKernel", "hipLaunchCooperativeKernel"),
-                                 forwarding=False):
+        for cl in ctx.calls.named(
+            (
+                "cudaLaunchKernel",
+                "hipLaunchKernel",
+                "cudaLaunchCooperativeKernel",
+                "hipLaunchCooperativeKernel",
+            ),
+            forwarding=False,
+        ):
             name, call, args = cl.name, cl.node, cl.args
             if len(args) >= 5:
                 f = report(call, args[4], f"`{name}` requests")
@@ -283,24 +320,38 @@ class LdsDynamicOptin(Rule):
         for fld in ctx.identifiers(("dynamicSmemBytes",), kinds={"field_identifier"}):
             fe = fld.parent
             asg = fe.parent if fe is not None else None
-            if asg is not None and asg.type == "assignment_expression" and \
-                    asg.child_by_field_name("left") == fe:
+            if (
+                asg is not None
+                and asg.type == "assignment_expression"
+                and asg.child_by_field_name("left") == fe
+            ):
                 f = report(asg, asg.child_by_field_name("right"), "`dynamicSmemBytes` requests")
                 if f:
                     yield f
 
 
 # -- PT403 ------------------------------------------------------------------------------------
-_CACHECFG = ("cudaFuncSetCacheConfig", "hipFuncSetCacheConfig", "cudaDeviceSetCacheConfig",
-             "hipDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig",
-             "hipDeviceSetSharedMemConfig",
-             "cudaFuncSetSharedMemConfig", "hipFuncSetSharedMemConfig", "cuFuncSetCacheConfig",
-             "cuCtxSetCacheConfig", "cuCtxSetSharedMemConfig", "hipCtxSetCacheConfig",
-             "hipCtxSetSharedMemConfig")
-_CARVEOUT = ("cudaFuncAttributePreferredSharedMemoryCarveout",
-             "hipFuncAttributePreferredSharedMemoryCarveout",
-             "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT",
-             "HIP_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT")
+_CACHECFG = (
+    "cudaFuncSetCacheConfig",
+    "hipFuncSetCacheConfig",
+    "cudaDeviceSetCacheConfig",
+    "hipDeviceSetCacheConfig",
+    "cudaDeviceSetSharedMemConfig",
+    "hipDeviceSetSharedMemConfig",
+    "cudaFuncSetSharedMemConfig",
+    "hipFuncSetSharedMemConfig",
+    "cuFuncSetCacheConfig",
+    "cuCtxSetCacheConfig",
+    "cuCtxSetSharedMemConfig",
+    "hipCtxSetCacheConfig",
+    "hipCtxSetSharedMemConfig",
+)
+_CARVEOUT = (
+    "cudaFuncAttributePreferredSharedMemoryCarveout",
+    "hipFuncAttributePreferredSharedMemoryCarveout",
+    "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT",
+    "HIP_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT",
+)
 
 
 @register
@@ -329,11 +380,16 @@ class SmemCarveoutCacheConfig(Rule):
     - HIPIFY runtime API support table (cache and shared-memory configuration rows)
     - HIP documentation, hardware implementation (LDS and cache hierarchy)
     """
+
     code = "PT403"
     name = "smem-carveout-cache-config"
     severity = Severity.INFO
-    triggers = (b"CacheConfig", b"SharedMemConfig", b"SharedMemoryCarveout",
-                b"SHARED_MEMORY_CARVEOUT")
+    triggers = (
+        b"CacheConfig",
+        b"SharedMemConfig",
+        b"SharedMemoryCarveout",
+        b"SHARED_MEMORY_CARVEOUT",
+    )
 
     def check(self, ctx: RuleContext) -> Iterator:
         for cl in ctx.calls.named(_CACHECFG, forwarding=False):
@@ -341,19 +397,26 @@ class SmemCarveoutCacheConfig(Rule):
             if ctx.vendor.at(call).not_for_amd:
                 continue
             yield self.finding(
-                ctx, call.child_by_field_name("function"),
+                ctx,
+                call.child_by_field_name("function"),
                 f"`{name}` configures an L1/shared-memory split or bank size that AMD GPUs do not "
                 f"have (LDS is separate from L1), so it has no effect there; drop it or guard it "
-                f"with #ifndef __HIP_PLATFORM_AMD__")
+                f"with #ifndef __HIP_PLATFORM_AMD__",
+            )
         for cl in ctx.calls.named(_SETATTR, forwarding=False):
             name, call, args = cl.name, cl.node, cl.args
-            if len(args) >= 2 and ctx.text(args[1]).split("::")[-1] in _CARVEOUT \
-                    and not ctx.vendor.at(call).not_for_amd:
+            if (
+                len(args) >= 2
+                and ctx.text(args[1]).split("::")[-1] in _CARVEOUT
+                and not ctx.vendor.at(call).not_for_amd
+            ):
                 yield self.finding(
-                    ctx, args[1],
+                    ctx,
+                    args[1],
                     f"`{ctx.text(args[1])}` sets a shared-memory carveout; AMD's LDS is separate "
                     f"from L1, so the hint has no effect there; drop it or guard it with "
-                    f"#ifndef __HIP_PLATFORM_AMD__")
+                    f"#ifndef __HIP_PLATFORM_AMD__",
+                )
 
 
 # -- PT404 / PT405 ----------------------------------------------------------------------------
@@ -368,7 +431,7 @@ def _split_args(data: bytes, open_paren: int) -> tuple[list[tuple[int, int]], in
     depth, angle, start, spans = 0, 0, open_paren + 1, []
     i = open_paren
     while i < len(data):
-        ch = data[i:i + 1]
+        ch = data[i : i + 1]
         if ch in (b"(", b"[", b"{"):
             depth += 1
         elif ch in (b")", b"]", b"}"):
@@ -377,14 +440,14 @@ def _split_args(data: bytes, open_paren: int) -> tuple[list[tuple[int, int]], in
                 if angle:
                     return None
                 spans.append((start, i))
-                return [s for s in spans if data[s[0]:s[1]].strip()] or [], i + 1
-        elif ch == b"<" and data[i + 1:i + 2] not in (b"<", b"=") and data[i - 1:i] != b"<":
+                return [s for s in spans if data[s[0] : s[1]].strip()] or [], i + 1
+        elif ch == b"<" and data[i + 1 : i + 2] not in (b"<", b"=") and data[i - 1 : i] != b"<":
             j = i - 1
-            while j > open_paren and data[j:j + 1] in (b" ", b"\t", b"\n"):
+            while j > open_paren and data[j : j + 1] in (b" ", b"\t", b"\n"):
                 j -= 1
-            if re.match(rb"[\w]", data[j:j + 1]):
+            if re.match(rb"[\w]", data[j : j + 1]):
                 angle += 1
-        elif ch == b">" and angle and data[i - 1:i] != b"-":
+        elif ch == b">" and angle and data[i - 1 : i] != b"-":
             angle -= 1
         elif ch == b"," and depth == 1 and not angle:
             spans.append((start, i))
@@ -408,9 +471,9 @@ def launch_bounds(ctx: RuleContext):
 
 
 def _arg_value(ctx: RuleContext, span, shadow) -> int | None:
-    assert ctx.root is not None         # launch-bounds rules need the tree
+    assert ctx.root is not None  # launch-bounds rules need the tree
     node = ctx.root.descendant_for_byte_range(*span) if span else None
-    text = ctx.data[span[0]:span[1]].decode("utf-8", "replace").strip()
+    text = ctx.data[span[0] : span[1]].decode("utf-8", "replace").strip()
     # prefer the tree node when it covers exactly the argument (keeps template shadowing)
     if node is not None and ctx.btext(node).strip() == text.encode() and node.type != "ERROR":
         return ctx.consts.eval(node, shadow)
@@ -422,9 +485,9 @@ def _arg_value(ctx: RuleContext, span, shadow) -> int | None:
 def _comma_outside_parens(raw: bytes) -> bool:
     depth = 0
     for ch in raw:
-        if ch == 0x28:        # (
+        if ch == 0x28:  # (
             depth += 1
-        elif ch == 0x29:      # )
+        elif ch == 0x29:  # )
             depth -= 1
         elif ch == 0x2C and depth == 0:
             return True
@@ -433,7 +496,7 @@ def _comma_outside_parens(raw: bytes) -> bool:
 
 def _short(raw: bytes, limit: int = 40) -> str:
     text = " ".join(raw.decode("utf-8", "replace").split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _lb_shadow(ctx: RuleContext, pos: int) -> frozenset[str]:
@@ -475,6 +538,7 @@ class LaunchBoundsMinBlocks(Rule):
     - ROCm 7.2 `hip/amd_detail/amd_hip_runtime.h` (`launch_bounds_impl1` expands to
       `amdgpu_waves_per_eu(minBlocksPerMultiprocessor)`)
     """
+
     code = "PT404"
     name = "launch-bounds-min-blocks"
     severity = Severity.WARNING
@@ -490,22 +554,26 @@ class LaunchBoundsMinBlocks(Rule):
                 continue
             shadow = _lb_shadow(ctx, start)
             mx, mn = (_arg_value(ctx, a, shadow) for a in args)
-            mn_text = _short(ctx.data[args[1][0]:args[1][1]])
-            mx_text = _short(ctx.data[args[0][0]:args[0][1]])
+            mn_text = _short(ctx.data[args[1][0] : args[1][1]])
+            mx_text = _short(ctx.data[args[0][0] : args[0][1]])
             if mn is not None and mn <= 1:
                 continue
             if mx is not None and mn is not None:
-                conv = (f"; the HIP guide's conversion MIN_BLOCKS * MAX_THREADS / 32 gives "
-                        f"{mn * mx // 32}, and {mn} blocks of {mx} threads are "
-                        f"{mn * -(-mx // 64)} waves per CU on wave64 targets")
+                conv = (
+                    f"; the HIP guide's conversion MIN_BLOCKS * MAX_THREADS / 32 gives "
+                    f"{mn * mx // 32}, and {mn} blocks of {mx} threads are "
+                    f"{mn * -(-mx // 64)} waves per CU on wave64 targets"
+                )
             else:
                 conv = "; the HIP guide converts with MIN_BLOCKS * MAX_THREADS / 32"
             yield self.finding(
-                ctx, (start, end),
+                ctx,
+                (start, end),
                 f"`__launch_bounds__({mx_text}, {mn_text})`: HIP reads the second argument "
                 f"`{mn_text}` as minimum waves per execution unit (amdgpu_waves_per_eu), not "
                 f"minimum blocks per multiprocessor{conv}; recompute it for the occupancy you "
-                f"want or use amdgpu_waves_per_eu explicitly")
+                f"want or use amdgpu_waves_per_eu explicitly",
+            )
 
 
 @register
@@ -545,6 +613,7 @@ class LaunchBoundsUnsupportedForm(Rule):
       `__launch_bounds__`)
     - HIP FAQ (maximum threads per block: 1024)
     """
+
     code = "PT405"
     name = "launch-bounds-unsupported-form"
     severity = Severity.ERROR
@@ -560,34 +629,42 @@ class LaunchBoundsUnsupportedForm(Rule):
             text = _short(ctx.data[start:end], 80)
             # HIP's __launch_bounds__ is a variadic macro: the preprocessor splits a template
             # argument list (`Traits<A, B>::kThreads`) at its commas. Parentheses keep it whole.
-            wrap = [a for a in args if _comma_outside_parens(ctx.data[a[0]:a[1]])]
+            wrap = [a for a in args if _comma_outside_parens(ctx.data[a[0] : a[1]])]
             if wrap and len(args) <= 2:
-                fx = self.make_fix([e for a in wrap for e in (Edit(a[0], a[0], b"("),
-                                                             Edit(a[1], a[1], b")"))],
-                                   Applicability.SAFE, "parenthesize the template expression")
+                fx = self.make_fix(
+                    [e for a in wrap for e in (Edit(a[0], a[0], b"("), Edit(a[1], a[1], b")"))],
+                    Applicability.SAFE,
+                    "parenthesize the template expression",
+                )
                 yield self.finding(
-                    ctx, (start, end),
+                    ctx,
+                    (start, end),
                     f"`{text}`: HIP's __launch_bounds__ is a macro, so the commas of the template "
                     f"arguments split it into extra arguments; wrap the expression in parentheses",
-                    fix=fx)
+                    fix=fx,
+                )
                 continue
             if len(args) >= 3:
                 yield self.finding(
-                    ctx, (start, end),
+                    ctx,
+                    (start, end),
                     f"`{text}` has a third (cluster) argument: HIP's __launch_bounds__ takes at "
-                    f"most two and AMD has no thread-block clusters; drop the extra argument")
+                    f"most two and AMD has no thread-block clusters; drop the extra argument",
+                )
                 continue
             if args:
                 mx = _arg_value(ctx, args[0], _lb_shadow(ctx, start))
                 if mx is not None and mx > 1024:
                     yield self.finding(
-                        ctx, (start, end),
+                        ctx,
+                        (start, end),
                         f"`{text}` allows {mx} threads per block; AMD GPUs (like NVIDIA's) run "
-                        f"at most 1024, so the attribute is rejected; use 1024 or less")
+                        f"at most 1024, so the attribute is rejected; use 1024 or less",
+                    )
 
 
 # -- PT406 ------------------------------------------------------------------------------------
-_AMBIGUOUS = "ambiguous"      # a local dim3 declared twice, assigned, or not constant
+_AMBIGUOUS = "ambiguous"  # a local dim3 declared twice, assigned, or not constant
 
 
 _Dim3s = dict[str, "tuple[int, ...] | str"]
@@ -627,15 +704,21 @@ def _local_dim3s(ctx: RuleContext, fn_body, shadow) -> _Dim3s:
     c = ctx.consts
     out: _Dim3s = {}
     for d in walk(fn_body):
-        if d.type == "declaration" and d.child_by_field_name("type") is not None and \
-                ctx.text(d.child_by_field_name("type")) == "dim3":
+        if (
+            d.type == "declaration"
+            and d.child_by_field_name("type") is not None
+            and ctx.text(d.child_by_field_name("type")) == "dim3"
+        ):
             for dd in d.children_by_field_name("declarator"):
                 if dd.type != "init_declarator":
                     continue
                 name = ctx.text(dd.child_by_field_name("declarator"))
                 val = dd.child_by_field_name("value")
-                if name in out or val is None or \
-                        val.type not in ("argument_list", "initializer_list"):
+                if (
+                    name in out
+                    or val is None
+                    or val.type not in ("argument_list", "initializer_list")
+                ):
                     out[name] = _AMBIGUOUS
                     continue
                 xyz = _xyz([c.eval(a, shadow) for a in val.named_children])
@@ -675,6 +758,7 @@ class GridSize2p32(Rule):
     - HIP FAQ (grid dimension limits)
     - HIP kernel language reference, built-in variables (`gridDim`, `blockDim`)
     """
+
     code = "PT406"
     name = "grid-size-2p32"
     severity = Severity.ERROR
@@ -699,8 +783,10 @@ class GridSize2p32(Rule):
             if key not in per_function:
                 shadow = shadowed_names(ctx, fn) if fn is not None else frozenset()
                 body = fn.child_by_field_name("body") if fn is not None else None
-                per_function[key] = (shadow, _local_dim3s(ctx, body, shadow)
-                                     if body is not None else None)
+                per_function[key] = (
+                    shadow,
+                    _local_dim3s(ctx, body, shadow) if body is not None else None,
+                )
             shadow, local_dim3s = per_function[key]
             gd, bd = _dim3(ctx, g, shadow, local_dim3s), _dim3(ctx, b, shadow, local_dim3s)
             if gd is None or bd is None:
@@ -708,10 +794,12 @@ class GridSize2p32(Rule):
             for axis, gv, bv in zip("xyz", gd, bd):
                 if gv * bv >= 1 << 32:
                     yield self.finding(
-                        ctx, node,
+                        ctx,
+                        node,
                         f"this launch has gridDim.{axis} * blockDim.{axis} = {gv} * {bv} = "
                         f"{gv * bv} threads, at or above 2^32, which HIP does not support; use a "
-                        f"grid-stride loop with a smaller grid")
+                        f"grid-stride loop with a smaller grid",
+                    )
                     break
 
 
@@ -745,6 +833,7 @@ class MaxRRegCount(Rule):
     ## References
     - HIP kernel language reference, maxregcount section
     """
+
     code = "PT407"
     name = "maxrregcount"
     severity = Severity.WARNING
@@ -760,10 +849,12 @@ class MaxRRegCount(Rule):
                     s = pos + m.start()
                     flag = m.group(0).decode("utf-8", "replace")
                     yield self.finding(
-                        ctx, (s, pos + m.end()),
+                        ctx,
+                        (s, pos + m.end()),
                         f"`{flag}` has no HIP-Clang equivalent; for the AMD build drop it and "
                         f"bound registers with __launch_bounds__ or amdgpu_waves_per_eu on the "
-                        f"kernels")
+                        f"kernels",
+                    )
                 pos += len(line) + 1
             return
         for m in _MAXNREG.finditer(ctx.data):
@@ -776,8 +867,10 @@ class MaxRRegCount(Rule):
             sp = _split_args(ctx.data, m.end() - 1)
             end = sp[1] if sp else m.end()
             yield self.finding(
-                ctx, (m.start(), end),
-                f"`{ctx.data[m.start():end].decode('utf-8', 'replace')}` is not defined by HIP "
+                ctx,
+                (m.start(), end),
+                f"`{ctx.data[m.start() : end].decode('utf-8', 'replace')}` is not defined by HIP "
                 f"and does not compile; drop it (guard it with #ifndef __HIP_PLATFORM_AMD__) and "
                 f"use __launch_bounds__ or amdgpu_waves_per_eu",
-                severity=Severity.ERROR)
+                severity=Severity.ERROR,
+            )

@@ -1,4 +1,5 @@
 """PT70x: numerics and data types (hazards.md section H)."""
+
 from __future__ import annotations
 
 from ..analysis.functions import ancestors, device_kind, enclosing_function
@@ -43,6 +44,7 @@ class DirectedRounding(Rule):
     - clang `__clang_hip_math.h` (LLVM 22; `OCML_BASIC_ROUNDED_OPERATIONS` guards)
     - HIPIFY `hipify-perl` unsupported device functions
     """
+
     code = "PT701"
     name = "directed-rounding"
     severity = Severity.ERROR
@@ -53,15 +55,26 @@ class DirectedRounding(Rule):
             return
         for cl in ctx.calls.named(_DIRECTED):
             name, ident, _call, _args = cl.name, cl.callee, cl.node, cl.args
-            yield self.finding(ctx, ident, f"`{name}` is declared by HIP only when compiling with "
-                               f"`-DOCML_BASIC_ROUNDED_OPERATIONS`: add that define, or use the "
-                               f"round-to-nearest `{name[:-3]}_rn` with an error analysis")
+            yield self.finding(
+                ctx,
+                ident,
+                f"`{name}` is declared by HIP only when compiling with "
+                f"`-DOCML_BASIC_ROUNDED_OPERATIONS`: add that define, or use the "
+                f"round-to-nearest `{name[:-3]}_rn` with an error analysis",
+            )
 
 
 _OCP_TYPES = re.compile(r"__(?:nv|hip)_fp8(?:x2|x4)?_e(?:4m3|5m2)")
 _FNUZ_TYPES = re.compile(r"__hip_fp8(?:x2|x4)?_e(?:4m3|5m2)_fnuz")
-_FP8_GUARDS = ("HIP_FP8_TYPE", "__gfx9", "__gfx12", "__gfx11", "__HIP_DEVICE_COMPILE__",
-               "__CUDA_ARCH__", "__HIP_PLATFORM")
+_FP8_GUARDS = (
+    "HIP_FP8_TYPE",
+    "__gfx9",
+    "__gfx12",
+    "__gfx11",
+    "__HIP_DEVICE_COMPILE__",
+    "__CUDA_ARCH__",
+    "__HIP_PLATFORM",
+)
 
 
 @register
@@ -99,6 +112,7 @@ class Fp8TypesPerTarget(Rule):
     - HIP reference, fp8 numbers (`fp8_numbers.rst`)
     - hipBLASLt: FNUZ only on gfx942, OCP only on gfx950/gfx12 (ROCm issue #6019)
     """
+
     code = "PT702"
     name = "fp8-types-per-target"
     severity = Severity.ERROR
@@ -108,12 +122,15 @@ class Fp8TypesPerTarget(Rule):
         fnuz = tuple(t.arch for t in ctx.options.targets if t.fp8 == "fnuz")
         ocp = tuple(t.arch for t in ctx.options.targets if t.fp8 == "ocp")
         seen: set[tuple[int, str]] = set()
-        for pattern, archs, kind, other in ((_FNUZ_TYPES, ocp, "FNUZ", "OCP"),
-                                            (_OCP_TYPES, fnuz, "OCP", "FNUZ")):
+        for pattern, archs, kind, other in (
+            (_FNUZ_TYPES, ocp, "FNUZ", "OCP"),
+            (_OCP_TYPES, fnuz, "OCP", "FNUZ"),
+        ):
             if not archs:
                 continue
-            for ident in ctx.identifiers(re.compile(pattern.pattern),
-                                         kinds=frozenset({"type_identifier", "identifier"})):
+            for ident in ctx.identifiers(
+                re.compile(pattern.pattern), kinds=frozenset({"type_identifier", "identifier"})
+            ):
                 name = ctx.text(ident)
                 fn = enclosing_function(ident, lambdas=True)
                 if fn is None or device_kind(ctx, ident) == "host":
@@ -125,15 +142,21 @@ class Fp8TypesPerTarget(Rule):
                     continue
                 seen.add(key)
                 where = "/".join(archs)
-                yield self.finding(ctx, ident, f"`{name}` is an {kind} fp8 type, but {where} "
-                                   f"compute fp8 only in {other}: HIP declares its device "
-                                   f"conversions host-only there; select the "
-                                   f"{'`_fnuz`' if other == 'FNUZ' else 'OCP'} type per target",
-                                   targets=archs)
+                yield self.finding(
+                    ctx,
+                    ident,
+                    f"`{name}` is an {kind} fp8 type, but {where} "
+                    f"compute fp8 only in {other}: HIP declares its device "
+                    f"conversions host-only there; select the "
+                    f"{'`_fnuz`' if other == 'FNUZ' else 'OCP'} type per target",
+                    targets=archs,
+                )
 
 
-_E4M3_MAX = re.compile(rb"^448(?:\.0*)?(?:[eE]\+?0+)?[fFlL]?$|^448\.0*[fF]?$"
-                       rb"|^4\.48[eE]\+?0*2[fF]?$")
+_E4M3_MAX = re.compile(
+    rb"^448(?:\.0*)?(?:[eE]\+?0+)?[fFlL]?$|^448\.0*[fF]?$"
+    rb"|^4\.48[eE]\+?0*2[fF]?$"
+)
 _FP8_CONTEXT = re.compile(rb"fp8|e4m3|E4M3|FP8|float8")
 
 
@@ -167,6 +190,7 @@ class Fp8FnuzRange(Rule):
     - HIP reference, fp8 numbers (FNUZ definition)
     - ROCm 7.2 `hip/amd_detail/amd_hip_fp8.h` (saturation clamps at 240.0 and 448.0)
     """
+
     code = "PT703"
     name = "fp8-fnuz-range"
     severity = Severity.ERROR
@@ -177,8 +201,10 @@ class Fp8FnuzRange(Rule):
         if not fnuz or not _FP8_CONTEXT.search(ctx.data):
             return
         where = "/".join(fnuz)
-        msg = (f"448 is the OCP E4M3 maximum; {where} compute fp8 as E4M3-FNUZ, whose maximum is "
-               f"240: take the limit per target")
+        msg = (
+            f"448 is the OCP E4M3 maximum; {where} compute fp8 as E4M3-FNUZ, whose maximum is "
+            f"240: take the limit per target"
+        )
         for lit in ctx.nodes("number_literal"):
             t = ctx.btext(lit)
             if (b"." in t or b"e" in t.lower() or t[-1:] in b"fF") and _E4M3_MAX.match(t):
@@ -187,16 +213,27 @@ class Fp8FnuzRange(Rule):
                 yield self.finding(ctx, lit, msg, targets=fnuz)
         for body in ctx.macro_bodies():
             text = ctx.btext(body)
-            for m in re.finditer(rb"(?<![\w.])(448\.0*[fF]?|448[fF]|4\.48[eE]\+?0*2[fF]?)(?![\w.])",
-                                 text):
-                yield self.finding(ctx, (body.start_byte + m.start(1), body.start_byte + m.end(1)),
-                                   msg, targets=fnuz)
+            for m in re.finditer(
+                rb"(?<![\w.])(448\.0*[fF]?|448[fF]|4\.48[eE]\+?0*2[fF]?)(?![\w.])", text
+            ):
+                yield self.finding(
+                    ctx,
+                    (body.start_byte + m.start(1), body.start_byte + m.end(1)),
+                    msg,
+                    targets=fnuz,
+                )
 
 
-_TF32 = ("CUBLAS_TF32_TENSOR_OP_MATH", "HIPBLAS_TF32_TENSOR_OP_MATH",
-         "CUBLAS_COMPUTE_32F_FAST_TF32", "HIPBLAS_COMPUTE_32F_FAST_TF32",
-         "CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION", "CUBLASLT_COMPUTE_32F_FAST_TF32",
-         "setAllowTF32CuBLAS", "setAllowTF32CuDNN")
+_TF32 = (
+    "CUBLAS_TF32_TENSOR_OP_MATH",
+    "HIPBLAS_TF32_TENSOR_OP_MATH",
+    "CUBLAS_COMPUTE_32F_FAST_TF32",
+    "HIPBLAS_COMPUTE_32F_FAST_TF32",
+    "CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION",
+    "CUBLASLT_COMPUTE_32F_FAST_TF32",
+    "setAllowTF32CuBLAS",
+    "setAllowTF32CuDNN",
+)
 
 
 @register
@@ -227,6 +264,7 @@ class Tf32MathMode(Rule):
     - Triton AMD backend `compiler.py` (`tf32` allowed only for gfx942)
     - rocWMMA API reference (`xf32` data type)
     """
+
     code = "PT704"
     name = "tf32-math-mode"
     severity = Severity.WARNING
@@ -243,8 +281,13 @@ class Tf32MathMode(Rule):
                 parts.append(f"{'/'.join(other)} run it as full fp32")
             if xf32:
                 parts.append(f"{'/'.join(xf32)} use XF32, whose numerics differ from TF32")
-            yield self.finding(ctx, ident, f"`{name}` requests TF32, but " + " and ".join(parts)
-                               + ": choose the precision explicitly per target")
+            yield self.finding(
+                ctx,
+                ident,
+                f"`{name}` requests TF32, but "
+                + " and ".join(parts)
+                + ": choose the precision explicitly per target",
+            )
 
 
 @register
@@ -275,6 +318,7 @@ class LongDouble(Rule):
     ## References
     - HIP programming manual, "Use of Long Double Type"
     """
+
     code = "PT705"
     name = "long-double"
     severity = Severity.WARNING
@@ -283,7 +327,7 @@ class LongDouble(Rule):
     def check(self, ctx):
         kernel_types: set[str] = set()
         for fn in ctx.nodes("function_definition"):
-            head = ctx.data[fn.start_byte:(fn.child_by_field_name("body") or fn).start_byte]
+            head = ctx.data[fn.start_byte : (fn.child_by_field_name("body") or fn).start_byte]
             if b"__global__" in head:
                 kernel_types.update(re.findall(r"[A-Za-z_]\w*", head.decode("utf-8", "replace")))
         for st in ctx.nodes("sized_type_specifier"):
@@ -291,22 +335,38 @@ class LongDouble(Rule):
             if text != "long double":
                 continue
             kind = device_kind(ctx, st)
-            if kind == "hd" and st.parent is not None and st.parent.type in (
-                    "parameter_declaration", "function_definition", "template_argument_list",
-                    "type_descriptor"):
-                continue   # long double overloads of __host__ __device__ functions (math sets)
+            if (
+                kind == "hd"
+                and st.parent is not None
+                and st.parent.type
+                in (
+                    "parameter_declaration",
+                    "function_definition",
+                    "template_argument_list",
+                    "type_descriptor",
+                )
+            ):
+                continue  # long double overloads of __host__ __device__ functions (math sets)
             if kind != "host":
-                yield self.finding(ctx, st, "`long double` is a 64-bit double on AMD GPUs (80-bit "
-                                   "on the x86 host): use `double`")
+                yield self.finding(
+                    ctx,
+                    st,
+                    "`long double` is a 64-bit double on AMD GPUs (80-bit "
+                    "on the x86 host): use `double`",
+                )
                 continue
             for a in ancestors(st):
                 if a.type in ("struct_specifier", "class_specifier"):
                     name = a.child_by_field_name("name")
                     if name is not None and ctx.text(name) in kernel_types:
-                        yield self.finding(ctx, st, f"`long double` member of `{ctx.text(name)}`, "
-                                           f"which is passed to a kernel: the layout differs "
-                                           f"between the x86 host (80-bit) and the GPU (64-bit); "
-                                           f"use `double`")
+                        yield self.finding(
+                            ctx,
+                            st,
+                            f"`long double` member of `{ctx.text(name)}`, "
+                            f"which is passed to a kernel: the layout differs "
+                            f"between the x86 host (80-bit) and the GPU (64-bit); "
+                            f"use `double`",
+                        )
                     break
 
 
@@ -343,35 +403,74 @@ class FpContraction(Rule):
     - clang `__clang_hip_math.h` (`__fmul_rn` is `__x * __y` without
       `OCML_BASIC_ROUNDED_OPERATIONS`)
     """
+
     code = "PT706"
     name = "fp-contraction"
     severity = Severity.INFO
     triggers = tuple(n.encode() for n in _RN)
 
     def check(self, ctx):
-        if _OCML in ctx.data or re.search(rb"fp\s+contract\s*\(\s*off|FP_CONTRACT\s+OFF|"
-                                          rb"ffp-contract=off", ctx.data):
+        if _OCML in ctx.data or re.search(
+            rb"fp\s+contract\s*\(\s*off|FP_CONTRACT\s+OFF|"
+            rb"ffp-contract=off",
+            ctx.data,
+        ):
             return
         for cl in ctx.calls.named(_RN):
             name, ident, _call, _args = cl.name, cl.callee, cl.node, cl.args
-            yield self.finding(ctx, ident, f"`{name}` is a plain operation in HIP and may be fused "
-                               f"into an FMA (clang's default -ffp-contract=fast-honor-pragmas): "
-                               f"add `#pragma clang fp contract(off)` if the code relies on it "
-                               f"not being contracted")
+            yield self.finding(
+                ctx,
+                ident,
+                f"`{name}` is a plain operation in HIP and may be fused "
+                f"into an FMA (clang's default -ffp-contract=fast-honor-pragmas): "
+                f"add `#pragma clang fp contract(off)` if the code relies on it "
+                f"not being contracted",
+            )
 
 
 # ROCm 7.2 declares these only for one 16-bit float type, where CUDA 13 has both (computed from
 # amd_hip_fp16.h / amd_hip_bf16.h against cuda_fp16.h / cuda_bf16.h)
 _HIP_BF16_ONLY = frozenset({"__hmax2", "__hmin2"})
-_HIP_FP16_ONLY = frozenset({"__hadd2_sat", "__hadd_sat", "__hequ2", "__hfma2_sat", "__hfma_sat",
-                            "__hgeu2", "__hgtu2", "__hleu2", "__hltu2", "__hmax_nan", "__hmin_nan",
-                            "__hmul2_sat", "__hmul_sat", "__hneu2", "__hsub2_sat", "__hsub_sat"})
+_HIP_FP16_ONLY = frozenset(
+    {
+        "__hadd2_sat",
+        "__hadd_sat",
+        "__hequ2",
+        "__hfma2_sat",
+        "__hfma_sat",
+        "__hgeu2",
+        "__hgtu2",
+        "__hleu2",
+        "__hltu2",
+        "__hmax_nan",
+        "__hmin_nan",
+        "__hmul2_sat",
+        "__hmul_sat",
+        "__hneu2",
+        "__hsub2_sat",
+        "__hsub_sat",
+    }
+)
 _HALF_T = re.compile(r"\b(?:__half2?|half2?)\b")
 _BF16_T = re.compile(r"\b(?:__nv_bfloat162?|nv_bfloat162?|__hip_bfloat162?|hip_bfloat16)\b")
-_HALF_MAKERS = ("__float2half", "__float2half_rn", "__floats2half2_rn", "__half2half2",
-                "__float2half2_rn", "__halves2half2", "__low2half2", "__high2half2")
-_BF16_MAKERS = ("__float2bfloat16", "__float2bfloat16_rn", "__floats2bfloat162_rn",
-                "__bfloat162bfloat162", "__float22bfloat162_rn", "__halves2bfloat162")
+_HALF_MAKERS = (
+    "__float2half",
+    "__float2half_rn",
+    "__floats2half2_rn",
+    "__half2half2",
+    "__float2half2_rn",
+    "__halves2half2",
+    "__low2half2",
+    "__high2half2",
+)
+_BF16_MAKERS = (
+    "__float2bfloat16",
+    "__float2bfloat16_rn",
+    "__floats2bfloat162_rn",
+    "__bfloat162bfloat162",
+    "__float22bfloat162_rn",
+    "__halves2bfloat162",
+)
 
 
 @register
@@ -405,6 +504,7 @@ class HalfBf16OneTypeOnly(Rule):
     - ROCm 7.2 `hip/amd_detail/amd_hip_fp16.h`, `amd_hip_bf16.h`
     - CUDA 13 `cuda_fp16.hpp`, `cuda_bf16.hpp`
     """
+
     code = "PT707"
     name = "half-bf16-one-type-only"
     severity = Severity.ERROR
@@ -421,10 +521,14 @@ class HalfBf16OneTypeOnly(Rule):
                 if (kind == "half") == want_bf16:
                     have = "__half" if kind == "half" else "bf16"
                     only = "bfloat16" if want_bf16 else "half"
-                    yield self.finding(ctx, ident, f"`{name}` on {have} values: ROCm 7.2 "
-                                                   "declares it "
-                                       f"for {only} only, so this call does not compile; compute "
-                                       f"through float or compare and select by hand")
+                    yield self.finding(
+                        ctx,
+                        ident,
+                        f"`{name}` on {have} values: ROCm 7.2 "
+                        "declares it "
+                        f"for {only} only, so this call does not compile; compute "
+                        f"through float or compare and select by hand",
+                    )
                 break
 
     @staticmethod

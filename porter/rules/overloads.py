@@ -1,4 +1,5 @@
 """PT812: overload sets that collapse when CUDA types become HIP types."""
+
 from __future__ import annotations
 
 import re
@@ -34,8 +35,8 @@ def _amd_guard(data: bytes, owner) -> list[Edit] | None:
     start = data.rfind(b"\n", 0, owner.start_byte) + 1
     end = data.find(b"\n", owner.end_byte)
     end = len(data) if end < 0 else end
-    rest = data[owner.end_byte:end].strip(b" \t;\r")
-    if data[start:owner.start_byte].strip() or (rest and not rest.startswith(b"//")):
+    rest = data[owner.end_byte : end].strip(b" \t;\r")
+    if data[start : owner.start_byte].strip() or (rest and not rest.startswith(b"//")):
         return None
     return [Edit(start, start, _GUARD_OPEN), Edit(end, end, _GUARD_CLOSE)]
 
@@ -91,12 +92,22 @@ class CollapsingOverloads(Rule):
       the runtime and the driver API
     - porter's `mappings/runtime.csv` and `mappings/driver.csv` (the CUDA -> HIP type rows)
     """
+
     code = "PT812"
     name = "overloads-collapse-after-porting"
     severity = Severity.ERROR
     fix = Applicability.SAFE
-    triggers = (b"cuda", b"CU", b"cublas", b"cusparse", b"cufft", b"curand", b"cusolver",
-                b"cudnn", b"nvrtc")
+    triggers = (
+        b"cuda",
+        b"CU",
+        b"cublas",
+        b"cusparse",
+        b"cufft",
+        b"curand",
+        b"cusolver",
+        b"cudnn",
+        b"nvrtc",
+    )
 
     def wanted(self, idents: set[bytes], index) -> bool:
         """Two overloads collapse only when two distinct identifiers of the file map to one name
@@ -138,14 +149,20 @@ class CollapsingOverloads(Rule):
                 reported.add(hip)
                 fn = name.decode("utf-8", "replace")
                 edits = _amd_guard(ctx.data, _owner(node.parent))
-                fix = None if edits is None else self.make_fix(
-                    edits, Applicability.SAFE, "keep this overload off AMD")
+                fix = (
+                    None
+                    if edits is None
+                    else self.make_fix(edits, Applicability.SAFE, "keep this overload off AMD")
+                )
                 yield self.finding(
-                    ctx, node,
+                    ctx,
+                    node,
                     f"`{fn}({', '.join(first)})` and `{fn}({', '.join(cuda)})` both become "
                     f"`{fn}({', '.join(hip)})` after porting, so the port no longer compiles: "
                     f"keep one of them on AMD (put this one under "
-                    f"`#if !defined(__HIP_PLATFORM_AMD__)`) or rename it", fix=fix)
+                    f"`#if !defined(__HIP_PLATFORM_AMD__)`) or rename it",
+                    fix=fix,
+                )
 
     @staticmethod
     def _signature(params) -> tuple[str, ...]:
@@ -160,7 +177,7 @@ class CollapsingOverloads(Rule):
             if p.type == "optional_parameter_declaration":
                 default = p.child_by_field_name("default_value")
                 if default is not None:
-                    text = text[:default.start_byte - p.start_byte].rstrip().rstrip("=")
+                    text = text[: default.start_byte - p.start_byte].rstrip().rstrip("=")
             if name:
                 text = re.sub(r"\b" + re.escape(name.decode()) + r"\b", "", text, count=1)
             out.append(" ".join(text.split()))
@@ -172,5 +189,5 @@ class CollapsingOverloads(Rule):
             rows = ctx.index.by_name.get(m.group(0))
             row = ctx.index.pick(rows, None) if rows else None
             return row.hip if row is not None and row.hip else m.group(0)
-        return _IDENT.sub(one, text)
 
+        return _IDENT.sub(one, text)

@@ -4,6 +4,7 @@ The finding connects a build file (setup.py, a JIT `load(...)` call) to its sour
 findings, so it is made after every file of the run has been checked (`link_extensions`, called
 by porter.commands), not by a per-file check.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,7 +19,7 @@ CODE = "PT909"
 #: the inline-PTX rules (porter/rules/asm.py): inline assembly, PTX special registers,
 #: cp.async, mma/ldmatrix
 INLINE_PTX = frozenset({"PT201", "PT202", "PT203", "PT204"})
-_SHOWN = 3          # findings named in the message
+_SHOWN = 3  # findings named in the message
 
 
 @register
@@ -54,6 +55,7 @@ class TorchExtensionSourceUnhandled(Rule):
       `hipify_python.hipify(...)` when `IS_HIP_EXTENSION`; `.cu` files are compiled with hipcc
     - PyTorch `torch/utils/hipify/hipify_python.py` (what the build-time hipify rewrites)
     """
+
     code = CODE
     name = "torch-extension-source-unhandled"
     severity = Severity.WARNING
@@ -72,8 +74,9 @@ def _counts(findings: Sequence[Finding]) -> str:
     return ", ".join(f"{c} ×{n}" if n > 1 else c for c, n in sorted(by.items()))
 
 
-def _message(src_rel: str, call: str, name: str | None, ptx: list[Finding],
-             errors: list[Finding]) -> str:
+def _message(
+    src_rel: str, call: str, name: str | None, ptx: list[Finding], errors: list[Finding]
+) -> str:
     what = []
     if ptx:
         first = ptx[0]
@@ -81,16 +84,21 @@ def _message(src_rel: str, call: str, name: str | None, ptx: list[Finding],
     if errors:
         shown = ", ".join(f"{f.code} at line {f.line}" for f in errors[:_SHOWN])
         more = f" and {len(errors) - _SHOWN} more" if len(errors) > _SHOWN else ""
-        what.append(f"{len(errors)} other error{'' if len(errors) == 1 else 's'} "
-                    f"({shown}{more})")
+        what.append(f"{len(errors)} other error{'' if len(errors) == 1 else 's'} ({shown}{more})")
     ext = f"{call} `{name}`" if name else call
-    return (f"`{src_rel}`, compiled by {ext}, has {' and '.join(what)}: PyTorch's build-time "
-            "hipify does not port these, so the extension will not build on ROCm as it is; fix "
-            "them in the source")
+    return (
+        f"`{src_rel}`, compiled by {ext}, has {' and '.join(what)}: PyTorch's build-time "
+        "hipify does not port these, so the extension will not build on ROCm as it is; fix "
+        "them in the source"
+    )
 
 
-def link_extensions(jobs: Sequence, results: Sequence, rule_codes: Iterable[str] | None = None,
-                    severity: Severity | None = None) -> None:
+def link_extensions(
+    jobs: Sequence,
+    results: Sequence,
+    rule_codes: Iterable[str] | None = None,
+    severity: Severity | None = None,
+) -> None:
     """Add a PT909 finding to each Python build file whose PyTorch extension compiles a source
     of this run that has inline PTX or error-severity findings. *jobs* and *results* are the
     run's engine jobs and results, in the same order; *severity* overrides the rule's."""
@@ -98,13 +106,17 @@ def link_extensions(jobs: Sequence, results: Sequence, rule_codes: Iterable[str]
         return
     from ..parse.pyext import find_extensions
     from ..parse.python import PySyntaxError, parse
+
     by_path = {_key(j.entry.path): r for j, r in zip(jobs, results)}
     for job, res in zip(jobs, results):
         if res.kind != "python" or res.status == "error":
             continue
         path = Path(job.entry.path)
-        original = Path(job.backup) if getattr(job, "backup", None) and \
-            Path(job.backup).is_file() else path      # --in-place: the lines as they were
+        original = (
+            Path(job.backup)
+            if getattr(job, "backup", None) and Path(job.backup).is_file()
+            else path
+        )  # --in-place: the lines as they were
         try:
             data = original.read_bytes()
         except OSError:
@@ -125,14 +137,22 @@ def link_extensions(jobs: Sequence, results: Sequence, rule_codes: Iterable[str]
                     continue
                 open_ = [f for f in other.findings if not f.extra.get("fixed")]
                 ptx = [f for f in open_ if f.code in INLINE_PTX]
-                errors = [f for f in open_ if f.code not in INLINE_PTX and
-                          f.severity is Severity.ERROR]
+                errors = [
+                    f for f in open_ if f.code not in INLINE_PTX and f.severity is Severity.ERROR
+                ]
                 if not ptx and not errors:
                     continue
-                res.findings.append(Finding(
-                    CODE, severity or TorchExtensionSourceUnhandled.severity,
-                    _message(other.rel, ext.call, ext.name, ptx, errors), res.rel, s.line,
-                    s.col, name=s.path))
+                res.findings.append(
+                    Finding(
+                        CODE,
+                        severity or TorchExtensionSourceUnhandled.severity,
+                        _message(other.rel, ext.call, ext.name, ptx, errors),
+                        res.rel,
+                        s.line,
+                        s.col,
+                        name=s.path,
+                    )
+                )
                 added = True
         if added:
             res.findings.sort(key=Finding.sort_key)

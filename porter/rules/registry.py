@@ -1,4 +1,5 @@
 """The rule registry: every module in porter/rules/ registers its rules on import."""
+
 from __future__ import annotations
 
 import importlib
@@ -20,7 +21,7 @@ def register(cls: type[Rule]) -> type[Rule]:
     if not NAME_RE.match(cls.name):
         raise ValueError(f"bad rule name {cls.name!r} ({cls.code})")
     try:
-        cls.fix = Applicability(cls.fix)      # a plain "safe" becomes Applicability.SAFE
+        cls.fix = Applicability(cls.fix)  # a plain "safe" becomes Applicability.SAFE
     except ValueError:
         raise ValueError(f"bad fix applicability {cls.fix!r} ({cls.code})") from None
     if cls.code in _RULES and _RULES[cls.code] is not cls:
@@ -35,6 +36,7 @@ def _load() -> None:
         return
     _LOADED = True
     from .. import rules as pkg
+
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         if mod.name not in ("base", "registry"):
             importlib.import_module(f"{pkg.__name__}.{mod.name}")
@@ -58,6 +60,7 @@ def get(code_or_name: str) -> type[Rule] | None:
 
 def select(select: list[str] | None, ignore: list[str] | None) -> list[type[Rule]]:
     """Rules chosen by --select/--ignore; entries may be codes, code prefixes (PT1) or names."""
+
     def match(rule: type[Rule], pats: list[str]) -> bool:
         for p in pats:
             p = p.strip()
@@ -66,6 +69,7 @@ def select(select: list[str] | None, ignore: list[str] | None) -> list[type[Rule
             if p.upper() == "ALL" or rule.code.startswith(p.upper()) or rule.name == p:
                 return True
         return False
+
     chosen = [r for r in all_rules() if (not select or match(r, select))]
     if ignore:
         chosen = [r for r in chosen if not match(r, ignore)]

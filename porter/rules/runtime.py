@@ -1,4 +1,5 @@
 """PT80x: runtime, driver, RTC, binaries and language features (hazards.md section I)."""
+
 from __future__ import annotations
 
 from ..analysis.functions import ancestors, enclosing_function, function_head
@@ -9,10 +10,14 @@ from ..parse import cuda as P
 from .base import Rule
 from .registry import register
 
-_ARCH_OPT = re.compile(r"(?:^|\s)(-arch[= ]|--gpu-architecture[= ]|-gencode\s*arch=)"
-                       r"\s*(?:sm|compute|lto)_\w*")
-_NV_ONLY_OPT = re.compile(r"(?:^|\s)(-default-device|--extensible-whole-program|-ewp|"
-                          r"--dopt|-dlto|--dlink-time-opt)\b")
+_ARCH_OPT = re.compile(
+    r"(?:^|\s)(-arch[= ]|--gpu-architecture[= ]|-gencode\s*arch=)"
+    r"\s*(?:sm|compute|lto)_\w*"
+)
+_NV_ONLY_OPT = re.compile(
+    r"(?:^|\s)(-default-device|--extensible-whole-program|-ewp|"
+    r"--dopt|-dlto|--dlink-time-opt)\b"
+)
 
 
 def _string_content(ctx, lit) -> str:
@@ -51,6 +56,7 @@ class NvrtcOptions(Rule):
     - HIP RTC programming guide (`hip_rtc.md`: options, `hiprtcGetCode`, target-ID syntax)
     - hipify_torch `cuda_to_hip_mappings.py` (`nvrtc.h` -> `hip/hiprtc.h`)
     """
+
     code = "PT801"
     name = "nvrtc-options"
     severity = Severity.ERROR
@@ -66,16 +72,28 @@ class NvrtcOptions(Rule):
             m = _ARCH_OPT.search(s) or _NV_ONLY_OPT.search(s)
             if not m:
                 continue
-            yield self.finding(ctx, lit, f"NVRTC option `{s.strip()}` is not understood by "
-                               f"hipRTC: pass `--gpu-architecture=<gfx arch>` (or nothing) on AMD "
-                               f"and drop NVIDIA-only options")
+            yield self.finding(
+                ctx,
+                lit,
+                f"NVRTC option `{s.strip()}` is not understood by "
+                f"hipRTC: pass `--gpu-architecture=<gfx arch>` (or nothing) on AMD "
+                f"and drop NVIDIA-only options",
+            )
 
 
 _LOAD_FILE = ("cuModuleLoad", "hipModuleLoad")
 _LOAD_EX = ("cuModuleLoadDataEx", "hipModuleLoadDataEx")
-_JIT_INPUT = ("CU_JIT_INPUT_PTX", "CU_JIT_INPUT_CUBIN", "CU_JIT_INPUT_FATBINARY",
-              "hipJitInputPtx", "hipJitInputCubin", "hipJitInputFatBinary",
-              "HIPRTC_JIT_INPUT_PTX", "HIPRTC_JIT_INPUT_CUBIN", "HIPRTC_JIT_INPUT_FATBINARY")
+_JIT_INPUT = (
+    "CU_JIT_INPUT_PTX",
+    "CU_JIT_INPUT_CUBIN",
+    "CU_JIT_INPUT_FATBINARY",
+    "hipJitInputPtx",
+    "hipJitInputCubin",
+    "hipJitInputFatBinary",
+    "HIPRTC_JIT_INPUT_PTX",
+    "HIPRTC_JIT_INPUT_CUBIN",
+    "HIPRTC_JIT_INPUT_FATBINARY",
+)
 _NV_BIN = re.compile(r"\.(ptx|cubin|fatbin)\s*$")
 _PTX_TEXT = re.compile(r"^\s*(//[^\n]*\n\s*)*\.version\s+\d+\.\d+\s*(\\n|\n)?\s*\.target\s+sm_")
 
@@ -109,11 +127,19 @@ class ModuleBinaryFormat(Rule):
     - HIP kernel language reference, Kernel Compilation (`--genco`)
     - HIP RTC programming guide (linker inputs)
     """
+
     code = "PT802"
     name = "module-binary-format"
     severity = Severity.ERROR
-    triggers = (b"ModuleLoad", b"JIT_INPUT", b"JitInput", b".version", b".ptx", b".cubin",
-                b".fatbin")
+    triggers = (
+        b"ModuleLoad",
+        b"JIT_INPUT",
+        b"JitInput",
+        b".version",
+        b".ptx",
+        b".cubin",
+        b".fatbin",
+    )
 
     def check(self, ctx):
         for cl in ctx.calls.named(_LOAD_FILE):
@@ -122,41 +148,68 @@ class ModuleBinaryFormat(Rule):
                 s = _string_content(ctx, args[1])
                 m = _NV_BIN.search(s)
                 if m:
-                    yield self.finding(ctx, args[1], f"`{name}` of the NVIDIA binary \"{s}\" "
-                                       f"cannot load on AMD: build a `.co` code object with "
-                                       f"`hipcc --genco --offload-arch=...` and load that")
+                    yield self.finding(
+                        ctx,
+                        args[1],
+                        f'`{name}` of the NVIDIA binary "{s}" '
+                        f"cannot load on AMD: build a `.co` code object with "
+                        f"`hipcc --genco --offload-arch=...` and load that",
+                    )
         for cl in ctx.calls.named(_LOAD_EX):
             name, ident, _call, args = cl.name, cl.callee, cl.node, cl.args
             if len(args) >= 3 and ctx.text(args[2]).strip() not in ("0", "0u", "0U"):
-                yield self.finding(ctx, ident, f"`{name}` with JIT options: AMD has no PTX JIT "
-                                   f"and HIP does not implement these options; load a code "
-                                   f"object built for the target", severity=Severity.WARNING)
+                yield self.finding(
+                    ctx,
+                    ident,
+                    f"`{name}` with JIT options: AMD has no PTX JIT "
+                    f"and HIP does not implement these options; load a code "
+                    f"object built for the target",
+                    severity=Severity.WARNING,
+                )
         for ident in ctx.identifiers(_JIT_INPUT, kinds=frozenset({"identifier"})):
             if ident.parent is not None and ident.parent.type == "enumerator":
                 continue
-            yield self.finding(ctx, ident, f"`{ctx.text(ident)}`: AMD has no PTX/cubin JIT "
-                               f"linking (the hipRTC linker takes LLVM bitcode): link bitcode "
-                               f"from hipRTC (`-fgpu-rdc`) or prebuilt code objects instead")
+            yield self.finding(
+                ctx,
+                ident,
+                f"`{ctx.text(ident)}`: AMD has no PTX/cubin JIT "
+                f"linking (the hipRTC linker takes LLVM bitcode): link bitcode "
+                f"from hipRTC (`-fgpu-rdc`) or prebuilt code objects instead",
+            )
         for lit in ctx.nodes("string_literal", "raw_string_literal", "concatenated_string"):
             if lit.parent is not None and lit.parent.type == "concatenated_string":
                 continue
             text = ctx.text(lit)
             if ".version" not in text or ".target" not in text:
                 continue
-            s = "".join(ctx.text(c) for c in P.captures(
-                "[(string_content) (raw_string_content)] @s", lit).get("s", []))
+            s = "".join(
+                ctx.text(c)
+                for c in P.captures("[(string_content) (raw_string_content)] @s", lit).get("s", [])
+            )
             if _PTX_TEXT.search(s):
-                yield self.finding(ctx, lit, "embedded PTX cannot run on AMD GPUs: embed the "
-                                   "CUDA C++ source and compile it with hipRTC, or ship a code "
-                                   "object")
+                yield self.finding(
+                    ctx,
+                    lit,
+                    "embedded PTX cannot run on AMD GPUs: embed the "
+                    "CUDA C++ source and compile it with hipRTC, or ship a code "
+                    "object",
+                )
 
 
-_SYMBOL_ARG = {"cudaMemcpyToSymbol": 0, "cudaMemcpyToSymbolAsync": 0,
-               "cudaMemcpyFromSymbol": 1, "cudaMemcpyFromSymbolAsync": 1,
-               "cudaGetSymbolAddress": 1, "cudaGetSymbolSize": 1,
-               "hipMemcpyToSymbol": 0, "hipMemcpyToSymbolAsync": 0,
-               "hipMemcpyFromSymbol": 1, "hipMemcpyFromSymbolAsync": 1,
-               "hipGetSymbolAddress": 1, "hipGetSymbolSize": 1}
+_SYMBOL_ARG = {
+    "cudaMemcpyToSymbol": 0,
+    "cudaMemcpyToSymbolAsync": 0,
+    "cudaMemcpyFromSymbol": 1,
+    "cudaMemcpyFromSymbolAsync": 1,
+    "cudaGetSymbolAddress": 1,
+    "cudaGetSymbolSize": 1,
+    "hipMemcpyToSymbol": 0,
+    "hipMemcpyToSymbolAsync": 0,
+    "hipMemcpyFromSymbol": 1,
+    "hipMemcpyFromSymbolAsync": 1,
+    "hipGetSymbolAddress": 1,
+    "hipGetSymbolSize": 1,
+}
 
 
 @register
@@ -189,6 +242,7 @@ class MemcpySymbolByName(Rule):
       `hip/amd_detail/amd_hip_runtime.h` (`HIP_SYMBOL`)
     - HIPIFY `hipify-perl` `transformHostFunctions`
     """
+
     code = "PT803"
     name = "memcpy-symbol-by-name"
     severity = Severity.ERROR
@@ -205,15 +259,27 @@ class MemcpySymbolByName(Rule):
                 inner = a.child_by_field_name("arguments")
                 a = inner.named_children[0] if inner is not None and inner.named_children else a
             if a.type in ("string_literal", "concatenated_string"):
-                yield self.finding(ctx, a, f"`{name}` with the symbol name {ctx.text(a)} as a "
-                                   f"string: HIP (like CUDA since 5.0) needs the variable itself; "
-                                   f"pass the `__device__`/`__constant__` variable")
+                yield self.finding(
+                    ctx,
+                    a,
+                    f"`{name}` with the symbol name {ctx.text(a)} as a "
+                    f"string: HIP (like CUDA since 5.0) needs the variable itself; "
+                    f"pass the `__device__`/`__constant__` variable",
+                )
 
 
-_FUNC_ARG = {"cudaFuncSetAttribute": 0, "cudaFuncGetAttributes": 1, "cudaLaunchKernel": 0,
-             "cudaFuncSetCacheConfig": 0, "cudaFuncSetSharedMemConfig": 0,
-             "hipFuncSetAttribute": 0, "hipFuncGetAttributes": 1, "hipLaunchKernel": 0,
-             "hipFuncSetCacheConfig": 0, "hipFuncSetSharedMemConfig": 0}
+_FUNC_ARG = {
+    "cudaFuncSetAttribute": 0,
+    "cudaFuncGetAttributes": 1,
+    "cudaLaunchKernel": 0,
+    "cudaFuncSetCacheConfig": 0,
+    "cudaFuncSetSharedMemConfig": 0,
+    "hipFuncSetAttribute": 0,
+    "hipFuncGetAttributes": 1,
+    "hipLaunchKernel": 0,
+    "hipFuncSetCacheConfig": 0,
+    "hipFuncSetSharedMemConfig": 0,
+}
 
 
 def _declared_functions(ctx) -> set[str]:
@@ -266,12 +332,18 @@ class FuncPtrCasts(Rule):
     - HIPIFY `CHANGELOG.md` 6.2.0 and `hipify-perl` `transformHostFunctions`
     - ROCm 7.2 `hip/hip_runtime_api.h` (`hipFuncSetAttribute(const void* func, ...)`)
     """
+
     code = "PT804"
     name = "func-ptr-casts"
     severity = Severity.ERROR
     fix = Applicability.SAFE
-    triggers = (b"FuncSetAttribute", b"FuncGetAttributes", b"LaunchKernel", b"FuncSetCacheConfig",
-                b"FuncSetSharedMemConfig")
+    triggers = (
+        b"FuncSetAttribute",
+        b"FuncGetAttributes",
+        b"LaunchKernel",
+        b"FuncSetCacheConfig",
+        b"FuncSetSharedMemConfig",
+    )
 
     def check(self, ctx):
         found = ctx.calls.named(tuple(_FUNC_ARG))
@@ -301,12 +373,21 @@ class FuncPtrCasts(Rule):
                 continue
             if ctx.text(n) not in funcs and not _kernel_like(ctx, n):
                 continue
-            fx = self.make_fix([Edit(a.start_byte, a.start_byte, b"reinterpret_cast<const void*>("),
-                                Edit(a.end_byte, a.end_byte, b")")], Applicability.SAFE,
-                               "cast the kernel to `const void*`")
-            yield self.finding(ctx, a, f"`{name}` takes `const void*` in HIP (no template "
-                               f"overload): pass `reinterpret_cast<const void*>({ctx.text(a)})`",
-                               fix=fx)
+            fx = self.make_fix(
+                [
+                    Edit(a.start_byte, a.start_byte, b"reinterpret_cast<const void*>("),
+                    Edit(a.end_byte, a.end_byte, b")"),
+                ],
+                Applicability.SAFE,
+                "cast the kernel to `const void*`",
+            )
+            yield self.finding(
+                ctx,
+                a,
+                f"`{name}` takes `const void*` in HIP (no template "
+                f"overload): pass `reinterpret_cast<const void*>({ctx.text(a)})`",
+                fix=fx,
+            )
 
 
 def _kernel_like(ctx, ident) -> bool:
@@ -322,8 +403,12 @@ def _kernel_like(ctx, ident) -> bool:
             continue
         decl = node.parent
         function_pointer = False
-        while decl is not None and decl.type not in ("declaration", "parameter_declaration",
-                                                    "field_declaration", "function_definition"):
+        while decl is not None and decl.type not in (
+            "declaration",
+            "parameter_declaration",
+            "field_declaration",
+            "function_definition",
+        ):
             function_pointer = function_pointer or decl.type == "function_declarator"
             decl = decl.parent
         if function_pointer:
@@ -335,9 +420,9 @@ def _kernel_like(ctx, ident) -> bool:
         t = decl.child_by_field_name("type")
         text = ctx.text(decl)
         if t is not None and ctx.text(t).strip() in ("void", "const void") and "*" in text:
-            return False          # already a void pointer
+            return False  # already a void pointer
         return True
-    return True                   # declared elsewhere: a kernel from another translation unit
+    return True  # declared elsewhere: a kernel from another translation unit
 
 
 @register
@@ -366,6 +451,7 @@ class ConstantInTemplate(Rule):
     - HIP kernel language reference, `__constant__`
     - HIP issue #3201
     """
+
     code = "PT805"
     name = "constant-in-template"
     severity = Severity.WARNING
@@ -382,12 +468,20 @@ class ConstantInTemplate(Rule):
                 if a.type in ("function_definition", "compound_statement"):
                     break
                 if a.type == "template_declaration":
-                    names = [ctx.text(n) for n in P.captures(
-                        "[(identifier) (field_identifier)] @n", decl).get("n", [])[:1]]
+                    names = [
+                        ctx.text(n)
+                        for n in P.captures("[(identifier) (field_identifier)] @n", decl).get(
+                            "n", []
+                        )[:1]
+                    ]
                     what = f"`{names[0]}`" if names else "this variable"
-                    yield self.finding(ctx, decl, f"`__constant__` {what} is declared inside a "
-                                       f"template, which HIP documents as undefined behaviour: "
-                                       f"move it to namespace scope")
+                    yield self.finding(
+                        ctx,
+                        decl,
+                        f"`__constant__` {what} is declared inside a "
+                        f"template, which HIP documents as undefined behaviour: "
+                        f"move it to namespace scope",
+                    )
                     break
 
 
@@ -427,6 +521,7 @@ class PerThreadDefaultStream(Rule):
     - HIP FAQ and programming manual (per-thread default stream)
     - ROCm 7.2 `hip/amd_detail/amd_hip_runtime_pt_api.h` (`HIP_API_PER_THREAD_DEFAULT_STREAM`)
     """
+
     code = "PT806"
     name = "per-thread-default-stream"
     severity = Severity.WARNING
@@ -438,21 +533,56 @@ class PerThreadDefaultStream(Rule):
             n = d.child_by_field_name("name")
             if n is None or ctx.text(n) != "CUDA_API_PER_THREAD_DEFAULT_STREAM":
                 continue
-            fx = self.make_fix([Edit(n.start_byte, n.end_byte,
-                                     b"HIP_API_PER_THREAD_DEFAULT_STREAM")],
-                               Applicability.SAFE, "use HIP's per-thread default stream macro")
-            yield self.finding(ctx, n, "HIP ignores `CUDA_API_PER_THREAD_DEFAULT_STREAM`: define "
-                               "`HIP_API_PER_THREAD_DEFAULT_STREAM` (or compile with "
-                               "`-fgpu-default-stream=per-thread`)", fix=fx)
+            fx = self.make_fix(
+                [Edit(n.start_byte, n.end_byte, b"HIP_API_PER_THREAD_DEFAULT_STREAM")],
+                Applicability.SAFE,
+                "use HIP's per-thread default stream macro",
+            )
+            yield self.finding(
+                ctx,
+                n,
+                "HIP ignores `CUDA_API_PER_THREAD_DEFAULT_STREAM`: define "
+                "`HIP_API_PER_THREAD_DEFAULT_STREAM` (or compile with "
+                "`-fgpu-default-stream=per-thread`)",
+                fix=fx,
+            )
 
 
-_CTX = ("cuCtxCreate", "cuCtxCreate_v2", "cuCtxPushCurrent", "cuCtxPopCurrent", "cuCtxSetCurrent",
-        "cuCtxDestroy", "cuDevicePrimaryCtxRetain", "hipCtxCreate", "hipCtxPushCurrent",
-        "hipCtxPopCurrent", "hipCtxSetCurrent", "hipCtxDestroy", "hipDevicePrimaryCtxRetain")
-_RUNTIME = ("cudaMalloc", "cudaMemcpy", "cudaMemcpyAsync", "cudaFree", "cudaStreamCreate",
-            "cudaDeviceSynchronize", "cudaSetDevice", "cudaLaunchKernel", "cudaMallocManaged",
-            "hipMalloc", "hipMemcpy", "hipMemcpyAsync", "hipFree", "hipStreamCreate",
-            "hipDeviceSynchronize", "hipSetDevice", "hipLaunchKernel", "hipMallocManaged")
+_CTX = (
+    "cuCtxCreate",
+    "cuCtxCreate_v2",
+    "cuCtxPushCurrent",
+    "cuCtxPopCurrent",
+    "cuCtxSetCurrent",
+    "cuCtxDestroy",
+    "cuDevicePrimaryCtxRetain",
+    "hipCtxCreate",
+    "hipCtxPushCurrent",
+    "hipCtxPopCurrent",
+    "hipCtxSetCurrent",
+    "hipCtxDestroy",
+    "hipDevicePrimaryCtxRetain",
+)
+_RUNTIME = (
+    "cudaMalloc",
+    "cudaMemcpy",
+    "cudaMemcpyAsync",
+    "cudaFree",
+    "cudaStreamCreate",
+    "cudaDeviceSynchronize",
+    "cudaSetDevice",
+    "cudaLaunchKernel",
+    "cudaMallocManaged",
+    "hipMalloc",
+    "hipMemcpy",
+    "hipMemcpyAsync",
+    "hipFree",
+    "hipStreamCreate",
+    "hipDeviceSynchronize",
+    "hipSetDevice",
+    "hipLaunchKernel",
+    "hipMallocManaged",
+)
 
 
 @register
@@ -483,11 +613,17 @@ class DriverContextMixing(Rule):
     ## References
     - HIP driver API porting guide, Additional Information (context stack behaviour)
     """
+
     code = "PT807"
     name = "driver-context-mixing"
     severity = Severity.INFO
-    triggers = (b"CtxCreate", b"CtxPushCurrent", b"CtxPopCurrent", b"CtxSetCurrent",
-                b"PrimaryCtxRetain")
+    triggers = (
+        b"CtxCreate",
+        b"CtxPushCurrent",
+        b"CtxPopCurrent",
+        b"CtxSetCurrent",
+        b"PrimaryCtxRetain",
+    )
 
     def check(self, ctx):
         ctxs = ctx.calls.named(_CTX)
@@ -496,13 +632,30 @@ class DriverContextMixing(Rule):
         if not ctx.calls.named(_RUNTIME) and not ctx.nodes("kernel_call_syntax"):
             return
         name, ident = ctxs[0].name, ctxs[0].callee
-        yield self.finding(ctx, ident, f"`{name}` mixes explicit driver contexts with runtime "
-                           f"API calls in this file; HIP pushes the primary context on an empty "
-                           f"stack, so prefer the runtime API (hipSetDevice) throughout")
+        yield self.finding(
+            ctx,
+            ident,
+            f"`{name}` mixes explicit driver contexts with runtime "
+            f"API calls in this file; HIP pushes the primary context on an empty "
+            f"stack, so prefer the runtime API (hipSetDevice) throughout",
+        )
 
 
-_CSTRING_FUNCS = ("memset", "memcpy", "memmove", "memcmp", "memchr", "strlen", "strcpy", "strncpy",
-                  "strcmp", "strncmp", "strcat", "strchr", "strstr")
+_CSTRING_FUNCS = (
+    "memset",
+    "memcpy",
+    "memmove",
+    "memcmp",
+    "memchr",
+    "strlen",
+    "strcpy",
+    "strncpy",
+    "strcmp",
+    "strncmp",
+    "strcat",
+    "strchr",
+    "strstr",
+)
 _CSTRING_HEADERS = ("cstring", "string.h")
 
 
@@ -545,6 +698,7 @@ class HostStringFunctions(Rule):
     - CUDA 13 `cuda_runtime.h` (includes `<string.h>` through `crt/host_config.h` /
       `crt/common_functions.h`)
     """
+
     code = "PT808"
     name = "host-string-functions-need-cstring"
     severity = Severity.ERROR
@@ -557,10 +711,13 @@ class HostStringFunctions(Rule):
             return
         # a .cu/.cuh file has cuda_runtime.h without including it (nvcc) and gets hip_runtime.h
         # from porter when it uses the runtime: the decision must not wait for porter's include
-        if not any(p.startswith(("cuda", "hip/")) or p == "cuda.h" for _, _, p in includes) \
-                and not ctx.src.path.lower().endswith((".cu", ".cuh")) \
-                and b"__global__" not in ctx.data and b"__device__" not in ctx.data:
-            return                # plain C++ host code: its own includes are its business
+        if (
+            not any(p.startswith(("cuda", "hip/")) or p == "cuda.h" for _, _, p in includes)
+            and not ctx.src.path.lower().endswith((".cu", ".cuh"))
+            and b"__global__" not in ctx.data
+            and b"__device__" not in ctx.data
+        ):
+            return  # plain C++ host code: its own includes are its business
         for cl in ctx.calls.named(_CSTRING_FUNCS):
             name, ident, call, _args = cl.name, cl.callee, cl.node, cl.args
             fn = enclosing_function(call, lambdas=True)
@@ -569,17 +726,22 @@ class HostStringFunctions(Rule):
                 if ("__global__" in head or "__device__" in head) and "__host__" not in head:
                     continue
             pos = includes[0][0] if includes else 0
-            fx = self.make_fix([Edit(pos, pos, b"#include <cstring>\n")], Applicability.SAFE,
-                               "include <cstring>")
+            fx = self.make_fix(
+                [Edit(pos, pos, b"#include <cstring>\n")], Applicability.SAFE, "include <cstring>"
+            )
             # a project header may bring <cstring> in: then this is only a precaution
             local = any(ctx.data[s:e].rstrip().endswith(b'"') for s, e, _ in includes)
-            yield self.finding(ctx, ident, f"host `{name}` with no `<cstring>`: ROCm 7.2's "
-                               f"hip/hip_runtime.h does not provide it (cuda_runtime.h did), so "
-                               f"only HIP's device overload is visible; include <cstring>"
-                               + (" (unless one of the project's headers already does)" if local
-                                  else ""),
-                               fix=fx, severity=Severity.WARNING if local else None)
-            return                # one finding (and one include) per file
+            yield self.finding(
+                ctx,
+                ident,
+                f"host `{name}` with no `<cstring>`: ROCm 7.2's "
+                f"hip/hip_runtime.h does not provide it (cuda_runtime.h did), so "
+                f"only HIP's device overload is visible; include <cstring>"
+                + (" (unless one of the project's headers already does)" if local else ""),
+                fix=fx,
+                severity=Severity.WARNING if local else None,
+            )
+            return  # one finding (and one include) per file
 
 
 @register
@@ -614,6 +776,7 @@ class CallbackCallingConvention(Rule):
     - CUDA 13 `cuda_runtime_api.h` / `cuda.h` (`#define CUDART_CB` / `CUDA_CB`)
     - ROCm 7.2 `hip_runtime_api.h`: `hipStreamCallback_t`, `hipHostFn_t` (no calling convention)
     """
+
     code = "PT809"
     name = "callback-calling-convention"
     severity = Severity.ERROR
@@ -628,15 +791,20 @@ class CallbackCallingConvention(Rule):
                     continue
                 line_start = data.rfind(b"\n", 0, pos) + 1
                 if data[line_start:pos].lstrip().startswith(b"#"):
-                    continue          # #define CUDART_CB / #ifndef CUDART_CB
+                    continue  # #define CUDART_CB / #ifndef CUDART_CB
                 end = pos + len(word)
-                while end < len(data) and data[end:end + 1] in (b" ", b"\t"):
+                while end < len(data) and data[end : end + 1] in (b" ", b"\t"):
                     end += 1
-                fx = self.make_fix([Edit(pos, end, b"")], Applicability.SAFE,
-                                   f"drop {word.decode()}")
-                yield self.finding(ctx, (pos, pos + len(word)),
-                                   f"`{word.decode()}` does not exist in HIP and is only a calling "
-                                   f"convention (empty on Linux): drop it", fix=fx)
+                fx = self.make_fix(
+                    [Edit(pos, end, b"")], Applicability.SAFE, f"drop {word.decode()}"
+                )
+                yield self.finding(
+                    ctx,
+                    (pos, pos + len(word)),
+                    f"`{word.decode()}` does not exist in HIP and is only a calling "
+                    f"convention (empty on Linux): drop it",
+                    fix=fx,
+                )
 
 
 @register
@@ -671,6 +839,7 @@ class GridConstant(Rule):
     - CUDA C++ Programming Guide, `__grid_constant__`
     - ROCm 7.2 `hip/amd_detail/host_defines.h` (no such attribute)
     """
+
     code = "PT810"
     name = "grid-constant-parameter"
     severity = Severity.ERROR
@@ -687,13 +856,17 @@ class GridConstant(Rule):
             if data[line_start:pos].lstrip().startswith(b"#"):
                 continue
             end = pos + len(word)
-            while end < len(data) and data[end:end + 1] in (b" ", b"\t"):
+            while end < len(data) and data[end : end + 1] in (b" ", b"\t"):
                 end += 1
             fx = self.make_fix([Edit(pos, end, b"")], Applicability.SAFE, "drop __grid_constant__")
-            yield self.finding(ctx, (pos, pos + len(word)),
-                               "`__grid_constant__` does not exist in HIP; AMD kernel arguments "
-                               "are "
-                               "already read-only kernarg memory: drop it", fix=fx)
+            yield self.finding(
+                ctx,
+                (pos, pos + len(word)),
+                "`__grid_constant__` does not exist in HIP; AMD kernel arguments "
+                "are "
+                "already read-only kernarg memory: drop it",
+                fix=fx,
+            )
 
 
 _DEVPTR_TYPES = ("CUdeviceptr", "CUdeviceptr_v2", "hipDeviceptr_t")
@@ -728,14 +901,16 @@ class DevicePointerArithmetic(Rule):
     - CUDA 13 `cuda.h` (`typedef unsigned long long CUdeviceptr_v2`)
     - ROCm 7.2 `hip/hip_runtime_api.h` (`typedef void* hipDeviceptr_t`)
     """
+
     code = "PT811"
     name = "device-pointer-arithmetic"
     severity = Severity.ERROR
     fix = Applicability.NONE
     triggers = (b"CUdeviceptr", b"hipDeviceptr_t")
 
-    _ARITH = frozenset({"+", "-", "%", "&", "|", "/", "*", "+=", "-=", "%=", "&=", "|=", ">>",
-                        "<<"})
+    _ARITH = frozenset(
+        {"+", "-", "%", "&", "|", "/", "*", "+=", "-=", "%=", "&=", "|=", ">>", "<<"}
+    )
 
     def check(self, ctx):
         names = set()
@@ -757,8 +932,9 @@ class DevicePointerArithmetic(Rule):
                 continue
             for side in ("left", "right"):
                 n = b.child_by_field_name(side)
-                while (n is not None and n.type == "parenthesized_expression"
-                       and n.named_child_count):
+                while (
+                    n is not None and n.type == "parenthesized_expression" and n.named_child_count
+                ):
                     n = n.named_children[0]
                 if n is None:
                     continue
@@ -770,8 +946,11 @@ class DevicePointerArithmetic(Rule):
                     name = ctx.text(f) if f is not None else None
                 if name in names:
                     yield self.finding(
-                        ctx, b, f"`{ctx.text(b)}` does integer arithmetic on the device pointer "
+                        ctx,
+                        b,
+                        f"`{ctx.text(b)}` does integer arithmetic on the device pointer "
                         f"`{name}`: `CUdeviceptr` is an integer, HIP's `hipDeviceptr_t` is "
                         "`void*`; "
-                        f"compute on `(char*){name}` (or a `uintptr_t` copy) instead")
+                        f"compute on `(char*){name}` (or a `uintptr_t` copy) instead",
+                    )
                     break

@@ -1,4 +1,5 @@
 """PT60x: textures, surfaces and cache-hint intrinsics (hazards.md section F)."""
+
 from __future__ import annotations
 
 from ..analysis.lazyre import re
@@ -14,18 +15,49 @@ def no_image_targets(ctx: RuleContext) -> tuple[str, ...]:
 
 
 # -- PT601 ------------------------------------------------------------------------------------
-_BIND = ("cudaBindTexture", "cudaBindTexture2D", "cudaBindTextureToArray",
-         "cudaBindTextureToMipmappedArray", "cudaUnbindTexture", "cudaGetTextureReference",
-         "cudaGetTextureAlignmentOffset",
-         "hipBindTexture", "hipBindTexture2D", "hipBindTextureToArray",
-         "hipBindTextureToMipmappedArray", "hipUnbindTexture", "hipGetTextureReference",
-         "hipGetTextureAlignmentOffset",
-         "cuTexRefSetAddress", "cuTexRefSetAddress2D", "cuTexRefSetArray", "cuTexRefSetFormat",
-         "cuModuleGetTexRef", "hipTexRefSetAddress", "hipTexRefSetAddress2D", "hipTexRefSetArray",
-         "hipTexRefSetFormat", "hipModuleGetTexRef")
-_FETCH = ("tex1Dfetch", "tex1D", "tex2D", "tex3D", "tex1DLayered", "tex2DLayered", "texCubemap",
-          "tex1DLod", "tex2DLod", "tex3DLod", "tex1DGrad", "tex2DGrad", "tex3DGrad",
-          "texCubemapLayered", "tex2Dgather")
+_BIND = (
+    "cudaBindTexture",
+    "cudaBindTexture2D",
+    "cudaBindTextureToArray",
+    "cudaBindTextureToMipmappedArray",
+    "cudaUnbindTexture",
+    "cudaGetTextureReference",
+    "cudaGetTextureAlignmentOffset",
+    "hipBindTexture",
+    "hipBindTexture2D",
+    "hipBindTextureToArray",
+    "hipBindTextureToMipmappedArray",
+    "hipUnbindTexture",
+    "hipGetTextureReference",
+    "hipGetTextureAlignmentOffset",
+    "cuTexRefSetAddress",
+    "cuTexRefSetAddress2D",
+    "cuTexRefSetArray",
+    "cuTexRefSetFormat",
+    "cuModuleGetTexRef",
+    "hipTexRefSetAddress",
+    "hipTexRefSetAddress2D",
+    "hipTexRefSetArray",
+    "hipTexRefSetFormat",
+    "hipModuleGetTexRef",
+)
+_FETCH = (
+    "tex1Dfetch",
+    "tex1D",
+    "tex2D",
+    "tex3D",
+    "tex1DLayered",
+    "tex2DLayered",
+    "texCubemap",
+    "tex1DLod",
+    "tex2DLod",
+    "tex3DLod",
+    "tex1DGrad",
+    "tex2DGrad",
+    "tex3DGrad",
+    "texCubemapLayered",
+    "tex2Dgather",
+)
 
 
 @register
@@ -62,11 +94,18 @@ class TextureReference(Rule):
     - ROCm 7.2 `hip/hip_runtime_api.h` (`HIP_DEPRECATED` texture reference templates)
     - ROCm 7.2 `hip/amd_detail/amd_device_functions.h` (`__HIP_NO_IMAGE_SUPPORT` on gfx942/gfx950)
     """
+
     code = "PT601"
     name = "texture-reference"
     severity = Severity.ERROR
-    triggers = (b"texture<", b"texture <", b"BindTexture", b"UnbindTexture", b"TexRef",
-                b"TextureReference")
+    triggers = (
+        b"texture<",
+        b"texture <",
+        b"BindTexture",
+        b"UnbindTexture",
+        b"TexRef",
+        b"TextureReference",
+    )
 
     def check(self, ctx):
         refs: set[str] = set()
@@ -77,39 +116,83 @@ class TextureReference(Rule):
             decl = tt.parent
             if decl is None or decl.type not in ("declaration", "field_declaration"):
                 continue
-            names = [ctx.text(d) for d in decl.children_by_field_name("declarator")
-                     if d.type in ("identifier", "field_identifier")]
+            names = [
+                ctx.text(d)
+                for d in decl.children_by_field_name("declarator")
+                if d.type in ("identifier", "field_identifier")
+            ]
             refs.update(names)
             what = ", ".join(f"`{n}`" for n in names) or "a texture reference"
-            yield self.finding(ctx, decl, f"texture reference {what} ({ctx.text(tt)}) is removed "
-                               f"in CUDA 12 and deprecated in HIP, and needs image instructions: "
-                               f"read the data with plain global loads (or a texture object)")
+            yield self.finding(
+                ctx,
+                decl,
+                f"texture reference {what} ({ctx.text(tt)}) is removed "
+                f"in CUDA 12 and deprecated in HIP, and needs image instructions: "
+                f"read the data with plain global loads (or a texture object)",
+            )
         for cl in ctx.calls.named(_BIND):
             name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
-            yield self.finding(ctx, ident, f"`{name}` belongs to the removed texture-reference "
-                               f"API: bind nothing and read the buffer with global loads "
-                               f"(or create a texture object)")
+            yield self.finding(
+                ctx,
+                ident,
+                f"`{name}` belongs to the removed texture-reference "
+                f"API: bind nothing and read the buffer with global loads "
+                f"(or create a texture object)",
+            )
         if refs:
             for cl in ctx.calls.named(_FETCH):
                 name, ident, call, args = cl.name, cl.callee, cl.node, cl.args
-                if args and args[0].type == "identifier" and ctx.text(args[0]) in refs \
-                        and ident.parent.type != "template_function":
-                    yield self.finding(ctx, call, f"`{name}` reads through texture reference "
-                                       f"`{ctx.text(args[0])}`: replace it with a global load "
-                                       f"from the bound buffer")
+                if (
+                    args
+                    and args[0].type == "identifier"
+                    and ctx.text(args[0]) in refs
+                    and ident.parent.type != "template_function"
+                ):
+                    yield self.finding(
+                        ctx,
+                        call,
+                        f"`{name}` reads through texture reference "
+                        f"`{ctx.text(args[0])}`: replace it with a global load "
+                        f"from the bound buffer",
+                    )
 
 
 # -- PT602 ------------------------------------------------------------------------------------
-_OBJ_FETCH = _FETCH + ("tex1DLayeredLod", "tex2DLayeredLod", "tex1DLayeredGrad",
-                       "tex2DLayeredGrad", "texCubemapLod", "texCubemapGrad",
-                       "texCubemapLayeredLod", "texCubemapLayeredGrad")
-_SURF = ("surf1Dread", "surf1Dwrite", "surf2Dread", "surf2Dwrite", "surf3Dread", "surf3Dwrite",
-         "surf1DLayeredread", "surf1DLayeredwrite", "surf2DLayeredread", "surf2DLayeredwrite",
-         "surfCubemapread", "surfCubemapwrite", "surfCubemapLayeredread",
-         "surfCubemapLayeredwrite")
-_OBJ_HOST = ("cudaCreateTextureObject", "hipCreateTextureObject", "cudaCreateSurfaceObject",
-             "hipCreateSurfaceObject", "cuTexObjectCreate", "hipTexObjectCreate",
-             "cuSurfObjectCreate")
+_OBJ_FETCH = _FETCH + (
+    "tex1DLayeredLod",
+    "tex2DLayeredLod",
+    "tex1DLayeredGrad",
+    "tex2DLayeredGrad",
+    "texCubemapLod",
+    "texCubemapGrad",
+    "texCubemapLayeredLod",
+    "texCubemapLayeredGrad",
+)
+_SURF = (
+    "surf1Dread",
+    "surf1Dwrite",
+    "surf2Dread",
+    "surf2Dwrite",
+    "surf3Dread",
+    "surf3Dwrite",
+    "surf1DLayeredread",
+    "surf1DLayeredwrite",
+    "surf2DLayeredread",
+    "surf2DLayeredwrite",
+    "surfCubemapread",
+    "surfCubemapwrite",
+    "surfCubemapLayeredread",
+    "surfCubemapLayeredwrite",
+)
+_OBJ_HOST = (
+    "cudaCreateTextureObject",
+    "hipCreateTextureObject",
+    "cudaCreateSurfaceObject",
+    "hipCreateSurfaceObject",
+    "cuTexObjectCreate",
+    "hipTexObjectCreate",
+    "cuSurfObjectCreate",
+)
 
 
 @register
@@ -148,12 +231,24 @@ class TextureImageUnsupported(Rule):
     - ROCm 7.2 `hip/amd_detail/host_defines.h` (`__hip_img_chk__` unavailable attribute)
     - HIP kernel language reference, Texture functions and Surface functions
     """
+
     code = "PT602"
     name = "texture-image-unsupported"
     severity = Severity.ERROR
-    triggers = (b"tex1D", b"tex2D", b"tex3D", b"texCubemap", b"surf1D", b"surf2D", b"surf3D",
-                b"surfCubemap", b"TextureObject", b"SurfaceObject", b"TexObjectCreate",
-                b"SurfObjectCreate")
+    triggers = (
+        b"tex1D",
+        b"tex2D",
+        b"tex3D",
+        b"texCubemap",
+        b"surf1D",
+        b"surf2D",
+        b"surf3D",
+        b"surfCubemap",
+        b"TextureObject",
+        b"SurfaceObject",
+        b"TexObjectCreate",
+        b"SurfObjectCreate",
+    )
 
     def check(self, ctx):
         archs = no_image_targets(ctx)
@@ -165,17 +260,27 @@ class TextureImageUnsupported(Rule):
             name, ident, call, _args = cl.name, cl.callee, cl.node, cl.args
             if ctx.pp.guarded_by(call.start_byte, guard) or ctx.vendor.at(call).not_for_amd:
                 continue
-            yield self.finding(ctx, ident, f"`{name}` needs image instructions, which {where} "
-                               f"lack (HIP marks it unavailable there): use global-memory loads "
-                               f"with manual addressing, or guard it with "
-                               f"`#if !defined(__HIP_NO_IMAGE_SUPPORT)`", targets=archs)
+            yield self.finding(
+                ctx,
+                ident,
+                f"`{name}` needs image instructions, which {where} "
+                f"lack (HIP marks it unavailable there): use global-memory loads "
+                f"with manual addressing, or guard it with "
+                f"`#if !defined(__HIP_NO_IMAGE_SUPPORT)`",
+                targets=archs,
+            )
         for cl in ctx.calls.named(_OBJ_HOST):
             name, ident, call, _args = cl.name, cl.callee, cl.node, cl.args
             if ctx.pp.guarded_by(call.start_byte, guard) or ctx.vendor.at(call).not_for_amd:
                 continue
-            yield self.finding(ctx, ident, f"`{name}` creates an image object, which {where} do "
-                               f"not support (hipDeviceAttributeImageSupport is 0): pass the "
-                               f"plain device pointer instead", targets=archs)
+            yield self.finding(
+                ctx,
+                ident,
+                f"`{name}` creates an image object, which {where} do "
+                f"not support (hipDeviceAttributeImageSupport is 0): pass the "
+                f"plain device pointer instead",
+                targets=archs,
+            )
 
 
 # -- PT603 ------------------------------------------------------------------------------------
@@ -189,8 +294,9 @@ def _base_ident(node):
         if node.type == "identifier":
             return node
         if node.type in ("pointer_expression", "parenthesized_expression"):
-            node = node.child_by_field_name("argument") or (node.named_children[0]
-                                                            if node.named_children else None)
+            node = node.child_by_field_name("argument") or (
+                node.named_children[0] if node.named_children else None
+            )
         elif node.type == "subscript_expression":
             node = node.child_by_field_name("argument")
         elif node.type == "binary_expression":
@@ -240,6 +346,7 @@ class CacheHintIntrinsics(Rule):
       `__ldlu`, `__ldcv`)
     - HIPIFY CUDA Device API support table
     """
+
     code = "PT603"
     name = "cache-hint-intrinsics"
     severity = Severity.ERROR
@@ -256,22 +363,39 @@ class CacheHintIntrinsics(Rule):
             if tname is not None and _HALF_RX.search(tname):
                 continue
             parent = call.parent
-            if parent is not None and parent.type in ("field_expression", "subscript_expression",
-                                                      "call_expression"):
-                edits = [Edit(ident.start_byte, ident.end_byte, b"(*"),
-                         Edit(call.end_byte, call.end_byte, b")")]
+            if parent is not None and parent.type in (
+                "field_expression",
+                "subscript_expression",
+                "call_expression",
+            ):
+                edits = [
+                    Edit(ident.start_byte, ident.end_byte, b"(*"),
+                    Edit(call.end_byte, call.end_byte, b")"),
+                ]
             else:
                 edits = [Edit(ident.start_byte, ident.end_byte, b"*")]
-            fx = self.make_fix(edits, Applicability.SAFE,
-                               f"replace `{name}(p)` with the plain load `*(p)`")
+            fx = self.make_fix(
+                edits, Applicability.SAFE, f"replace `{name}(p)` with the plain load `*(p)`"
+            )
             if tname is None:
-                yield self.finding(ctx, ident, f"`{name}` exists in HIP only for `__half`/"
-                                   f"`__half2` pointers; if `{ctx.text(args[0])}` is not one, use "
-                                   f"a plain load", severity=Severity.WARNING, fix=fx)
+                yield self.finding(
+                    ctx,
+                    ident,
+                    f"`{name}` exists in HIP only for `__half`/"
+                    f"`__half2` pointers; if `{ctx.text(args[0])}` is not one, use "
+                    f"a plain load",
+                    severity=Severity.WARNING,
+                    fix=fx,
+                )
             else:
-                yield self.finding(ctx, ident, f"`{name}` on a `{tname}` pointer does not compile "
-                                   f"with HIP (only `__half`/`__half2` overloads exist): use a "
-                                   f"plain load", fix=fx)
+                yield self.finding(
+                    ctx,
+                    ident,
+                    f"`{name}` on a `{tname}` pointer does not compile "
+                    f"with HIP (only `__half`/`__half2` overloads exist): use a "
+                    f"plain load",
+                    fix=fx,
+                )
 
 
 # -- PT604 ------------------------------------------------------------------------------------
@@ -301,6 +425,7 @@ class LdgNoop(Rule):
     - HIPIFY CUDA Device API support table (`__ldg` supported)
     - ROCm 7.2 `hip/amd_detail/hip_ldg.h`
     """
+
     code = "PT604"
     name = "ldg-noop"
     severity = Severity.INFO
@@ -315,5 +440,8 @@ class LdgNoop(Rule):
                 first = ident
         if seen:
             more = f" (and {seen - 1} more in this file)" if seen > 1 else ""
-            yield self.finding(ctx, first, f"`__ldg` is a plain global load on AMD{more}: keep "
-                               f"it, no port work is needed")
+            yield self.finding(
+                ctx,
+                first,
+                f"`__ldg` is a plain global load on AMD{more}: keep it, no port work is needed",
+            )

@@ -1,4 +1,5 @@
 """PT65x: timing, sleeping and debugging intrinsics (hazards.md section G)."""
+
 from __future__ import annotations
 
 from ..analysis.lazyre import re
@@ -36,6 +37,7 @@ class Nanosleep(Rule):
     - HIPIFY CUDA Device API support table (`__nanosleep` unsupported)
     - LLVM AMDGPU builtins (`__builtin_amdgcn_s_sleep`)
     """
+
     code = "PT651"
     name = "nanosleep"
     severity = Severity.ERROR
@@ -45,13 +47,21 @@ class Nanosleep(Rule):
         for cl in ctx.calls.named(("__nanosleep",)):
             _name, _ident, call, args = cl.name, cl.callee, cl.node, cl.args
             arg = ctx.text(args[0]) if args else ""
-            yield self.finding(ctx, call, f"`__nanosleep({arg})` does not exist in HIP: use "
-                               f"`__builtin_amdgcn_s_sleep(N)` with a constant N (about 64 clocks "
-                               f"per unit) or spin on `wall_clock64()`")
+            yield self.finding(
+                ctx,
+                call,
+                f"`__nanosleep({arg})` does not exist in HIP: use "
+                f"`__builtin_amdgcn_s_sleep(N)` with a constant N (about 64 clocks "
+                f"per unit) or spin on `wall_clock64()`",
+            )
 
 
-_RATE = ("cudaDevAttrClockRate", "hipDeviceAttributeClockRate", "CU_DEVICE_ATTRIBUTE_CLOCK_RATE",
-         "HIP_DEVICE_ATTRIBUTE_CLOCK_RATE")
+_RATE = (
+    "cudaDevAttrClockRate",
+    "hipDeviceAttributeClockRate",
+    "CU_DEVICE_ATTRIBUTE_CLOCK_RATE",
+    "HIP_DEVICE_ATTRIBUTE_CLOCK_RATE",
+)
 
 
 @register
@@ -84,6 +94,7 @@ class ClockRate(Rule):
     - HIP kernel language reference, Timer functions (`clock64`, `wall_clock64`)
     - ROCm 7.2 `hip/amd_detail/amd_device_functions.h` (`wall_clock64`)
     """
+
     code = "PT652"
     name = "clock-rate"
     severity = Severity.WARNING
@@ -93,15 +104,23 @@ class ClockRate(Rule):
         if not ctx.calls.named(("clock", "clock64", "__clock64")):
             return
         for ident in ctx.identifiers(_RATE, kinds=frozenset({"identifier"})):
-            yield self.finding(ctx, ident, f"`{ctx.text(ident)}` converts `clock64()` cycles to "
-                               f"time, but AMD's shader clock varies: time with `wall_clock64()` "
-                               f"and `hipDeviceAttributeWallClockRate` (kHz) instead")
+            yield self.finding(
+                ctx,
+                ident,
+                f"`{ctx.text(ident)}` converts `clock64()` cycles to "
+                f"time, but AMD's shader clock varies: time with `wall_clock64()` "
+                f"and `hipDeviceAttributeWallClockRate` (kHz) instead",
+            )
         for f in ctx.nodes("field_expression"):
             fld = f.child_by_field_name("field")
             if fld is not None and ctx.text(fld) == "clockRate":
-                yield self.finding(ctx, fld, "`clockRate` converts `clock64()` cycles to time, "
-                                   "but AMD's shader clock varies: time with `wall_clock64()` and "
-                                   "`hipDeviceAttributeWallClockRate` (kHz) instead")
+                yield self.finding(
+                    ctx,
+                    fld,
+                    "`clockRate` converts `clock64()` cycles to time, "
+                    "but AMD's shader clock varies: time with `wall_clock64()` and "
+                    "`hipDeviceAttributeWallClockRate` (kHz) instead",
+                )
 
 
 _TRAP_ASM = re.compile(r"^\s*(trap|brkpt)\s*;?\s*$")
@@ -144,6 +163,7 @@ class DebugIntrinsics(Rule):
     - HIP kernel language reference, Assert and Profiler Counter Function
     - HIPIFY `hipify-perl` unsupported device functions (`__trap`, `__brkpt`, `__prof_trigger`)
     """
+
     code = "PT653"
     name = "debug-intrinsics"
     severity = Severity.ERROR
@@ -154,35 +174,58 @@ class DebugIntrinsics(Rule):
         for cl in ctx.calls.named(("__trap", "__brkpt", "__prof_trigger")):
             name, ident, _call, args = cl.name, cl.callee, cl.node, cl.args
             if name == "__trap" and not args:
-                fx = self.make_fix([Edit(ident.start_byte, ident.end_byte, b"__builtin_trap")],
-                                   Applicability.UNSAFE,
-                                   "`__trap()` -> `__builtin_trap()` (ends the whole process)")
-                yield self.finding(ctx, ident, "`__trap()` does not exist in HIP: use "
-                                   "`__builtin_trap()` (it terminates the application, not only "
-                                   "the launch) or an error flag", fix=fx)
+                fx = self.make_fix(
+                    [Edit(ident.start_byte, ident.end_byte, b"__builtin_trap")],
+                    Applicability.UNSAFE,
+                    "`__trap()` -> `__builtin_trap()` (ends the whole process)",
+                )
+                yield self.finding(
+                    ctx,
+                    ident,
+                    "`__trap()` does not exist in HIP: use "
+                    "`__builtin_trap()` (it terminates the application, not only "
+                    "the launch) or an error flag",
+                    fix=fx,
+                )
             else:
-                yield self.finding(ctx, ident, f"`{name}` does not exist in HIP and has no AMD "
-                                   f"equivalent: remove it (or use an error flag / "
-                                   f"`__builtin_trap()`)")
+                yield self.finding(
+                    ctx,
+                    ident,
+                    f"`{name}` does not exist in HIP and has no AMD "
+                    f"equivalent: remove it (or use an error flag / "
+                    f"`__builtin_trap()`)",
+                )
         for asm in ctx.nodes("gnu_asm_expression"):
             code = asm.child_by_field_name("assembly_code")
             if code is None or code.type != "string_literal":
                 continue
-            body = "".join(ctx.text(c) for c in code.named_children
-                           if c.type == "string_content")
+            body = "".join(ctx.text(c) for c in code.named_children if c.type == "string_content")
             m = _TRAP_ASM.match(body)
             if not m:
                 continue
-            if any(c.type in ("gnu_asm_output_operand_list", "gnu_asm_input_operand_list")
-                   and c.named_child_count for c in asm.children):
+            if any(
+                c.type in ("gnu_asm_output_operand_list", "gnu_asm_input_operand_list")
+                and c.named_child_count
+                for c in asm.children
+            ):
                 continue
             if m.group(1) == "trap":
-                fx = self.make_fix([Edit(asm.start_byte, asm.end_byte, b"__builtin_trap()")],
-                                   Applicability.UNSAFE,
-                                   "PTX `trap;` -> `__builtin_trap()` (ends the whole process)")
-                yield self.finding(ctx, asm, "PTX `trap;` does not assemble for AMD: use "
-                                   "`__builtin_trap()` (it terminates the application, not only "
-                                   "the launch)", fix=fx)
+                fx = self.make_fix(
+                    [Edit(asm.start_byte, asm.end_byte, b"__builtin_trap()")],
+                    Applicability.UNSAFE,
+                    "PTX `trap;` -> `__builtin_trap()` (ends the whole process)",
+                )
+                yield self.finding(
+                    ctx,
+                    asm,
+                    "PTX `trap;` does not assemble for AMD: use "
+                    "`__builtin_trap()` (it terminates the application, not only "
+                    "the launch)",
+                    fix=fx,
+                )
             else:
-                yield self.finding(ctx, asm, "PTX `brkpt;` does not assemble for AMD and has no "
-                                   "equivalent: remove it")
+                yield self.finding(
+                    ctx,
+                    asm,
+                    "PTX `brkpt;` does not assemble for AMD and has no equivalent: remove it",
+                )

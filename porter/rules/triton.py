@@ -6,6 +6,7 @@ Python pipeline (`porter.rewrite.python`), so rules report what the code does wi
 Sources for the facts: the installed triton 3.9 wheel (`backends/amd/compiler.py` HIPOptions and
 parse_options; `language/extra/{cuda,hip}`), quoted per rule.
 """
+
 from __future__ import annotations
 
 import ast
@@ -15,10 +16,10 @@ from ..findings import Applicability, Edit, Finding, Severity
 from .base import Rule, RuleContext
 from .registry import register
 
-MAX_THREADS_PER_BLOCK = 1024          # HIP and CUDA workgroup limit (hazards.md TRITON-NUM-WARPS)
-AMD_DEFAULT_NUM_STAGES = 2            # HIPOptions.num_stages (triton 3.9 backends/amd/compiler.py)
-HOPPER_STAGES = 3                     # num_stages from here on is an NVIDIA (Hopper+) tuning
-BYTES_2 = 2                           # fp16/bf16 element, the common tl.dot input
+MAX_THREADS_PER_BLOCK = 1024  # HIP and CUDA workgroup limit (hazards.md TRITON-NUM-WARPS)
+AMD_DEFAULT_NUM_STAGES = 2  # HIPOptions.num_stages (triton 3.9 backends/amd/compiler.py)
+HOPPER_STAGES = 3  # num_stages from here on is an NVIDIA (Hopper+) tuning
+BYTES_2 = 2  # fp16/bf16 element, the common tl.dot input
 
 
 def _facts(ctx: RuleContext):
@@ -46,8 +47,11 @@ def _refs(facts) -> list[tuple[ast.AST, str]]:
 def _calls(facts, *names: str) -> list[ast.Call]:
     key = ("calls",) + names
     if key not in facts._cache:
-        facts._cache[key] = [n for n in ast.walk(facts.src.tree) if isinstance(n, ast.Call)
-                             and (facts.qualname(n.func) or "") in names]
+        facts._cache[key] = [
+            n
+            for n in ast.walk(facts.src.tree)
+            if isinstance(n, ast.Call) and (facts.qualname(n.func) or "") in names
+        ]
     return facts._cache[key]
 
 
@@ -71,13 +75,15 @@ class PyRule(Rule):
 # PTX opcodes (with their type suffix) and special registers; AMDGCN mnemonics use underscores
 # (v_add_f32, s_memrealtime) and never `op.type`. Source: PTX ISA instruction names; Triton's
 # CUDA extras (`mov.u64 $0, %globaltimer;`) versus its HIP extras (`s_memrealtime`).
-_PTX = re.compile(r"\b(?:mov|cvt|cvta|prmt|lop3|shf|ld|st|setp|selp|fma|add|sub|mul|mad|min|max|"
-                  r"and|or|xor|not|shl|shr|bfe|bfi|brev|popc|clz|ex2|lg2|rcp|rsqrt|sqrt|tanh|sin|"
-                  r"cos|red|atom|shfl|vote|bar|membar|fence|cp|mma|wgmma|ldmatrix|stmatrix|div|"
-                  r"neg|abs|sad|testp|copysign|isspacep|mbarrier|tcgen05|elect|griddepcontrol)"
-                  r"\.[a-z0-9]+"
-                  r"|%(?:globaltimer|smid|nsmid|laneid|warpid|clock64|clock|tid|ctaid|lanemask_\w+)"
-                  r"|\.reg\s+\.")
+_PTX = re.compile(
+    r"\b(?:mov|cvt|cvta|prmt|lop3|shf|ld|st|setp|selp|fma|add|sub|mul|mad|min|max|"
+    r"and|or|xor|not|shl|shr|bfe|bfi|brev|popc|clz|ex2|lg2|rcp|rsqrt|sqrt|tanh|sin|"
+    r"cos|red|atom|shfl|vote|bar|membar|fence|cp|mma|wgmma|ldmatrix|stmatrix|div|"
+    r"neg|abs|sad|testp|copysign|isspacep|mbarrier|tcgen05|elect|griddepcontrol)"
+    r"\.[a-z0-9]+"
+    r"|%(?:globaltimer|smid|nsmid|laneid|warpid|clock64|clock|tid|ctaid|lanemask_\w+)"
+    r"|\.reg\s+\."
+)
 
 
 @register
@@ -108,6 +114,7 @@ class TritonInlineAsmPtx(PyRule):
       (AMDGCN)
     - hazards.md TRITON-INLINE-ASM-PTX
     """
+
     code = "PT661"
     name = "triton-inline-asm-ptx"
     severity = Severity.ERROR
@@ -115,11 +122,15 @@ class TritonInlineAsmPtx(PyRule):
 
     def check(self, ctx):
         from ..analysis.python import fold
+
         facts = _facts(ctx)
         for call in ast.walk(facts.src.tree):
-            if not (isinstance(call, ast.Call) and
-                    (facts.qualname(call.func) or dotted_last(call.func)).endswith(
-                        "inline_asm_elementwise")):
+            if not (
+                isinstance(call, ast.Call)
+                and (facts.qualname(call.func) or dotted_last(call.func)).endswith(
+                    "inline_asm_elementwise"
+                )
+            ):
                 continue
             arg = _kw(call, "asm") or (call.args[0] if call.args else None)
             if arg is None:
@@ -129,13 +140,18 @@ class TritonInlineAsmPtx(PyRule):
                 continue
             m = _PTX.search(text)
             if m and facts.vendor_of(call) != "amd":
-                yield self.at(ctx, arg, f"inline assembly is PTX (`{m.group(0)}`); the AMD "
-                              "backend assembles AMDGCN: use tl operations or AMDGCN asm on the "
-                              "AMD side of a vendor switch")
+                yield self.at(
+                    ctx,
+                    arg,
+                    f"inline assembly is PTX (`{m.group(0)}`); the AMD "
+                    "backend assembles AMDGCN: use tl operations or AMDGCN asm on the "
+                    "AMD side of a vendor switch",
+                )
 
 
 def dotted_last(node: ast.AST) -> str:
     from ..parse.python import dotted
+
     return dotted(node) or ""
 
 
@@ -149,21 +165,30 @@ _EXTRA_HIP = "triton.language.extra.hip"
 # num_threads = num_warps * warp_size). The AMD names are checked against the installed wheel
 # (`hip_helpers()`), so a fix is offered only for helpers that exist there.
 _EXTRA_CUDA_TO_HIP = {
-    "num_threads": ("num_threads", Applicability.SAFE,
-                    "the CUDA helper returns num_warps * 32, wrong at wavefront 64; the HIP one "
-                    "returns num_warps * warp_size"),
-    "globaltimer": ("memrealtime", Applicability.UNSAFE,
-                    "memrealtime counts ticks of a constant-rate clock, not nanoseconds: scale "
-                    "differences before reporting them as time"),
-    "smid": ("smid", Applicability.UNSAFE,
-             "the HIP smid is the compute-unit id within one XCC (not unique across the device "
-             "on gfx942/gfx950)"),
+    "num_threads": (
+        "num_threads",
+        Applicability.SAFE,
+        "the CUDA helper returns num_warps * 32, wrong at wavefront 64; the HIP one "
+        "returns num_warps * warp_size",
+    ),
+    "globaltimer": (
+        "memrealtime",
+        Applicability.UNSAFE,
+        "memrealtime counts ticks of a constant-rate clock, not nanoseconds: scale "
+        "differences before reporting them as time",
+    ),
+    "smid": (
+        "smid",
+        Applicability.UNSAFE,
+        "the HIP smid is the compute-unit id within one XCC (not unique across the device "
+        "on gfx942/gfx950)",
+    ),
 }
 _EXTRA_CUDA_NO_AMD = {
     "gdc_wait": "programmatic dependent launch has no AMD counterpart: skip it on AMD "
-                "(`if not tl.target_info.is_hip():`)",
+    "(`if not tl.target_info.is_hip():`)",
     "gdc_launch_dependents": "programmatic dependent launch has no AMD counterpart: skip it on "
-                             "AMD (`if not tl.target_info.is_hip():`)",
+    "AMD (`if not tl.target_info.is_hip():`)",
 }
 # same value on every backend: both modules' num_warps return options.num_warps (triton 3.9)
 _PORTABLE_HELPERS = ("num_warps",)
@@ -236,6 +261,7 @@ class TritonExtraCudaApi(PyRule):
     - https://github.com/triton-lang/triton/pull/7869 (`tl.target_info`)
     - hazards.md TRITON-EXTRA-CUDA-API
     """
+
     code = "PT662"
     name = "triton-extra-cuda-api"
     severity = Severity.ERROR
@@ -244,6 +270,7 @@ class TritonExtraCudaApi(PyRule):
 
     def check(self, ctx):
         from ..analysis.python import hip_helpers, libdevice_lists
+
         facts = _facts(ctx)
         tl = _tl_alias(facts)
         lists = libdevice_lists()
@@ -252,35 +279,62 @@ class TritonExtraCudaApi(PyRule):
         for node, q in _refs(facts):
             if not q.startswith(_EXTRA_CUDA):
                 continue
-            fn = q[len(_EXTRA_CUDA):].split(".")[0]
+            fn = q[len(_EXTRA_CUDA) :].split(".")[0]
             if fn in _EXTRA_CUDA_NO_AMD:
-                yield self.at(ctx, node, f"`{fn}` is an NVIDIA helper of "
-                              f"triton.language.extra.cuda: {_EXTRA_CUDA_NO_AMD[fn]}")
+                yield self.at(
+                    ctx,
+                    node,
+                    f"`{fn}` is an NVIDIA helper of "
+                    f"triton.language.extra.cuda: {_EXTRA_CUDA_NO_AMD[fn]}",
+                )
                 continue
             if fn not in _EXTRA_CUDA_TO_HIP:
                 # other helpers of the installed wheel (fp8 converters: PT675; num_warps is
                 # portable): the AMD module's same-named helper, or none
-                if fn in cuda_helpers and fn not in _PORTABLE_HELPERS and \
-                        not fn.startswith("convert_"):
-                    other = f"AMD has `{_EXTRA_HIP}.{fn}()`" if fn in hip_helpers() else \
-                        f"{_EXTRA_HIP} has no counterpart"
-                    yield self.at(ctx, node, f"`{fn}` is an NVIDIA helper of "
-                                  f"triton.language.extra.cuda; {other}")
+                if (
+                    fn in cuda_helpers
+                    and fn not in _PORTABLE_HELPERS
+                    and not fn.startswith("convert_")
+                ):
+                    other = (
+                        f"AMD has `{_EXTRA_HIP}.{fn}()`"
+                        if fn in hip_helpers()
+                        else f"{_EXTRA_HIP} has no counterpart"
+                    )
+                    yield self.at(
+                        ctx,
+                        node,
+                        f"`{fn}` is an NVIDIA helper of triton.language.extra.cuda; {other}",
+                    )
                 continue
             hip_fn, applicability, differs = _EXTRA_CUDA_TO_HIP[fn]
             par = facts.parent(node)
             fix = None
-            if isinstance(par, ast.Call) and par.func is node and not par.args and \
-                    not par.keywords and tl is not None and new_enough and \
-                    hip_fn in hip_helpers():
+            if (
+                isinstance(par, ast.Call)
+                and par.func is node
+                and not par.args
+                and not par.keywords
+                and tl is not None
+                and new_enough
+                and hip_fn in hip_helpers()
+            ):
                 s, e = facts.span(par)
                 orig = facts.src.buf[s:e].decode("utf-8")
                 text = f"({tl}.extra.hip.{hip_fn}() if {tl}.target_info.is_hip() else {orig})"
-                fix = self.make_fix([Edit(s, e, text.encode("utf-8"))], applicability,
-                                    f"use tl.extra.hip.{hip_fn}() when compiling for AMD")
+                fix = self.make_fix(
+                    [Edit(s, e, text.encode("utf-8"))],
+                    applicability,
+                    f"use tl.extra.hip.{hip_fn}() when compiling for AMD",
+                )
             where = par if fix is not None else node
-            yield self.at(ctx, where, f"`{fn}` is an NVIDIA helper of triton.language.extra.cuda; "
-                          f"AMD has `triton.language.extra.hip.{hip_fn}()` ({differs})", fix=fix)
+            yield self.at(
+                ctx,
+                where,
+                f"`{fn}` is an NVIDIA helper of triton.language.extra.cuda; "
+                f"AMD has `triton.language.extra.hip.{hip_fn}()` ({differs})",
+                fix=fix,
+            )
 
 
 # -- PT663 / PT664 ---------------------------------------------------------------------------
@@ -295,7 +349,7 @@ def libdevice_uses(facts) -> list[tuple[ast.AST, str, str]]:
     for node, q in _refs(facts):
         for mod in (_CUDA_LIBDEVICE, _GENERIC_LIBDEVICE):
             if q.startswith(mod + "."):
-                out.append((node, mod, q[len(mod) + 1:].split(".")[0]))
+                out.append((node, mod, q[len(mod) + 1 :].split(".")[0]))
     return out
 
 
@@ -304,8 +358,11 @@ def _insert_point(facts) -> int:
     last = None
     for stmt in facts.src.tree.body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            names = [a.name for a in stmt.names] if isinstance(stmt, ast.Import) \
+            names = (
+                [a.name for a in stmt.names]
+                if isinstance(stmt, ast.Import)
                 else [stmt.module or ""]
+            )
             if any(n == "triton" or n.startswith("triton.") for n in names):
                 last = stmt
     if last is None:
@@ -350,6 +407,7 @@ class TritonLibdeviceCuda(PyRule):
       `language/extra/libdevice.py`
     - hazards.md TRITON-LIBDEVICE-IMPORT
     """
+
     code = "PT663"
     name = "triton-libdevice-cuda-path"
     severity = Severity.ERROR
@@ -358,6 +416,7 @@ class TritonLibdeviceCuda(PyRule):
 
     def check(self, ctx):
         from ..analysis.python import libdevice_lists
+
         facts = _facts(ctx)
         uses = [u for u in libdevice_uses(facts) if u[1] == _CUDA_LIBDEVICE]
         sites = _cuda_libdevice_sites(facts)
@@ -368,10 +427,14 @@ class TritonLibdeviceCuda(PyRule):
         added = False
         for node, edits, needs_import in sites:
             if missing:
-                yield self.at(ctx, node, "CUDA libdevice path; not rewritten to "
-                              "triton.language.extra.libdevice because the AMD libdevice lacks "
-                              f"{', '.join(missing[:6])}{' ...' if len(missing) > 6 else ''} "
-                              "(PT664)")
+                yield self.at(
+                    ctx,
+                    node,
+                    "CUDA libdevice path; not rewritten to "
+                    "triton.language.extra.libdevice because the AMD libdevice lacks "
+                    f"{', '.join(missing[:6])}{' ...' if len(missing) > 6 else ''} "
+                    "(PT664)",
+                )
                 continue
             if needs_import and not added and facts.aliases.get("triton", "triton") == "triton":
                 pos = _insert_point(facts)
@@ -379,10 +442,16 @@ class TritonLibdeviceCuda(PyRule):
                     continue
                 edits = edits + [Edit(pos, pos, _ADDED_IMPORT)]
                 added = True
-            fix = self.make_fix(edits, Applicability.SAFE,
-                                "use the vendor-neutral triton.language.extra.libdevice")
-            yield self.at(ctx, node, "CUDA libdevice path: AMD maps only "
-                          "triton.language.extra.libdevice to its own libdevice", fix=fix)
+            fix = self.make_fix(
+                edits, Applicability.SAFE, "use the vendor-neutral triton.language.extra.libdevice"
+            )
+            yield self.at(
+                ctx,
+                node,
+                "CUDA libdevice path: AMD maps only "
+                "triton.language.extra.libdevice to its own libdevice",
+                fix=fix,
+            )
 
 
 def _cuda_libdevice_sites(facts) -> list[tuple[ast.AST, list[Edit], bool]]:
@@ -398,13 +467,15 @@ def _cuda_libdevice_sites(facts) -> list[tuple[ast.AST, list[Edit], bool]]:
 
     for node in ast.walk(facts.src.tree):
         if isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            if node.module == "triton.language.extra.cuda" and \
-                    all(a.name == "libdevice" for a in node.names):
+            if node.module == "triton.language.extra.cuda" and all(
+                a.name == "libdevice" for a in node.names
+            ):
                 ed = replace_in(node, b"triton.language.extra.cuda", b"triton.language.extra")
                 if ed:
                     sites.append((node, ed, False))
-            elif node.module.startswith(_CUDA_LIBDEVICE) and \
-                    node.module[len(_CUDA_LIBDEVICE):] in ("",):
+            elif node.module.startswith(_CUDA_LIBDEVICE) and node.module[
+                len(_CUDA_LIBDEVICE) :
+            ] in ("",):
                 ed = replace_in(node, _CUDA_LIBDEVICE.encode(), _GENERIC_LIBDEVICE.encode())
                 if ed:
                     sites.append((node, ed, False))
@@ -414,8 +485,11 @@ def _cuda_libdevice_sites(facts) -> list[tuple[ast.AST, list[Edit], bool]]:
                     ed = replace_in(node, _CUDA_LIBDEVICE.encode(), _GENERIC_LIBDEVICE.encode())
                     if ed:
                         sites.append((node, ed, False))
-        elif isinstance(node, ast.Attribute) and node.attr == "cuda" and \
-                facts.qualname(node) == "triton.language.extra.cuda":
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr == "cuda"
+            and facts.qualname(node) == "triton.language.extra.cuda"
+        ):
             par = facts.parent(node)
             if isinstance(par, ast.Attribute) and par.attr == "libdevice":
                 _, ve = facts.span(node.value)
@@ -441,20 +515,31 @@ def _in_import_fallback(facts, node: ast.AST) -> bool:
 # Portable replacements for libdevice functions the AMD libdevice lacks. Facts: `tl.math` in the
 # triton 3.9 wheel (`language/math.py`: div_rn, sqrt_rn, fma, umulhi ...), `tl.clamp`, and the
 # bitcast form of `.to()` (`language/core.py`).
-_BITCASTS = {"float_as_int": "x.to(tl.int32, bitcast=True)",
-             "int_as_float": "x.to(tl.float32, bitcast=True)",
-             "float_as_uint": "x.to(tl.uint32, bitcast=True)",
-             "uint_as_float": "x.to(tl.float32, bitcast=True)",
-             "double_as_longlong": "x.to(tl.int64, bitcast=True)",
-             "longlong_as_double": "x.to(tl.float64, bitcast=True)"}
-_REPLACE = {"add_rn": "a + b (round-to-nearest is the default)",
-            "sub_rn": "a - b", "mul_rn": "a * b", "dadd_rn": "a + b", "dmul_rn": "a * b",
-            "fma_rn": "tl.math.fma(a, b, c)", "rcp_rn": "tl.math.div_rn(1.0, x)",
-            "saturatef": "tl.clamp(x, 0.0, 1.0)",
-            "exp10": "tl.exp2(x * 3.321928094887362) (log2(10); not correctly rounded)",
-            "mulhi": "tl.math.umulhi for unsigned operands",
-            "fast_logf": "tl.log(x)", "fast_log2f": "tl.log2(x)", "fast_sinf": "tl.sin(x)",
-            "fast_cosf": "tl.cos(x)", "fast_exp10f": "tl.exp2(x * 3.321928094887362)"}
+_BITCASTS = {
+    "float_as_int": "x.to(tl.int32, bitcast=True)",
+    "int_as_float": "x.to(tl.float32, bitcast=True)",
+    "float_as_uint": "x.to(tl.uint32, bitcast=True)",
+    "uint_as_float": "x.to(tl.float32, bitcast=True)",
+    "double_as_longlong": "x.to(tl.int64, bitcast=True)",
+    "longlong_as_double": "x.to(tl.float64, bitcast=True)",
+}
+_REPLACE = {
+    "add_rn": "a + b (round-to-nearest is the default)",
+    "sub_rn": "a - b",
+    "mul_rn": "a * b",
+    "dadd_rn": "a + b",
+    "dmul_rn": "a * b",
+    "fma_rn": "tl.math.fma(a, b, c)",
+    "rcp_rn": "tl.math.div_rn(1.0, x)",
+    "saturatef": "tl.clamp(x, 0.0, 1.0)",
+    "exp10": "tl.exp2(x * 3.321928094887362) (log2(10); not correctly rounded)",
+    "mulhi": "tl.math.umulhi for unsigned operands",
+    "fast_logf": "tl.log(x)",
+    "fast_log2f": "tl.log2(x)",
+    "fast_sinf": "tl.sin(x)",
+    "fast_cosf": "tl.cos(x)",
+    "fast_exp10f": "tl.exp2(x * 3.321928094887362)",
+}
 
 
 def replacement(fn: str, math_names: set[str]) -> str | None:
@@ -496,6 +581,7 @@ class TritonLibdeviceMissing(PyRule):
       (the lists are read from the installed wheel at run time)
     - hazards.md TRITON-LIBDEVICE-MISSING-FN
     """
+
     code = "PT664"
     name = "triton-libdevice-missing-on-amd"
     severity = Severity.ERROR
@@ -503,6 +589,7 @@ class TritonLibdeviceMissing(PyRule):
 
     def check(self, ctx):
         from ..analysis.python import libdevice_lists
+
         facts = _facts(ctx)
         lists = libdevice_lists()
         hip, math_names = set(lists["hip"]), set(lists["math"])
@@ -515,22 +602,32 @@ class TritonLibdeviceMissing(PyRule):
                 continue
             rep = replacement(fn, math_names)
             tail = f"; use {rep}" if rep else "; no portable replacement in tl"
-            yield self.at(ctx, node, f"libdevice.{fn} does not exist in the AMD libdevice "
-                          f"(triton {lists['triton_version']}){tail}")
+            yield self.at(
+                ctx,
+                node,
+                f"libdevice.{fn} does not exist in the AMD libdevice "
+                f"(triton {lists['triton_version']}){tail}",
+            )
 
 
 # -- PT665 -----------------------------------------------------------------------------------
-_TMA_OLD = ("triton.language._experimental_descriptor_load",
-            "triton.language._experimental_descriptor_store",
-            "triton.tools.experimental_descriptor",
-            "triton.language.extra.cuda.experimental_device_tensormap_create1d",
-            "triton.language.extra.cuda.experimental_device_tensormap_create2d",
-            "triton.language.extra.cuda.experimental_tensormap_fenceproxy_acquire",
-            "triton.language.extra.cuda._experimental_tma")
+_TMA_OLD = (
+    "triton.language._experimental_descriptor_load",
+    "triton.language._experimental_descriptor_store",
+    "triton.tools.experimental_descriptor",
+    "triton.language.extra.cuda.experimental_device_tensormap_create1d",
+    "triton.language.extra.cuda.experimental_device_tensormap_create2d",
+    "triton.language.extra.cuda.experimental_tensormap_fenceproxy_acquire",
+    "triton.language.extra.cuda._experimental_tma",
+)
 # the stable descriptor API: a branch that uses it beside one that uses the old API is a Triton
 # version switch (PyTorch's triton_kernel_wrap.py picks the API from the kernel's metadata)
-_TMA_STABLE = ("triton.language.make_tensor_descriptor", "triton.tools.tensor_descriptor",
-               "triton.language.load_tensor_descriptor", "triton.language.store_tensor_descriptor")
+_TMA_STABLE = (
+    "triton.language.make_tensor_descriptor",
+    "triton.tools.tensor_descriptor",
+    "triton.language.load_tensor_descriptor",
+    "triton.language.store_tensor_descriptor",
+)
 _PROBE_ERRORS = {"ImportError", "ModuleNotFoundError", "AttributeError"}
 
 
@@ -568,6 +665,7 @@ class TritonTmaExperimental(PyRule):
     ## References
     - hazards.md TRITON-TMA-EXPERIMENTAL (Triton history; PyTorch `torch/utils/_triton.py`)
     """
+
     code = "PT665"
     name = "triton-tma-experimental"
     severity = Severity.ERROR
@@ -576,17 +674,29 @@ class TritonTmaExperimental(PyRule):
     def check(self, ctx):
         facts = _facts(ctx)
         for node, q in _refs(facts):
-            if any(q == p or q.startswith(p + ".") for p in _TMA_OLD) and \
-                    not _tma_switch_or_probe(facts, node):
-                yield self.at(ctx, node, f"`{q.rsplit('.', 1)[-1]}` is the old experimental TMA "
-                              "API (NVIDIA driver, no HIP path, removed in current Triton); use "
-                              "tl.make_tensor_descriptor or block pointers")
+            if any(q == p or q.startswith(p + ".") for p in _TMA_OLD) and not _tma_switch_or_probe(
+                facts, node
+            ):
+                yield self.at(
+                    ctx,
+                    node,
+                    f"`{q.rsplit('.', 1)[-1]}` is the old experimental TMA "
+                    "API (NVIDIA driver, no HIP path, removed in current Triton); use "
+                    "tl.make_tensor_descriptor or block pointers",
+                )
         for node in ast.walk(facts.src.tree):
-            if isinstance(node, ast.ImportFrom) and node.module and \
-                    node.module.startswith("triton.tools.experimental_descriptor") and \
-                    not _tma_switch_or_probe(facts, node):
-                yield self.at(ctx, node, "triton.tools.experimental_descriptor is the old "
-                              "experimental TMA API; use tl.make_tensor_descriptor")
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("triton.tools.experimental_descriptor")
+                and not _tma_switch_or_probe(facts, node)
+            ):
+                yield self.at(
+                    ctx,
+                    node,
+                    "triton.tools.experimental_descriptor is the old "
+                    "experimental TMA API; use tl.make_tensor_descriptor",
+                )
 
 
 def _uses_stable_tma(facts, nodes: list) -> bool:
@@ -614,8 +724,12 @@ def _tma_switch_or_probe(facts, node: ast.AST) -> bool:
         if isinstance(par, (ast.If, ast.IfExp)):
             body = par.body if isinstance(par.body, list) else [par.body]
             orelse = par.orelse if isinstance(par.orelse, list) else [par.orelse]
-            if cur in body and _uses_stable_tma(facts, orelse) or \
-                    cur in orelse and _uses_stable_tma(facts, body):
+            if (
+                cur in body
+                and _uses_stable_tma(facts, orelse)
+                or cur in orelse
+                and _uses_stable_tma(facts, body)
+            ):
                 return True
         elif isinstance(par, ast.Try) and cur in par.body:
             caught = {dotted_last(n) for h in par.handlers if h.type for n in ast.walk(h.type)}
@@ -630,10 +744,13 @@ def _tma_switch_or_probe(facts, node: ast.AST) -> bool:
 
 
 # -- PT666 -----------------------------------------------------------------------------------
-_DESCRIPTORS = ("triton.language.make_tensor_descriptor", "triton.language.load_tensor_descriptor",
-                "triton.language.store_tensor_descriptor",
-                "triton.tools.tensor_descriptor.TensorDescriptor")
-TDM_ARCHS = ("gfx1250",)     # AMD targets with a tensor data mover (triton 3.9 make_ttir)
+_DESCRIPTORS = (
+    "triton.language.make_tensor_descriptor",
+    "triton.language.load_tensor_descriptor",
+    "triton.language.store_tensor_descriptor",
+    "triton.tools.tensor_descriptor.TensorDescriptor",
+)
+TDM_ARCHS = ("gfx1250",)  # AMD targets with a tensor data mover (triton 3.9 make_ttir)
 
 
 @register
@@ -665,6 +782,7 @@ class TritonTensorDescriptor(PyRule):
     - triton 3.9 wheel: `backends/amd/compiler.py` (`make_ttir`)
     - hazards.md TRITON-TENSOR-DESCRIPTOR
     """
+
     code = "PT666"
     name = "triton-tensor-descriptor"
     severity = Severity.INFO
@@ -680,12 +798,16 @@ class TritonTensorDescriptor(PyRule):
                 continue
             par = facts.parent(node)
             if not (isinstance(par, ast.Call) and par.func is node):
-                continue            # an import, an isinstance() test: no descriptor is made
+                continue  # an import, an isinstance() test: no descriptor is made
             if q.startswith(_HOST_DESCRIPTOR) and _built_for_another_kernel(facts, par, q):
                 continue
-            yield self.at(ctx, node, "tensor descriptors become pointer arithmetic on "
-                          f"{', '.join(archs)} (no TMA): portable, but re-tune the tiles",
-                          targets=archs)
+            yield self.at(
+                ctx,
+                node,
+                "tensor descriptors become pointer arithmetic on "
+                f"{', '.join(archs)} (no TMA): portable, but re-tune the tiles",
+                targets=archs,
+            )
 
 
 _HOST_DESCRIPTOR = "triton.tools.tensor_descriptor.TensorDescriptor"
@@ -696,6 +818,7 @@ def _built_for_another_kernel(facts, call: ast.Call, q: str) -> bool:
     written in the call (computed at run time: PyTorch's wrappers parse it from the kernel's
     signature): generic launch glue, which chooses no tiles to re-tune."""
     from ..analysis.python import UNKNOWN, fold
+
     if facts.kernels:
         return False
     index = 1 if q.endswith(".from_tensor") else 3
@@ -735,24 +858,33 @@ class TritonWarpSpecialize(PyRule):
     - triton 3.9 wheel: `language/core.py` (`range` docstring)
     - hazards.md TRITON-WARP-SPECIALIZE
     """
+
     code = "PT667"
     name = "triton-warp-specialize"
     severity = Severity.WARNING
-    triggers = (b"warp_specialize", b"num_consumer_groups", b"num_buffers_warp_spec",
-                b"async_task")
+    triggers = (b"warp_specialize", b"num_consumer_groups", b"num_buffers_warp_spec", b"async_task")
 
     def check(self, ctx):
         from ..analysis.python import fold
+
         facts = _facts(ctx)
         for call in _calls(facts, "triton.language.range"):
             v = _kw(call, "warp_specialize")
             if v is not None and fold(facts, v) is not False:
-                yield self.at(ctx, v, "warp_specialize is a Blackwell feature; AMD compiles "
-                              "this loop without it (gate it on is_cuda())")
+                yield self.at(
+                    ctx,
+                    v,
+                    "warp_specialize is a Blackwell feature; AMD compiles "
+                    "this loop without it (gate it on is_cuda())",
+                )
         for node in ast.walk(facts.src.tree):
             if isinstance(node, ast.keyword) and node.arg in _WS_KWARGS:
-                yield self.at(ctx, node, f"{node.arg} is a Hopper warp-specialisation option "
-                              "the AMD backend does not have")
+                yield self.at(
+                    ctx,
+                    node,
+                    f"{node.arg} is a Hopper warp-specialisation option "
+                    "the AMD backend does not have",
+                )
         for node, q in _refs(facts):
             if q == "triton.language.async_task":
                 yield self.at(ctx, node, "tl.async_task is NVIDIA warp specialisation")
@@ -761,14 +893,20 @@ class TritonWarpSpecialize(PyRule):
 # -- configs: PT668 / PT669 / PT671 / PT672 / PT673 ------------------------------------------
 def _configs_and_launches(facts):
     from ..analysis.python import config_values, launches
+
     out = [(call, vals) for call, vals in config_values(facts)]
     out += [(call, [v]) for call, v in launches(facts)]
     return out
 
 
 def _ints(vals, key: str) -> list[int]:
-    return sorted({v.get(key) for v in vals if isinstance(v.get(key), int)
-                   and not isinstance(v.get(key), bool)})
+    return sorted(
+        {
+            v.get(key)
+            for v in vals
+            if isinstance(v.get(key), int) and not isinstance(v.get(key), bool)
+        }
+    )
 
 
 def _where(call: ast.Call, key: str):
@@ -799,6 +937,7 @@ class TritonNumCtas(PyRule):
     - triton 3.9 wheel: `backends/amd/compiler.py` (`parse_options`)
     - hazards.md TRITON-NUM-CTAS-CLUSTER
     """
+
     code = "PT668"
     name = "triton-num-ctas"
     severity = Severity.ERROR
@@ -812,9 +951,13 @@ class TritonNumCtas(PyRule):
         for call, vals in _configs_and_launches(facts):
             bad = [n for n in _ints(vals, "num_ctas") if n > 1]
             if bad:
-                yield self.at(ctx, _where(call, "num_ctas"),
-                              f"num_ctas={bad[-1]}: the AMD backend rejects num_ctas > 1 on "
-                              f"{', '.join(archs)}", targets=archs)
+                yield self.at(
+                    ctx,
+                    _where(call, "num_ctas"),
+                    f"num_ctas={bad[-1]}: the AMD backend rejects num_ctas > 1 on "
+                    f"{', '.join(archs)}",
+                    targets=archs,
+                )
 
 
 @register
@@ -846,6 +989,7 @@ class TritonNumWarps(PyRule):
     - https://github.com/triton-lang/triton/issues/4128
     - hazards.md TRITON-NUM-WARPS-LIMIT
     """
+
     code = "PT669"
     name = "triton-num-warps-limit"
     severity = Severity.ERROR
@@ -860,18 +1004,29 @@ class TritonNumWarps(PyRule):
             where = _where(call, "num_warps")
             odd = [w for w in warps if w <= 0 or w & (w - 1)]
             if odd:
-                yield self.at(ctx, where, f"num_warps={odd[0]} is not a power of two; the AMD "
-                              "backend asserts it is")
+                yield self.at(
+                    ctx,
+                    where,
+                    f"num_warps={odd[0]} is not a power of two; the AMD backend asserts it is",
+                )
                 continue
             for t in ctx.options.targets:
                 big = [w for w in warps if w * t.wave > MAX_THREADS_PER_BLOCK]
                 if big:
-                    archs = tuple(x.arch for x in ctx.options.targets
-                                  if big[-1] * x.wave > MAX_THREADS_PER_BLOCK)
-                    yield self.at(ctx, where, f"num_warps={big[-1]} is {big[-1] * t.wave} "
-                                  f"threads at wavefront {t.wave} ({', '.join(archs)}), above "
-                                  f"the {MAX_THREADS_PER_BLOCK}-thread limit; use at most "
-                                  f"{MAX_THREADS_PER_BLOCK // t.wave}", targets=archs)
+                    archs = tuple(
+                        x.arch
+                        for x in ctx.options.targets
+                        if big[-1] * x.wave > MAX_THREADS_PER_BLOCK
+                    )
+                    yield self.at(
+                        ctx,
+                        where,
+                        f"num_warps={big[-1]} is {big[-1] * t.wave} "
+                        f"threads at wavefront {t.wave} ({', '.join(archs)}), above "
+                        f"the {MAX_THREADS_PER_BLOCK}-thread limit; use at most "
+                        f"{MAX_THREADS_PER_BLOCK // t.wave}",
+                        targets=archs,
+                    )
                     break
 
 
@@ -901,6 +1056,7 @@ class TritonNumStages(PyRule):
     - AMD Instinct workload tuning guide (num_stages)
     - hazards.md TRITON-NUM-STAGES
     """
+
     code = "PT671"
     name = "triton-num-stages"
     severity = Severity.WARNING
@@ -913,9 +1069,12 @@ class TritonNumStages(PyRule):
             high = [s for s in stages if s >= HOPPER_STAGES]
             if high and facts.vendor_of(call) != "amd":
                 shown = ", ".join(map(str, high))
-                yield self.at(ctx, _where(call, "num_stages"),
-                              f"num_stages={shown} is an NVIDIA tuning; AMD uses 2 for a GEMM "
-                              "and 1 for fused kernels (choose per vendor)")
+                yield self.at(
+                    ctx,
+                    _where(call, "num_stages"),
+                    f"num_stages={shown} is an NVIDIA tuning; AMD uses 2 for a GEMM "
+                    "and 1 for fused kernels (choose per vendor)",
+                )
 
 
 # the block-size names that the tl.dot operands' tiles use (Triton tutorials, vLLM, torchao)
@@ -982,6 +1141,7 @@ class TritonLdsBudget(PyRule):
     - triton 3.9 wheel: `runtime/errors.py` (OutOfResources)
     - hazards.md TRITON-LDS-BUDGET
     """
+
     code = "PT672"
     name = "triton-lds-budget"
     severity = Severity.ERROR
@@ -989,6 +1149,7 @@ class TritonLdsBudget(PyRule):
 
     def check(self, ctx):
         from ..analysis.python import config_values
+
         facts = _facts(ctx)
         if "dot" not in facts.src.text:
             return
@@ -1004,8 +1165,11 @@ class TritonLdsBudget(PyRule):
                     if not isinstance(st, int):
                         continue
                     est = lds_estimate(v.meta, st, elem, t.arch)
-                    if est is not None and est > t.lds and \
-                            (t.arch not in over or est > over[t.arch][0]):
+                    if (
+                        est is not None
+                        and est > t.lds
+                        and (t.arch not in over or est > over[t.arch][0])
+                    ):
                         over[t.arch] = (est, v, st)
             if not over:
                 continue
@@ -1013,15 +1177,26 @@ class TritonLdsBudget(PyRule):
             est, v, st = over[arch]
             lds = next(t.lds for t in ctx.options.targets if t.arch == arch)
             tiles = ", ".join(f"{k}={v.meta[k]}" for k in v.meta if k in names)
-            yield self.at(ctx, call, f"{tiles}, num_stages={st} needs about {est // 1024} KiB of "
-                          f"LDS for the tl.dot tiles on {arch} ({elem}-byte elements), above its "
-                          f"{lds // 1024} KiB", targets=tuple(sorted(over)))
+            yield self.at(
+                ctx,
+                call,
+                f"{tiles}, num_stages={st} needs about {est // 1024} KiB of "
+                f"LDS for the tl.dot tiles on {arch} ({elem}-byte elements), above its "
+                f"{lds // 1024} KiB",
+                targets=tuple(sorted(over)),
+            )
 
 
 _AMD_KNOBS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack")
 # CUDAOptions fields HIPOptions lacks (triton 3.9 backends/nvidia/compiler.py vs amd)
-_NV_ONLY_KNOBS = ("maxnreg", "launch_pdl", "ptx_options", "ir_override",
-                  "num_consumer_groups", "num_buffers_warp_spec")
+_NV_ONLY_KNOBS = (
+    "maxnreg",
+    "launch_pdl",
+    "ptx_options",
+    "ir_override",
+    "num_consumer_groups",
+    "num_buffers_warp_spec",
+)
 
 
 @register
@@ -1053,6 +1228,7 @@ class TritonAmdKnobs(PyRule):
       (CUDAOptions)
     - hazards.md TRITON-AMD-KNOBS
     """
+
     code = "PT673"
     name = "triton-amd-knobs"
     severity = Severity.INFO
@@ -1060,6 +1236,7 @@ class TritonAmdKnobs(PyRule):
 
     def check(self, ctx):
         from ..analysis.python import config_values
+
         facts = _facts(ctx)
         configs = config_values(facts)
         for deco in _calls(facts, "triton.autotune"):
@@ -1071,16 +1248,24 @@ class TritonAmdKnobs(PyRule):
                 continue
             if all(facts.vendor_of(c) == "nvidia" for c, _ in mine):
                 continue
-            has = any(k in v.meta or k in v.options for _, vals in mine for v in vals
-                      for k in _AMD_KNOBS)
+            has = any(
+                k in v.meta or k in v.options for _, vals in mine for v in vals for k in _AMD_KNOBS
+            )
             if not has:
-                yield self.at(ctx, deco, "autotune configs without AMD knobs (waves_per_eu, "
-                              "matrix_instr_nonkdim, kpack); add an AMD config list")
+                yield self.at(
+                    ctx,
+                    deco,
+                    "autotune configs without AMD knobs (waves_per_eu, "
+                    "matrix_instr_nonkdim, kpack); add an AMD config list",
+                )
         for call, vals in _configs_and_launches(facts):
             for k in _NV_ONLY_KNOBS[:3]:
                 if any(k in v.options for v in vals):
-                    yield self.at(ctx, _where(call, k), f"{k} is an NVIDIA-only option; the "
-                                  "AMD backend ignores it")
+                    yield self.at(
+                        ctx,
+                        _where(call, k),
+                        f"{k} is an NVIDIA-only option; the AMD backend ignores it",
+                    )
 
 
 def _configs_for(facts, arg: ast.AST, configs):
@@ -1089,9 +1274,12 @@ def _configs_for(facts, arg: ast.AST, configs):
     spans = [facts.span(arg)]
     names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
     for stmt in facts.src.tree.body:
-        if (isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in names
-                or isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names
-                                                        for t in stmt.targets)):
+        if (
+            isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and stmt.name in names
+            or isinstance(stmt, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id in names for t in stmt.targets)
+        ):
             spans.append(facts.span(stmt))
     # one level of indirection: functions those functions call
     more = set()
@@ -1100,20 +1288,28 @@ def _configs_for(facts, arg: ast.AST, configs):
             if isinstance(n, ast.Name) and s <= facts.span(n)[0] < e:
                 more.add(n.id)
     for stmt in facts.src.tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in more \
-                and stmt.name not in names:
+        if (
+            isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and stmt.name in more
+            and stmt.name not in names
+        ):
             spans.append(facts.span(stmt))
     return [(c, v) for c, v in configs if any(s <= facts.span(c)[0] < e for s, e in spans)]
 
 
 # -- PT674 / PT675 / PT676 -------------------------------------------------------------------
-_OCP = {"triton.language.float8e4nv": "tl.float8e4b8", "triton.language.float8e5": "tl.float8e5b16",
-        "torch.float8_e4m3fn": "torch.float8_e4m3fnuz",
-        "torch.float8_e5m2": "torch.float8_e5m2fnuz"}
-_FNUZ = {"triton.language.float8e4b8": "tl.float8e4nv",
-         "triton.language.float8e5b16": "tl.float8e5",
-         "torch.float8_e4m3fnuz": "torch.float8_e4m3fn",
-         "torch.float8_e5m2fnuz": "torch.float8_e5m2"}
+_OCP = {
+    "triton.language.float8e4nv": "tl.float8e4b8",
+    "triton.language.float8e5": "tl.float8e5b16",
+    "torch.float8_e4m3fn": "torch.float8_e4m3fnuz",
+    "torch.float8_e5m2": "torch.float8_e5m2fnuz",
+}
+_FNUZ = {
+    "triton.language.float8e4b8": "tl.float8e4nv",
+    "triton.language.float8e5b16": "tl.float8e5",
+    "torch.float8_e4m3fnuz": "torch.float8_e4m3fn",
+    "torch.float8_e5m2fnuz": "torch.float8_e5m2",
+}
 
 
 @register
@@ -1146,6 +1342,7 @@ class TritonFp8Dtype(PyRule):
       `deprecated_fp8_dot_operand_dtypes` for gfx950)
     - hazards.md TRITON-FP8-DTYPE
     """
+
     code = "PT674"
     name = "triton-fp8-dtype-per-target"
     severity = Severity.WARNING
@@ -1155,19 +1352,28 @@ class TritonFp8Dtype(PyRule):
         facts = _facts(ctx)
         refs = [(n, q) for n, q in _refs(facts) if q in _OCP or q in _FNUZ]
         if {q in _OCP for _, q in refs} == {True, False}:
-            return                          # both families named: chosen per target
+            return  # both families named: chosen per target
         fnuz_t = tuple(t.arch for t in ctx.options.targets if t.fp8 == "fnuz")
         ocp_t = tuple(t.arch for t in ctx.options.targets if t.fp8 == "ocp")
         for node, q in refs:
             short = q.replace("triton.language.", "tl.")
             if q in _OCP and fnuz_t:
-                yield self.at(ctx, node, f"{short} is OCP fp8: {', '.join(fnuz_t)} supports "
-                              f"FNUZ natively ({_OCP[q]}); OCP is emulated there and its range "
-                              "differs", targets=fnuz_t)
+                yield self.at(
+                    ctx,
+                    node,
+                    f"{short} is OCP fp8: {', '.join(fnuz_t)} supports "
+                    f"FNUZ natively ({_OCP[q]}); OCP is emulated there and its range "
+                    "differs",
+                    targets=fnuz_t,
+                )
             elif q in _FNUZ and ocp_t:
-                yield self.at(ctx, node, f"{short} is FNUZ fp8: {', '.join(ocp_t)} uses OCP fp8 "
-                              f"({_FNUZ[q]}); FNUZ is deprecated as a tl.dot operand there",
-                              targets=ocp_t)
+                yield self.at(
+                    ctx,
+                    node,
+                    f"{short} is FNUZ fp8: {', '.join(ocp_t)} uses OCP fp8 "
+                    f"({_FNUZ[q]}); FNUZ is deprecated as a tl.dot operand there",
+                    targets=ocp_t,
+                )
 
 
 @register
@@ -1194,6 +1400,7 @@ class TritonFp8e4b15(PyRule):
       `language/extra/cuda/utils.py`
     - hazards.md TRITON-FP8E4B15
     """
+
     code = "PT675"
     name = "triton-fp8e4b15"
     severity = Severity.ERROR
@@ -1202,10 +1409,15 @@ class TritonFp8e4b15(PyRule):
     def check(self, ctx):
         facts = _facts(ctx)
         for node, q in _refs(facts):
-            if q == "triton.language.float8e4b15" or \
-                    q.startswith(_EXTRA_CUDA + "convert_custom_float8"):
-                yield self.at(ctx, node, f"{q.rsplit('.', 1)[-1]}: fp8e4b15 is an NVIDIA-only "
-                              "format the AMD backend does not support; use a standard fp8 type")
+            if q == "triton.language.float8e4b15" or q.startswith(
+                _EXTRA_CUDA + "convert_custom_float8"
+            ):
+                yield self.at(
+                    ctx,
+                    node,
+                    f"{q.rsplit('.', 1)[-1]}: fp8e4b15 is an NVIDIA-only "
+                    "format the AMD backend does not support; use a standard fp8 type",
+                )
 
 
 # allowed input precisions: HIPOptions.allowed_dot_input_precisions, plus tf32 on gfx942 only
@@ -1239,6 +1451,7 @@ class TritonDotPrecision(PyRule):
       `parse_options` adds tf32 for gfx942)
     - hazards.md TRITON-DOT-PRECISION
     """
+
     code = "PT676"
     name = "triton-dot-precision"
     severity = Severity.ERROR
@@ -1246,6 +1459,7 @@ class TritonDotPrecision(PyRule):
 
     def check(self, ctx):
         from ..analysis.python import fold
+
         facts = _facts(ctx)
         for call in _calls(facts, "triton.language.dot", "triton.language.core.dot"):
             prec = _kw(call, "input_precision")
@@ -1258,14 +1472,20 @@ class TritonDotPrecision(PyRule):
             if not isinstance(value, str):
                 continue
             value = value.lower()
-            bad = tuple(t.arch for t in ctx.options.targets
-                        if value not in _AMD_PRECISIONS and
-                        not (value == "tf32" and t.arch in _TF32_ARCHS))
+            bad = tuple(
+                t.arch
+                for t in ctx.options.targets
+                if value not in _AMD_PRECISIONS and not (value == "tf32" and t.arch in _TF32_ARCHS)
+            )
             if bad:
-                yield self.at(ctx, where, f"input_precision {value!r} is rejected by the AMD "
-                              f"backend on {', '.join(bad)} (allowed: "
-                              f"{', '.join(_AMD_PRECISIONS)}; tf32 on gfx942 only)",
-                              targets=bad)
+                yield self.at(
+                    ctx,
+                    where,
+                    f"input_precision {value!r} is rejected by the AMD "
+                    f"backend on {', '.join(bad)} (allowed: "
+                    f"{', '.join(_AMD_PRECISIONS)}; tf32 on gfx942 only)",
+                    targets=bad,
+                )
 
 
 # -- PT670 / PT677 (host code) ---------------------------------------------------------------
@@ -1299,6 +1519,7 @@ class TritonWarpSizeHost(PyRule):
       `runtime/driver.py` (`get_current_target`)
     - hazards.md TRITON-WARP-SIZE-HOST
     """
+
     code = "PT670"
     name = "triton-warp-size-32"
     severity = Severity.WARNING
@@ -1307,38 +1528,57 @@ class TritonWarpSizeHost(PyRule):
     def check(self, ctx):
         facts = _facts(ctx)
         wave64 = ctx.options.wave64()
-        if not wave64 or any(m == "tilelang" or m.startswith("tilelang.")
-                             for m in facts.imported):
-            return          # TileLang takes the thread count itself (T.Kernel(threads=...))
+        if not wave64 or any(m == "tilelang" or m.startswith("tilelang.") for m in facts.imported):
+            return  # TileLang takes the thread count itself (T.Kernel(threads=...))
         for node in ast.walk(facts.src.tree):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
                 for a, b in ((node.left, node.right), (node.right, node.left)):
                     if _is_const(b, NV_WARP) and "warps" in (dotted_last(a) or "").lower():
-                        yield self.at(ctx, node, "threads computed as warps * 32; a warp is "
-                                      f"64 threads on {', '.join(wave64)}: use get_current_"
-                                      "target().warp_size", targets=wave64)
+                        yield self.at(
+                            ctx,
+                            node,
+                            "threads computed as warps * 32; a warp is "
+                            f"64 threads on {', '.join(wave64)}: use get_current_"
+                            "target().warp_size",
+                            targets=wave64,
+                        )
                         break
             elif isinstance(node, (ast.Assign, ast.keyword)):
-                targets = [node.arg] if isinstance(node, ast.keyword) else \
-                    [dotted_last(t) for t in node.targets]
+                targets = (
+                    [node.arg]
+                    if isinstance(node, ast.keyword)
+                    else [dotted_last(t) for t in node.targets]
+                )
                 v = node.value
-                if any("num_warps" in (t or "") for t in targets) and \
-                        isinstance(v, ast.BinOp) and isinstance(v.op, ast.FloorDiv) and \
-                        _is_const(v.right, NV_WARP):
-                    yield self.at(ctx, v, "num_warps computed as threads // 32; a warp is 64 "
-                                  f"threads on {', '.join(wave64)}", targets=wave64)
+                if (
+                    any("num_warps" in (t or "") for t in targets)
+                    and isinstance(v, ast.BinOp)
+                    and isinstance(v.op, ast.FloorDiv)
+                    and _is_const(v.right, NV_WARP)
+                ):
+                    yield self.at(
+                        ctx,
+                        v,
+                        "num_warps computed as threads // 32; a warp is 64 "
+                        f"threads on {', '.join(wave64)}",
+                        targets=wave64,
+                    )
 
 
 def _is_const(node: ast.AST, value: int) -> bool:
-    return isinstance(node, ast.Constant) and node.value == value and \
-        not isinstance(node.value, bool)
+    return (
+        isinstance(node, ast.Constant) and node.value == value and not isinstance(node.value, bool)
+    )
 
 
 def _capability_names(facts) -> set[str]:
     names = set()
     for node in ast.walk(facts.src.tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
-                dotted_last(node.value.func).endswith("get_device_capability"):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and dotted_last(node.value.func).endswith("get_device_capability")
+        ):
             for t in node.targets:
                 for n in ast.walk(t):
                     if isinstance(n, ast.Name):
@@ -1348,8 +1588,11 @@ def _capability_names(facts) -> set[str]:
 
 def _mentions_capability(node: ast.AST, names: set[str]) -> bool:
     for n in ast.walk(node):
-        if isinstance(n, ast.Call) and dotted_last(n.func).endswith("get_device_capability") \
-                and not dotted_last(n.func).startswith(_OTHER_DEVICE_MODULES):
+        if (
+            isinstance(n, ast.Call)
+            and dotted_last(n.func).endswith("get_device_capability")
+            and not dotted_last(n.func).startswith(_OTHER_DEVICE_MODULES)
+        ):
             return True
         if isinstance(n, ast.Name) and n.id in names:
             return True
@@ -1394,6 +1637,7 @@ class TritonDeviceCheck(PyRule):
       `torch.version.hip`)
     - hazards.md TRITON-DEVICE-CHECK, CAPABILITY-GATE
     """
+
     code = "PT677"
     name = "triton-device-check"
     severity = Severity.WARNING
@@ -1410,30 +1654,54 @@ class TritonDeviceCheck(PyRule):
                 continue
             if facts.vendor_of(node) == "amd":
                 continue
-            if _mentions_capability(node, names) and \
-                    any(isinstance(c, (ast.Constant, ast.Tuple)) for c in node.comparators):
+            if _mentions_capability(node, names) and any(
+                isinstance(c, (ast.Constant, ast.Tuple)) for c in node.comparators
+            ):
                 shown = ", ".join(f"{a} reports {c}" for a, c in caps.items())
-                yield self.at(ctx, node, f"capability check on ROCm: {shown}, so NVIDIA "
-                              "architecture tests misfire; use get_current_target().arch or "
-                              "torch.version.hip")
-            elif len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) and \
-                    _mentions_device_name(node.comparators[0], dev_names) and \
-                    not _mentions_device_name(node.left, dev_names) and \
-                    not _only_reports(facts, node):
-                yield self.at(ctx, node, "device-name substring test: brittle across vendors; "
-                              "use get_current_target().backend/.arch")
+                yield self.at(
+                    ctx,
+                    node,
+                    f"capability check on ROCm: {shown}, so NVIDIA "
+                    "architecture tests misfire; use get_current_target().arch or "
+                    "torch.version.hip",
+                )
+            elif (
+                len(node.ops) == 1
+                and isinstance(node.ops[0], (ast.In, ast.NotIn))
+                and _mentions_device_name(node.comparators[0], dev_names)
+                and not _mentions_device_name(node.left, dev_names)
+                and not _only_reports(facts, node)
+            ):
+                yield self.at(
+                    ctx,
+                    node,
+                    "device-name substring test: brittle across vendors; "
+                    "use get_current_target().backend/.arch",
+                )
         for node in ast.walk(facts.src.tree):
             # get_device_name().startswith("NVIDIA H"), name.endswith(...)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                    node.func.attr in _NAME_TESTS and \
-                    _mentions_device_name(node.func.value, dev_names) and \
-                    facts.vendor_of(node) != "amd" and not _only_reports(facts, node):
-                yield self.at(ctx, node, "device-name prefix test: brittle across vendors; "
-                              "use get_current_target().backend/.arch")
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _NAME_TESTS
+                and _mentions_device_name(node.func.value, dev_names)
+                and facts.vendor_of(node) != "amd"
+                and not _only_reports(facts, node)
+            ):
+                yield self.at(
+                    ctx,
+                    node,
+                    "device-name prefix test: brittle across vendors; "
+                    "use get_current_target().backend/.arch",
+                )
         for node in _version_cuda_tests(facts):
-            yield self.at(ctx, node, "torch.version.cuda is None on ROCm builds: this code "
-                          "never runs (or raises) on AMD; test torch.version.hip or "
-                          "get_current_target().backend")
+            yield self.at(
+                ctx,
+                node,
+                "torch.version.cuda is None on ROCm builds: this code "
+                "never runs (or raises) on AMD; test torch.version.hip or "
+                "get_current_target().backend",
+            )
 
 
 _DEVICE_NAME_FNS = ("get_device_name", "get_device_properties")
@@ -1447,15 +1715,26 @@ def _assigned_from(facts, fns: tuple[str, ...]) -> set[str]:
         if isinstance(node, ast.Assign):
             v = node.value
             while isinstance(v, (ast.Attribute, ast.Call)) and not (
-                    isinstance(v, ast.Call) and dotted_last(v.func).endswith(fns)):
+                isinstance(v, ast.Call) and dotted_last(v.func).endswith(fns)
+            ):
                 v = v.value if isinstance(v, ast.Attribute) else v.func
             if isinstance(v, ast.Call):
                 names.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return names
 
 
-_REPORTERS = ("print", "warn", "warning", "info", "debug", "log", "error", "warn_once",
-              "warning_once", "info_once")
+_REPORTERS = (
+    "print",
+    "warn",
+    "warning",
+    "info",
+    "debug",
+    "log",
+    "error",
+    "warn_once",
+    "warning_once",
+    "info_once",
+)
 
 
 def _only_reports(facts, node: ast.AST) -> bool:
@@ -1467,8 +1746,12 @@ def _only_reports(facts, node: ast.AST) -> bool:
         cur, par = par, facts.parent(par)
     if not (isinstance(par, ast.If) and par.test is cur) or par.orelse:
         return False
-    return all(isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and
-               dotted_last(st.value.func).rsplit(".", 1)[-1] in _REPORTERS for st in par.body)
+    return all(
+        isinstance(st, ast.Expr)
+        and isinstance(st.value, ast.Call)
+        and dotted_last(st.value.func).rsplit(".", 1)[-1] in _REPORTERS
+        for st in par.body
+    )
 
 
 # device modules of other vendors' PyTorch backends: their names say nothing about CUDA/ROCm
@@ -1477,8 +1760,11 @@ _OTHER_DEVICE_MODULES = ("torch.xpu.", "torch.npu.", "torch.mps.", "torch.mtia."
 
 def _mentions_device_name(node: ast.AST, names: set[str]) -> bool:
     for n in ast.walk(node):
-        if isinstance(n, ast.Call) and dotted_last(n.func).endswith(_DEVICE_NAME_FNS) and \
-                not dotted_last(n.func).startswith(_OTHER_DEVICE_MODULES):
+        if (
+            isinstance(n, ast.Call)
+            and dotted_last(n.func).endswith(_DEVICE_NAME_FNS)
+            and not dotted_last(n.func).startswith(_OTHER_DEVICE_MODULES)
+        ):
             return True
         if isinstance(n, ast.Name) and n.id in names:
             return True
@@ -1490,32 +1776,50 @@ def _version_cuda_tests(facts) -> list[ast.AST]:
     # a flag computed from torch.version.cuda and tested without an else side
     flags: dict[str, ast.AST] = {}
     for node in ast.walk(facts.src.tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], ast.Name) and \
-                isinstance(node.value, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Call)):
-            hits = [n for n in ast.walk(node.value) if isinstance(n, ast.Attribute) and
-                    (facts.qualname(n) or "") == "torch.version.cuda"]
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Call))
+        ):
+            hits = [
+                n
+                for n in ast.walk(node.value)
+                if isinstance(n, ast.Attribute)
+                and (facts.qualname(n) or "") == "torch.version.cuda"
+            ]
             if hits and facts.vendor_of(node) is None:
                 flags[node.targets[0].id] = hits[0]
     for node in ast.walk(facts.src.tree):
         if isinstance(node, (ast.If, ast.Assert, ast.IfExp)):
             test = node.test
-            hits = [n for n in ast.walk(test) if isinstance(n, ast.Attribute) and
-                    (facts.qualname(n) or "") == "torch.version.cuda"]
-            flag = next((n.id for n in ast.walk(test)
-                         if isinstance(n, ast.Name) and n.id in flags), None)
+            hits = [
+                n
+                for n in ast.walk(test)
+                if isinstance(n, ast.Attribute)
+                and (facts.qualname(n) or "") == "torch.version.cuda"
+            ]
+            flag = next(
+                (n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in flags), None
+            )
             if not hits and flag is not None:
-                if not (isinstance(node, (ast.If, ast.IfExp)) and node.orelse) and \
-                        facts.vendor_of(node) is None and flags[flag] not in out:
+                if (
+                    not (isinstance(node, (ast.If, ast.IfExp)) and node.orelse)
+                    and facts.vendor_of(node) is None
+                    and flags[flag] not in out
+                ):
                     out.append(flags[flag])
                 continue
             if not hits:
                 continue
             if isinstance(node, (ast.If, ast.IfExp)) and node.orelse:
-                continue         # an else side exists: a two-way switch
-            if isinstance(node, ast.If) and facts.test_vendor(test)[0] == "amd" and \
-                    not any(isinstance(n, ast.Raise) for b in node.body for n in ast.walk(b)):
-                continue         # `if torch.version.cuda is None: return`: the AMD side, handled
+                continue  # an else side exists: a two-way switch
+            if (
+                isinstance(node, ast.If)
+                and facts.test_vendor(test)[0] == "amd"
+                and not any(isinstance(n, ast.Raise) for b in node.body for n in ast.walk(b))
+            ):
+                continue  # `if torch.version.cuda is None: return`: the AMD side, handled
             if facts.vendor_of(node) is not None:
                 continue
             out.append(hits[0])
@@ -1531,7 +1835,7 @@ def _version_cuda_tests(facts) -> list[ast.AST]:
 # reported: the others keep theirs (".cs" streams, ".cv"/".wt" reach the system scope).
 _HINT_NOTES = {
     ("load", "cache_modifier", ".cg"): "load `.cg` (cache in L2, not L1, on NVIDIA) becomes a "
-                                       "non-temporal load on AMD, the same as `.cs`",
+    "non-temporal load on AMD, the same as `.cs`",
     ("store", "cache_modifier", ".cg"): "store `.cg` is dropped on AMD (a default store)",
     ("load", "eviction_policy", "evict_first"): "eviction_policy is ignored by the AMD backend",
     ("load", "eviction_policy", "evict_last"): "eviction_policy is ignored by the AMD backend",
@@ -1571,6 +1875,7 @@ class TritonCacheHints(PyRule):
       `_str_to_eviction_policy`); AMDGCN of gfx942/gfx950 compiled from it (the figures above)
     - hazards.md TRITON-CACHE-MODIFIERS
     """
+
     code = "PT679"
     name = "triton-cache-hints"
     severity = Severity.INFO
@@ -1578,9 +1883,11 @@ class TritonCacheHints(PyRule):
 
     def check(self, ctx):
         from ..analysis.python import fold
+
         facts = _facts(ctx)
-        calls = [("load", c) for c in _calls(facts, "triton.language.load")] + \
-            [("store", c) for c in _calls(facts, "triton.language.store")]
+        calls = [("load", c) for c in _calls(facts, "triton.language.load")] + [
+            ("store", c) for c in _calls(facts, "triton.language.store")
+        ]
         for kind, call in sorted(calls, key=lambda kc: facts.span(kc[1])):
             for key in ("cache_modifier", "eviction_policy"):
                 arg = _kw(call, key)
@@ -1618,6 +1925,7 @@ class TritonGluonNvidia(PyRule):
     - triton 3.9 wheel: `experimental/gluon/language/{nvidia,amd}/`
     - hazards.md TRITON-GLUON-NVIDIA
     """
+
     code = "PT678"
     name = "triton-gluon-nvidia"
     severity = Severity.ERROR
@@ -1633,8 +1941,12 @@ class TritonGluonNvidia(PyRule):
                 mods = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
             hit = next((m for m in mods if m == _GLUON_NV or m.startswith(_GLUON_NV + ".")), None)
             if hit:
-                yield self.at(ctx, node, f"{hit} is an NVIDIA-only Gluon module; AMD needs its "
-                              "own Gluon kernel (gluon.language.amd)")
+                yield self.at(
+                    ctx,
+                    node,
+                    f"{hit} is an NVIDIA-only Gluon module; AMD needs its "
+                    "own Gluon kernel (gluon.language.amd)",
+                )
 
 
 # -- PT680 / PT681 ---------------------------------------------------------------------------
@@ -1666,6 +1978,7 @@ class EmbeddedCudaSource(PyRule):
     - https://github.com/cupy/cupy/pull/9977 (hipRTC and warp masks)
     - hazards.md EMBEDDED-CUDA-SOURCE
     """
+
     code = "PT680"
     name = "embedded-cuda-source"
     severity = Severity.WARNING
@@ -1678,20 +1991,35 @@ class EmbeddedCudaSource(PyRule):
                 par = facts.parent(node)
                 if q == "numba.cuda" and isinstance(par, ast.Attribute):
                     continue
-                if isinstance(par, (ast.Call, ast.FunctionDef)) or \
-                        isinstance(facts.parent(par) if par else None, ast.FunctionDef) or \
-                        any(node is d or (isinstance(d, ast.Call) and d.func is node)
-                            for k in _decorated(facts) for d in k.decorator_list):
-                    yield self.at(ctx, node, "numba.cuda kernel: numba's CUDA target does not "
-                                  "run on AMD GPUs; port it to Triton or HIP C++")
+                if (
+                    isinstance(par, (ast.Call, ast.FunctionDef))
+                    or isinstance(facts.parent(par) if par else None, ast.FunctionDef)
+                    or any(
+                        node is d or (isinstance(d, ast.Call) and d.func is node)
+                        for k in _decorated(facts)
+                        for d in k.decorator_list
+                    )
+                ):
+                    yield self.at(
+                        ctx,
+                        node,
+                        "numba.cuda kernel: numba's CUDA target does not "
+                        "run on AMD GPUs; port it to Triton or HIP C++",
+                    )
         for call, why in ctx.cache.get("py_dynamic", ()):
-            yield self.at(ctx, call, f"CUDA C++ source {why}: porter cannot check or port it; "
-                          "review it by hand")
+            yield self.at(
+                ctx,
+                call,
+                f"CUDA C++ source {why}: porter cannot check or port it; review it by hand",
+            )
 
 
 def _decorated(facts):
-    return [n for n in ast.walk(facts.src.tree)
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list]
+    return [
+        n
+        for n in ast.walk(facts.src.tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list
+    ]
 
 
 @register
@@ -1717,6 +2045,7 @@ class PythonSyntaxError(PyRule):
     ## References
     - Python language reference: encoding declarations (PEP 263)
     """
+
     code = "PT681"
     name = "python-syntax-error"
     severity = Severity.WARNING

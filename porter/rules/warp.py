@@ -12,6 +12,7 @@ never reported; the branch AMD compiles is. The 32-lane rules also leave alone v
 switches whose AMD side the model cannot decide (``#if __AMDGCN_WAVEFRONT_SIZE == 64``,
 ``#ifdef __GFX9__``): code written per target by hand (``ctx.vendor``, ``Compiled.hands_off``).
 """
+
 from __future__ import annotations
 
 from ..analysis.calls import call_args, call_name
@@ -38,14 +39,17 @@ from .registry import register
 NAMES32 = frozenset({"UINT_MAX", "UINT32_MAX"})
 WARP_SIZE_NAME = re.compile(
     r"(?i)^_*(?:k_?|c_?|cuda_?|nv_?)?(?:warp_?size|warp_?sz|warp_?threads|threads_?per_?warp"
-    r"|num_?threads_?per_?warp|n_?threads_?per_?warp|warp_?width|warp_?len(?:gth)?)_*$")
+    r"|num_?threads_?per_?warp|n_?threads_?per_?warp|warp_?width|warp_?len(?:gth)?)_*$"
+)
 LANE_NAME = re.compile(
     r"(?i)^(?:lane|lane_?id|lane_?idx|lane_?index|laneid|my_?lane|lane_?in_?warp|warp_?lane"
-    r"|thread_?lane|lane_?no|lane_?num|lane_?number|_lane|lane_)$")
+    r"|thread_?lane|lane_?no|lane_?num|lane_?number|_lane|lane_)$"
+)
 TID_NAME = re.compile(
     r"(?i)^(?:tid|tidx|tid_?[xyz]|thread_?id(?:_?[xyz])?|thread_?idx(?:_?[xyz])?|ltid|local_?tid"
     r"|t_?id|tx|thread_?index|thread_?num|thread_?rank|lane|lane_?id|lane_?idx|laneid"
-    r"|thread|local_?id|lidx|hipThreadIdx_[xyz])$")
+    r"|thread|local_?id|lidx|hipThreadIdx_[xyz])$"
+)
 WARPISH_TARGET = re.compile(r"(?i)(lane|warp|^wid$|^w_?id$|^wrp)")
 
 
@@ -53,14 +57,20 @@ def _names_body(rx) -> str:
     """The alternatives of a `(?i)^...$` name pattern, for joining into one pattern."""
     pat = rx.pattern
     assert pat.startswith("(?i)^") and pat.endswith("$")
-    return pat[len("(?i)^"):-1]
+    return pat[len("(?i)^") : -1]
 
 
 # PT101's pre-filter: an identifier of the file every finding needs (a thread index for the
 # `x & 31` forms, a warp-size name for the definitions), one search over the joined identifiers
 _PT101_NAMES = re.compile(
-    ("(?im)^(?:threadIdx|blockDim|thread_rank|hipThreadIdx_\\w*|hipBlockDim_\\w*|(?:"
-     + _names_body(TID_NAME) + ")|(?:" + _names_body(WARP_SIZE_NAME) + "))$").encode())
+    (
+        "(?im)^(?:threadIdx|blockDim|thread_rank|hipThreadIdx_\\w*|hipBlockDim_\\w*|(?:"
+        + _names_body(TID_NAME)
+        + ")|(?:"
+        + _names_body(WARP_SIZE_NAME)
+        + "))$"
+    ).encode()
+)
 
 
 # -- generic helpers --------------------------------------------------------------------------
@@ -95,7 +105,7 @@ def expr_width(ctx: RuleContext, node, depth: int = 0):
         v, suffix = iv
         if "l" in suffix:
             return 64
-        return 32 if -(1 << 31) <= v <= 0xffffffff else 64
+        return 32 if -(1 << 31) <= v <= 0xFFFFFFFF else 64
     if t == "identifier":
         name = ctx.text(node)
         if name in NAMES32:
@@ -109,11 +119,17 @@ def expr_width(ctx: RuleContext, node, depth: int = 0):
         if name in MASK_SOURCES:
             return 64
         fn = node.child_by_field_name("function")
-        if fn is not None and fn.type in ("primitive_type", "sized_type_specifier",
-                                          "type_identifier"):
+        if fn is not None and fn.type in (
+            "primitive_type",
+            "sized_type_specifier",
+            "type_identifier",
+        ):
             return type_width(type_text(ctx, fn))
-        if fn is not None and fn.type == "template_function" and name in (
-                "static_cast", "reinterpret_cast"):
+        if (
+            fn is not None
+            and fn.type == "template_function"
+            and name in ("static_cast", "reinterpret_cast")
+        ):
             targs = fn.child_by_field_name("arguments")
             return type_width(type_text(ctx, targs)[1:-1]) if targs is not None else None
         return None
@@ -148,7 +164,7 @@ def is_full32_mask(ctx: RuleContext, node) -> bool:
         if iv is None:
             return False
         v, suffix = iv
-        return v == 0xffffffff or (v == -1 and "l" not in suffix)
+        return v == 0xFFFFFFFF or (v == -1 and "l" not in suffix)
     if t == "identifier":
         return ctx.text(node) in NAMES32
     if t == "unary_expression":
@@ -180,14 +196,17 @@ def is_full64_mask(ctx: RuleContext, node) -> bool:
         return True
     if node.type == "number_literal":
         iv = int_value(ctx.text(node))
-        return iv is not None and (iv[0] == 0xffffffffffffffff or (iv[0] == -1 and "l" in iv[1]))
+        return iv is not None and (iv[0] == 0xFFFFFFFFFFFFFFFF or (iv[0] == -1 and "l" in iv[1]))
     if node.type == "unary_expression":
         op = node.child_by_field_name("operator")
         arg = strip_parens(node.child_by_field_name("argument"))
         if op is not None and arg is not None and arg.type == "number_literal":
             iv = int_value(ctx.text(arg))
-            return iv is not None and "l" in iv[1] and (
-                (op.type == "~" and iv[0] == 0) or (op.type == "-" and iv[0] == 1))
+            return (
+                iv is not None
+                and "l" in iv[1]
+                and ((op.type == "~" and iv[0] == 0) or (op.type == "-" and iv[0] == 1))
+            )
     return False
 
 
@@ -201,11 +220,14 @@ def contains_thread_idx(ctx: RuleContext, node, fields=("threadIdx",)) -> bool:
             arg = n.child_by_field_name("argument")
             if arg is not None and arg.type == "identifier" and ctx.text(arg) in fields:
                 return True
-        elif (n.type == "identifier"
-              and ctx.text(n) in ("hipThreadIdx_x", "hipThreadIdx_y", "hipThreadIdx_z")
-              and "threadIdx" in fields
-              or n.type == "call_expression" and call_name(ctx, n) == "thread_rank"
-              and "threadIdx" in fields):
+        elif (
+            n.type == "identifier"
+            and ctx.text(n) in ("hipThreadIdx_x", "hipThreadIdx_y", "hipThreadIdx_z")
+            and "threadIdx" in fields
+            or n.type == "call_expression"
+            and call_name(ctx, n) == "thread_rank"
+            and "threadIdx" in fields
+        ):
             return True
         stack.extend(n.named_children)
     return False
@@ -218,8 +240,7 @@ def is_thread_index(ctx: RuleContext, node, *, allow_blockdim=False) -> bool:
     if node is None:
         return False
     fields = ("threadIdx", "blockDim") if allow_blockdim else ("threadIdx",)
-    if node.type in ("field_expression", "binary_expression", "call_expression",
-                     "cast_expression"):
+    if node.type in ("field_expression", "binary_expression", "call_expression", "cast_expression"):
         return contains_thread_idx(ctx, node, fields)
     if node.type == "identifier":
         name = ctx.text(node)
@@ -295,13 +316,13 @@ def ballot_var(ctx: RuleContext, ident) -> Decl | None:
         return None
     # the variable's own uses in the function, not every assignment of the function: a kernel
     # with a thousand ballot variables was quadratic
-    for u in ctx.identifiers([d.name], kinds=frozenset({"identifier"}),
-                             within=(scope.start_byte, scope.end_byte)):
+    for u in ctx.identifiers(
+        [d.name], kinds=frozenset({"identifier"}), within=(scope.start_byte, scope.end_byte)
+    ):
         if u.parent is None:
             continue
         a = u.parent
-        if a.type in ("update_expression", "pointer_expression") and \
-                _is_field(a, "argument", u):
+        if a.type in ("update_expression", "pointer_expression") and _is_field(a, "argument", u):
             return None
         if a.type != "assignment_expression" or not _is_field(a, "left", u):
             continue
@@ -309,8 +330,13 @@ def ballot_var(ctx: RuleContext, ident) -> Decl | None:
         if op is not None and op.type in ("&=", "^=", ">>="):
             continue
         right = strip_parens(a.child_by_field_name("right"))
-        if op is not None and op.type == "=" and right is not None and right.type == \
-                "call_expression" and call_name(ctx, right) in MASK_SOURCES:
+        if (
+            op is not None
+            and op.type == "="
+            and right is not None
+            and right.type == "call_expression"
+            and call_name(ctx, right) in MASK_SOURCES
+        ):
             continue
         return None
     return d
@@ -318,8 +344,11 @@ def ballot_var(ctx: RuleContext, ident) -> Decl | None:
 
 def _is_field(parent, field: str, node) -> bool:
     child = parent.child_by_field_name(field)
-    return child is not None and (child.start_byte, child.end_byte, child.type) == \
-        (node.start_byte, node.end_byte, node.type)
+    return child is not None and (child.start_byte, child.end_byte, child.type) == (
+        node.start_byte,
+        node.end_byte,
+        node.type,
+    )
 
 
 # =============================================================================================
@@ -366,6 +395,7 @@ class WarpSizeLiteral(Rule):
     - HIP kernel language reference, warp cross-lane functions tip
     - HeCBench issues 167 and 180 (32-lane assumptions in ported benchmarks)
     """
+
     code = "PT101"
     name = "warp-size-literal"
     severity = Severity.WARNING
@@ -402,15 +432,23 @@ class WarpSizeLiteral(Rule):
             if iv is None or iv[0] != 64:
                 continue
             b = ctx.pp.branch_at(d.start_byte)
-            if b is None or ctx.vendor.at(d).amd is not True or not b.group.mentions_vendor() \
-                    or b.group.mentions(self._arch_macro):
+            if (
+                b is None
+                or ctx.vendor.at(d).amd is not True
+                or not b.group.mentions_vendor()
+                or b.group.mentions(self._arch_macro)
+            ):
                 continue
             cond = next(x for x in b.group.branches if x.cond is not None)
             yield self.finding(
-                ctx, d, f"`#define {ctx.text(name)} 64` is chosen by vendor (`{cond.raw}`), "
+                ctx,
+                d,
+                f"`#define {ctx.text(name)} 64` is chosen by vendor (`{cond.raw}`), "
                 f"but {fmt_targets(w32)} {_verb(w32, 'run')} 32-lane wavefronts: select it by "
                 f"architecture (64 under `__GFX9__`, 32 otherwise) or use `warpSize`",
-                severity=Severity.ERROR, targets=w32)
+                severity=Severity.ERROR,
+                targets=w32,
+            )
 
     @classmethod
     def _arch_macro(cls, name: str) -> bool:
@@ -444,9 +482,13 @@ class WarpSizeLiteral(Rule):
             sev = Severity.ERROR if collective else Severity.WARNING
             feeds = " in a function that uses warp shuffles/votes" if collective else ""
             yield self.finding(
-                ctx, b, f"`{what}` assumes a 32-lane warp{feeds}, but {fmt_targets(w64)} run "
+                ctx,
+                b,
+                f"`{what}` assumes a 32-lane warp{feeds}, but {fmt_targets(w64)} run "
                 f"64-lane wavefronts: use {alt} or an arch-selected constant",
-                severity=sev, targets=w64)
+                severity=sev,
+                targets=w64,
+            )
 
     @staticmethod
     def _kind(ctx, op, right):
@@ -455,8 +497,12 @@ class WarpSizeLiteral(Rule):
             return None
         if r.type == "unary_expression":
             o = r.child_by_field_name("operator")
-            if op == "&" and o is not None and o.type == "~" and literal_value(
-                    ctx, r.child_by_field_name("argument")) == 31:
+            if (
+                op == "&"
+                and o is not None
+                and o.type == "~"
+                and literal_value(ctx, r.child_by_field_name("argument")) == 31
+            ):
                 return "warp"
             return None
         v = literal_value(ctx, r)
@@ -472,8 +518,12 @@ class WarpSizeLiteral(Rule):
     def _stored_in(ctx, node) -> str:
         """Name of the variable an expression is assigned to / initialises, if any."""
         for a in ancestors(node):
-            if a.type in ("parenthesized_expression", "binary_expression", "cast_expression",
-                          "conditional_expression"):
+            if a.type in (
+                "parenthesized_expression",
+                "binary_expression",
+                "cast_expression",
+                "conditional_expression",
+            ):
                 continue
             if a.type == "init_declarator":
                 d = a.child_by_field_name("declarator")
@@ -497,10 +547,15 @@ class WarpSizeLiteral(Rule):
             if iv is None or iv[0] != 32 or ctx.vendor.at(d).hands_off:
                 continue
             yield self.finding(
-                ctx, d, f"`#define {ctx.text(name)} 32` hard-codes the warp size, but "
+                ctx,
+                d,
+                f"`#define {ctx.text(name)} 32` hard-codes the warp size, but "
                 f"{fmt_targets(w64)} {_verb(w64, 'run')} 64-lane wavefronts: use `warpSize`, or "
                 "define it per "
-                f"architecture (64 under `__GFX9__`)", severity=sev, targets=w64)
+                f"architecture (64 under `__GFX9__`)",
+                severity=sev,
+                targets=w64,
+            )
         for node in ctx.nodes("init_declarator", "enumerator"):
             if node.type == "init_declarator":
                 ident = node.child_by_field_name("declarator")
@@ -514,10 +569,15 @@ class WarpSizeLiteral(Rule):
             if ctx.vendor.at(node).hands_off:
                 continue
             yield self.finding(
-                ctx, node, f"`{ctx.text(ident)} = 32` hard-codes the warp size, but "
+                ctx,
+                node,
+                f"`{ctx.text(ident)} = 32` hard-codes the warp size, but "
                 f"{fmt_targets(w64)} {_verb(w64, 'run')} 64-lane wavefronts: use `warpSize`, or a "
                 "constant "
-                f"selected per architecture (64 under `__GFX9__`)", severity=sev, targets=w64)
+                f"selected per architecture (64 under `__GFX9__`)",
+                severity=sev,
+                targets=w64,
+            )
 
 
 # =============================================================================================
@@ -554,6 +614,7 @@ class WarpSizeConstexpr(Rule):
     - ROCm 7.0 changes: `warpSize` no longer constexpr (ROCm/apex PR 231, ROCm/bitsandbytes PR 86,
       rocHPL 7.0.2 release note)
     """
+
     code = "PT102"
     name = "warp-size-constexpr"
     severity = Severity.ERROR
@@ -561,26 +622,51 @@ class WarpSizeConstexpr(Rule):
     triggers = (b"warpSize",)
 
     CONTEXTS = {
-        "array_declarator": "an array bound", "template_argument_list": "a template argument",
-        "static_assert_declaration": "a static_assert", "case_statement": "a case label",
-        "enumerator": "an enumerator value", "launch_bounds": "__launch_bounds__",
-        "bitfield_clause": "a bit-field width", "alignas_qualifier": "alignas",
-        "alignas_specifier": "alignas", "optional_parameter_declaration": None,
-        "preproc_if": "#if", "preproc_elif": "#elif",
+        "array_declarator": "an array bound",
+        "template_argument_list": "a template argument",
+        "static_assert_declaration": "a static_assert",
+        "case_statement": "a case label",
+        "enumerator": "an enumerator value",
+        "launch_bounds": "__launch_bounds__",
+        "bitfield_clause": "a bit-field width",
+        "alignas_qualifier": "alignas",
+        "alignas_specifier": "alignas",
+        "optional_parameter_declaration": None,
+        "preproc_if": "#if",
+        "preproc_elif": "#elif",
     }
-    STOP = frozenset({"compound_statement", "function_definition", "argument_list",
-                      "lambda_expression", "new_expression", "expression_statement",
-                      "translation_unit", "subscript_expression", "call_expression"})
+    STOP = frozenset(
+        {
+            "compound_statement",
+            "function_definition",
+            "argument_list",
+            "lambda_expression",
+            "new_expression",
+            "expression_statement",
+            "translation_unit",
+            "subscript_expression",
+            "call_expression",
+        }
+    )
 
     def check(self, ctx):
         idents = ctx.identifiers(["warpSize"], kinds=frozenset({"identifier", "type_identifier"}))
         if not idents:
             return
-        if any(is_declaration_name(i) or (i.parent is not None and i.parent.type in (
-                "type_parameter_declaration", "parameter_declaration",
-                "optional_parameter_declaration")
-                                          and i.parent.child_by_field_name("declarator") == i)
-               for i in idents):
+        if any(
+            is_declaration_name(i)
+            or (
+                i.parent is not None
+                and i.parent.type
+                in (
+                    "type_parameter_declaration",
+                    "parameter_declaration",
+                    "optional_parameter_declaration",
+                )
+                and i.parent.child_by_field_name("declarator") == i
+            )
+            for i in idents
+        ):
             return
         v = ctx.options.rocm_version
         for ident in idents:
@@ -588,23 +674,40 @@ class WarpSizeConstexpr(Rule):
             if what is None or ctx.vendor.at(ident).not_for_amd:
                 continue
             if what in ("#if", "#elif"):
-                sev, tail = Severity.ERROR, ("`warpSize` is not a macro and is 0 in preprocessor "
-                                             "conditions: use `__GFX9__`-style arch macros")
+                sev, tail = (
+                    Severity.ERROR,
+                    (
+                        "`warpSize` is not a macro and is 0 in preprocessor "
+                        "conditions: use `__GFX9__`-style arch macros"
+                    ),
+                )
             elif v >= (7, 0):
-                sev, tail = Severity.ERROR, ("`warpSize` is not constexpr from ROCm 7.0: use a "
-                                             "constexpr chosen per arch (`__GFX9__` → 64) or a "
-                                             "template parameter")
+                sev, tail = (
+                    Severity.ERROR,
+                    (
+                        "`warpSize` is not constexpr from ROCm 7.0: use a "
+                        "constexpr chosen per arch (`__GFX9__` → 64) or a "
+                        "template parameter"
+                    ),
+                )
             else:
-                sev, tail = Severity.WARNING, ("this compiles with ROCm "
-                                               f"{'.'.join(map(str, v))} but not from ROCm 7.0, "
-                                               "where `warpSize` is no longer constexpr")
+                sev, tail = (
+                    Severity.WARNING,
+                    (
+                        "this compiles with ROCm "
+                        f"{'.'.join(map(str, v))} but not from ROCm 7.0, "
+                        "where `warpSize` is no longer constexpr"
+                    ),
+                )
             yield self.finding(ctx, ident, f"`warpSize` used as {what}: {tail}", severity=sev)
 
     def _context(self, ctx, ident):
         if ident.type == "type_identifier" and not (
-                ident.parent is not None and ident.parent.type == "type_descriptor"
-                and ident.parent.parent is not None
-                and ident.parent.parent.type == "template_argument_list"):
+            ident.parent is not None
+            and ident.parent.type == "type_descriptor"
+            and ident.parent.parent is not None
+            and ident.parent.parent.type == "template_argument_list"
+        ):
             return None
         for a in ancestors(ident):
             t = a.type
@@ -614,14 +717,19 @@ class WarpSizeConstexpr(Rule):
                     return self.CONTEXTS[t]
                 return None
             if t == "declaration" or t == "field_declaration":
-                if any(c.type == "type_qualifier" and ctx.text(c) == "constexpr"
-                       for c in a.children):
+                if any(
+                    c.type == "type_qualifier" and ctx.text(c) == "constexpr" for c in a.children
+                ):
                     return "a constexpr initialiser"
                 return None
             if t == "optional_parameter_declaration":
                 dv = a.child_by_field_name("default_value")
-                if dv is not None and a.parent is not None and a.parent.type == \
-                        "template_parameter_list" and dv.start_byte <= ident.start_byte:
+                if (
+                    dv is not None
+                    and a.parent is not None
+                    and a.parent.type == "template_parameter_list"
+                    and dv.start_byte <= ident.start_byte
+                ):
                     return "a template parameter default"
                 return None
             if t in ("preproc_if", "preproc_elif"):
@@ -670,6 +778,7 @@ class WavefrontSizeMacro(Rule):
     - llama.cpp issue 11758 (deprecation warning in ROCm 6.3.2)
     - llvm-project PRs 112849, 157463 and 158566
     """
+
     code = "PT103"
     name = "wavefront-size-macro-deprecated"
     severity = Severity.WARNING
@@ -694,9 +803,11 @@ class WavefrontSizeMacro(Rule):
                 continue
             name = m.group().decode()
             yield self.finding(
-                ctx, (m.start(), m.end()),
+                ctx,
+                (m.start(), m.end()),
                 f"`{name}` is deprecated (ROCm 6.3.2) and may be undefined: use arch macros "
-                f"(`__GFX9__` for wave64) at compile time or `warpSize` at run time")
+                f"(`__GFX9__` for wave64) at compile time or `warpSize` at run time",
+            )
 
 
 # =============================================================================================
@@ -757,6 +868,7 @@ class WarpMask32Bit(Rule):
       and `__hip_check_mask`
     - ROCm/hip issue 3667; cupy PR 9977; AMD-Ecosystem/llama.cpp PR 2
     """
+
     code = "PT104"
     name = "warp-mask-32bit"
     severity = Severity.ERROR
@@ -780,13 +892,23 @@ class WarpMask32Bit(Rule):
             text = ctx.text(mask)
             if is_full32_mask(ctx, mask):
                 width = expr_width(ctx, mask)
-                why = ("names only lanes 0-31" if width == 64 else
-                       "is a 32-bit value (HIP static_asserts a 64-bit mask)")
-                fix = self.make_fix([Edit(mask.start_byte, mask.end_byte, b"__activemask()")],
-                                    Applicability.SAFE, "use __activemask() as the full mask")
+                why = (
+                    "names only lanes 0-31"
+                    if width == 64
+                    else "is a 32-bit value (HIP static_asserts a 64-bit mask)"
+                )
+                fix = self.make_fix(
+                    [Edit(mask.start_byte, mask.end_byte, b"__activemask()")],
+                    Applicability.SAFE,
+                    "use __activemask() as the full mask",
+                )
                 yield self.finding(
-                    ctx, mask, f"mask `{text}` of `{name}` {why}: use `__activemask()` or a "
-                    f"64-bit all-lanes mask", fix=fix)
+                    ctx,
+                    mask,
+                    f"mask `{text}` of `{name}` {why}: use `__activemask()` or a "
+                    f"64-bit all-lanes mask",
+                    fix=fix,
+                )
                 continue
             m = strip_parens(mask)
             if m.type == "identifier":
@@ -794,9 +916,12 @@ class WarpMask32Bit(Rule):
                 continue
             if expr_width(ctx, mask) == 32:
                 yield self.finding(
-                    ctx, mask, f"mask `{text}` of `{name}` is a 32-bit expression, but HIP "
+                    ctx,
+                    mask,
+                    f"mask `{text}` of `{name}` is a 32-bit expression, but HIP "
                     f"static_asserts a 64-bit mask and a wavefront has 64 lanes on gfx9: compute "
-                    f"it in `unsigned long long` (`1ull << n`)")
+                    f"it in `unsigned long long` (`1ull << n`)",
+                )
 
     @staticmethod
     def _dropped(ctx, name):
@@ -814,23 +939,32 @@ class WarpMask32Bit(Rule):
         macro = ctx.macros.get(name)
         if macro is not None and ctx.decls.find(ident) is None:
             iv = int_value(macro.strip("()").strip())
-            if iv is not None and "l" not in iv[1] and -(1 << 31) <= iv[0] <= 0xffffffff:
+            if iv is not None and "l" not in iv[1] and -(1 << 31) <= iv[0] <= 0xFFFFFFFF:
                 yield self.finding(
-                    ctx, ident, f"mask macro `{name}` of `{fname}` is the 32-bit value "
+                    ctx,
+                    ident,
+                    f"mask macro `{name}` of `{fname}` is the 32-bit value "
                     f"`{macro}`: HIP static_asserts a 64-bit mask: define it as `__activemask()` "
-                    f"or a 64-bit literal")
+                    f"or a 64-bit literal",
+                )
             return
         d = ctx.decls.find(ident)
         if d is None or decl_width(ctx, d) != 32:
             return
         val = strip_parens(d.value) if d.value is not None else None
-        if val is not None and val.type == "call_expression" and call_name(ctx,
-                                                                           val) in MASK_SOURCES:
+        if (
+            val is not None
+            and val.type == "call_expression"
+            and call_name(ctx, val) in MASK_SOURCES
+        ):
             return  # PT105 widens the declaration itself
         yield self.finding(
-            ctx, ident, f"mask `{name}` of `{fname}` is declared `{type_text(ctx, d.type)}` "
+            ctx,
+            ident,
+            f"mask `{name}` of `{fname}` is declared `{type_text(ctx, d.type)}` "
             f"(32-bit), but HIP static_asserts a 64-bit mask: declare it `unsigned long long` "
-            f"and give it 64-bit lane bits")
+            f"and give it 64-bit lane bits",
+        )
 
 
 # =============================================================================================
@@ -887,6 +1021,7 @@ class WarpBallotWidth(Rule):
     - HIP `amd_warp_functions.h` / `amd_warp_sync_functions.h` (ROCm 7.2): `unsigned long long`
       return types; HeCBench issue 177
     """
+
     code = "PT105"
     name = "warp-ballot-width"
     severity = Severity.ERROR
@@ -914,19 +1049,28 @@ class WarpBallotWidth(Rule):
             elif parent.type == "cast_expression":
                 tw = type_width(type_text(ctx, parent.child_by_field_name("type")))
                 if tw == 32:
-                    yield self.finding(ctx, parent, f"`{src}` result cast to 32 bits "
-                                       f"(`{ctx.text(parent)}`) drops lanes 32-63 on "
-                                       f"{fmt_targets(w64)}: keep it `unsigned long long`",
-                                       targets=w64)
+                    yield self.finding(
+                        ctx,
+                        parent,
+                        f"`{src}` result cast to 32 bits "
+                        f"(`{ctx.text(parent)}`) drops lanes 32-63 on "
+                        f"{fmt_targets(w64)}: keep it `unsigned long long`",
+                        targets=w64,
+                    )
             elif parent.type == "assignment_expression":
                 left = parent.child_by_field_name("left")
                 if left is not None and left.type == "identifier":
                     d = ctx.decls.find(left)
                     if d is not None and decl_width(ctx, d) == 32:
-                        yield self.finding(ctx, parent, f"`{src}` result stored in `{d.name}`, "
-                                           f"declared `{type_text(ctx, d.type)}` (32-bit): lanes "
-                                           f"32-63 are lost on {fmt_targets(w64)}; declare it "
-                                           f"`unsigned long long`", targets=w64)
+                        yield self.finding(
+                            ctx,
+                            parent,
+                            f"`{src}` result stored in `{d.name}`, "
+                            f"declared `{type_text(ctx, d.type)}` (32-bit): lanes "
+                            f"32-63 are lost on {fmt_targets(w64)}; declare it "
+                            f"`unsigned long long`",
+                            targets=w64,
+                        )
             elif parent.type == "argument_list":
                 yield from self._bitop(ctx, parent.parent, node, f"`{src}`", w64)
         # bit ops on variables that hold a ballot
@@ -941,8 +1085,13 @@ class WarpBallotWidth(Rule):
                 d = ballot_var(ctx, a)
                 if d is None:
                     continue
-                yield from self._bitop(ctx, call, args[0], f"`{d.name}` (a `"
-                                       f"{call_name(ctx, strip_parens(d.value))}` result)", w64)
+                yield from self._bitop(
+                    ctx,
+                    call,
+                    args[0],
+                    f"`{d.name}` (a `{call_name(ctx, strip_parens(d.value))}` result)",
+                    w64,
+                )
             elif a.type in ("binary_expression", "unary_expression"):
                 # __popc(mask & ((1u << lane) - 1)): a ballot combined bitwise is still 64 bits
                 d = self._ballot_operand(ctx, a)
@@ -950,8 +1099,14 @@ class WarpBallotWidth(Rule):
                     # `~ballot` sets bits 32-63 on wave32 targets, where __popcll would count
                     # them: widen the count only when no complement is involved
                     fixable = b"~" not in ctx.btext(a)
-                    yield from self._bitop(ctx, call, args[0], f"`{ctx.text(a)}` (built from "
-                                           f"the ballot `{d}`)", w64, fixable=fixable)
+                    yield from self._bitop(
+                        ctx,
+                        call,
+                        args[0],
+                        f"`{ctx.text(a)}` (built from the ballot `{d}`)",
+                        w64,
+                        fixable=fixable,
+                    )
 
     @staticmethod
     def _ballot_operand(ctx, expr, depth: int = 0):
@@ -968,16 +1123,18 @@ class WarpBallotWidth(Rule):
         if expr.type == "unary_expression":
             op = expr.child_by_field_name("operator")
             if op is not None and op.type == "~":
-                return WarpBallotWidth._ballot_operand(ctx, expr.child_by_field_name("argument"),
-                                                       depth + 1)
+                return WarpBallotWidth._ballot_operand(
+                    ctx, expr.child_by_field_name("argument"), depth + 1
+                )
             return None
         if expr.type == "binary_expression":
             op = expr.child_by_field_name("operator")
             if op is None or op.type not in ("&", "|", "^"):
                 return None
             for side in ("left", "right"):
-                found = WarpBallotWidth._ballot_operand(ctx, expr.child_by_field_name(side),
-                                                        depth + 1)
+                found = WarpBallotWidth._ballot_operand(
+                    ctx, expr.child_by_field_name(side), depth + 1
+                )
                 if found is not None:
                     return found
         return None
@@ -991,15 +1148,26 @@ class WarpBallotWidth(Rule):
         fn = call.child_by_field_name("function")
         new = self.BITOPS_FIX.get(op)
         if fixable and new is not None and fn is not None and fn.type == "identifier":
-            fix = self.make_fix([Edit(fn.start_byte, fn.end_byte, new.encode())],
-                                Applicability.SAFE, f"use {new}")
-            yield self.finding(ctx, fn, f"`{op}` truncates {src} to 32 bits, dropping lanes "
-                               f"32-63 on {fmt_targets(w64)}: use `{new}`", fix=fix, targets=w64)
+            fix = self.make_fix(
+                [Edit(fn.start_byte, fn.end_byte, new.encode())], Applicability.SAFE, f"use {new}"
+            )
+            yield self.finding(
+                ctx,
+                fn,
+                f"`{op}` truncates {src} to 32 bits, dropping lanes "
+                f"32-63 on {fmt_targets(w64)}: use `{new}`",
+                fix=fix,
+                targets=w64,
+            )
         else:
-            yield self.finding(ctx, fn or call, f"`{op}` truncates {src} to 32 bits, dropping "
-                               f"lanes 32-63 on {fmt_targets(w64)}: use the 64-bit variant "
-                               f"(`{op}ll`) and adjust bit positions (31 → 63 or warpSize - 1)",
-                               targets=w64)
+            yield self.finding(
+                ctx,
+                fn or call,
+                f"`{op}` truncates {src} to 32 bits, dropping "
+                f"lanes 32-63 on {fmt_targets(w64)}: use the 64-bit variant "
+                f"(`{op}ll`) and adjust bit positions (31 → 63 or warpSize - 1)",
+                targets=w64,
+            )
 
     def _decl(self, ctx, init, src, w64, seen):
         decl = init.parent
@@ -1015,25 +1183,43 @@ class WarpBallotWidth(Rule):
         # every declarator of the declaration must be a mask source, else changing the shared
         # type would change the other variables
         for d in decl.children_by_field_name("declarator"):
-            val = (strip_parens(d.child_by_field_name("value"))
-                   if d.type == "init_declarator" else None)
-            if val is None or val.type != "call_expression" or call_name(ctx,
-                                                                         val) not in MASK_SOURCES:
-                yield self.finding(ctx, init, f"`{src}` result stored in 32-bit `{ctx.text(ident)}`"
-                                   f": lanes 32-63 are lost on {fmt_targets(w64)}; declare it "
-                                   f"`unsigned long long`", targets=w64)
+            val = (
+                strip_parens(d.child_by_field_name("value"))
+                if d.type == "init_declarator"
+                else None
+            )
+            if (
+                val is None
+                or val.type != "call_expression"
+                or call_name(ctx, val) not in MASK_SOURCES
+            ):
+                yield self.finding(
+                    ctx,
+                    init,
+                    f"`{src}` result stored in 32-bit `{ctx.text(ident)}`"
+                    f": lanes 32-63 are lost on {fmt_targets(w64)}; declare it "
+                    f"`unsigned long long`",
+                    targets=w64,
+                )
                 return
         safe = self._uses_width_agnostic(ctx, ident)
         start = tnode.start_byte
         end = tnode.end_byte
-        fix = self.make_fix([Edit(start, end, b"unsigned long long")],
-                            Applicability.SAFE if safe else Applicability.UNSAFE,
-                            "declare the mask unsigned long long")
+        fix = self.make_fix(
+            [Edit(start, end, b"unsigned long long")],
+            Applicability.SAFE if safe else Applicability.UNSAFE,
+            "declare the mask unsigned long long",
+        )
         extra = "" if safe else " (review its comparisons: they now see all 64 lanes)"
-        yield self.finding(ctx, init, f"`{src}` result stored in `{ctx.text(ident)}`, declared "
-                           f"`{type_text(ctx, tnode)}` (32-bit): lanes 32-63 are lost on "
-                           f"{fmt_targets(w64)}; declare it `unsigned long long`{extra}",
-                           fix=fix, targets=w64)
+        yield self.finding(
+            ctx,
+            init,
+            f"`{src}` result stored in `{ctx.text(ident)}`, declared "
+            f"`{type_text(ctx, tnode)}` (32-bit): lanes 32-63 are lost on "
+            f"{fmt_targets(w64)}; declare it `unsigned long long`{extra}",
+            fix=fix,
+            targets=w64,
+        )
 
     @staticmethod
     def _uses_width_agnostic(ctx, ident) -> bool:
@@ -1041,8 +1227,9 @@ class WarpBallotWidth(Rule):
         fn = enclosing_function(ident, lambdas=True)
         if fn is None:
             return False
-        for u in ctx.identifiers([name], kinds=frozenset({"identifier"}),
-                                 within=(ident.start_byte + 1, fn.end_byte)):
+        for u in ctx.identifiers(
+            [name], kinds=frozenset({"identifier"}), within=(ident.start_byte + 1, fn.end_byte)
+        ):
             p = u.parent
             while p is not None and p.type == "parenthesized_expression":
                 p = p.parent
@@ -1104,6 +1291,7 @@ class WarpLaneMask32(Rule):
     - HeCBench issue 177 (32-bit lane masks in ported kernels)
     - HIP `amd_device_functions.h`: `__lanemask_*` return `uint64_t`
     """
+
     code = "PT106"
     name = "warp-lanemask-32"
     severity = Severity.ERROR
@@ -1132,8 +1320,11 @@ class WarpLaneMask32(Rule):
                 if right.type != "binary_expression":
                     continue
                 rop = right.child_by_field_name("operator")
-                if rop is None or rop.type != "-" or literal_value(
-                        ctx, right.child_by_field_name("left")) not in (31, 32):
+                if (
+                    rop is None
+                    or rop.type != "-"
+                    or literal_value(ctx, right.child_by_field_name("left")) not in (31, 32)
+                ):
                     continue
                 r2 = right.child_by_field_name("right")
                 if not is_lane_index(ctx, r2) or bounded_below_32(ctx, r2):
@@ -1145,19 +1336,29 @@ class WarpLaneMask32(Rule):
                 iv = int_value(ctx.text(lit))
                 if iv is not None and iv[0] >= 0:
                     digits = re.sub(r"[uUlL]+$", "", ctx.text(lit))
-                    fix = self.make_fix([Edit(lit.start_byte, lit.end_byte,
-                                              (digits + "ull").encode())],
-                                        Applicability.UNSAFE, "shift a 64-bit one")
+                    fix = self.make_fix(
+                        [Edit(lit.start_byte, lit.end_byte, (digits + "ull").encode())],
+                        Applicability.UNSAFE,
+                        "shift a 64-bit one",
+                    )
             yield self.finding(
-                ctx, b, f"`{ctx.text(b)}` shifts a 32-bit value by a lane index, which reaches 63 "
+                ctx,
+                b,
+                f"`{ctx.text(b)}` shifts a 32-bit value by a lane index, which reaches 63 "
                 f"on {fmt_targets(w64)} (undefined for 32 or more): use `1ull << ...` or "
-                f"`__lanemask_*()`", fix=fix, targets=w64)
+                f"`__lanemask_*()`",
+                fix=fix,
+                targets=w64,
+            )
 
 
 # =============================================================================================
 def _shfl_calls_in(ctx, node):
-    return [c for c in ctx.captures("(call_expression) @c", node).get("c", [])
-            if call_name(ctx, c) in SHFL | SHFL_SYNC]
+    return [
+        c
+        for c in ctx.captures("(call_expression) @c", node).get("c", [])
+        if call_name(ctx, c) in SHFL | SHFL_SYNC
+    ]
 
 
 def _has_width(ctx, call) -> bool:
@@ -1221,6 +1422,7 @@ class WarpReduceOffset16(Rule):
     - cupy PR 9977 (reduction offsets on wave64)
     - HIP kernel language reference, warp shuffle functions
     """
+
     code = "PT107"
     name = "warp-reduce-offset-16"
     severity = Severity.ERROR
@@ -1248,15 +1450,23 @@ class WarpReduceOffset16(Rule):
             if not hits or any(_has_width(ctx, c) for c in hits):
                 continue
             reported.update(c.start_byte for c in hits)
-            fix = self.make_fix([Edit(bound_node.start_byte, bound_node.end_byte, new.encode())],
-                                Applicability.UNSAFE, f"use {new}")
+            fix = self.make_fix(
+                [Edit(bound_node.start_byte, bound_node.end_byte, new.encode())],
+                Applicability.UNSAFE,
+                f"use {new}",
+            )
             yield self.finding(
-                ctx, bound_node, f"shuffle reduction over `{var}` bounded by "
+                ctx,
+                bound_node,
+                f"shuffle reduction over `{var}` bounded by "
                 f"`{ctx.text(bound_node)}` covers only 32 lanes; wavefronts on {fmt_targets(w64)} "
                 "have 64: "
-                f"use `{new}`", fix=fix, targets=w64)
+                f"use `{new}`",
+                fix=fix,
+                targets=w64,
+            )
         # unrolled: __shfl_xor(v, 16) ... (v, 1)
-        fn_deltas: dict[tuple[int, int], set] = {}   # per function: once, not once per call
+        fn_deltas: dict[tuple[int, int], set] = {}  # per function: once, not once per call
         for c in (k.node for k in ctx.calls.named(SHFL | SHFL_SYNC, members=True)):
             if c.start_byte in reported or _has_width(ctx, c):
                 continue
@@ -1267,15 +1477,20 @@ class WarpReduceOffset16(Rule):
                 continue
             key = (fn.start_byte, fn.end_byte)
             if key not in fn_deltas:
-                fn_deltas[key] = {literal_value(ctx, _delta_arg(ctx, x))
-                                  for x in _shfl_calls_in(ctx, fn)}
+                fn_deltas[key] = {
+                    literal_value(ctx, _delta_arg(ctx, x)) for x in _shfl_calls_in(ctx, fn)
+                }
             deltas = fn_deltas[key]
             if not {8, 4, 2, 1} <= deltas or 32 in deltas:
                 continue
             yield self.finding(
-                ctx, c, f"unrolled shuffle reduction starts at offset 16 and covers only 32 lanes;"
+                ctx,
+                c,
+                f"unrolled shuffle reduction starts at offset 16 and covers only 32 lanes;"
                 f" wavefronts on {fmt_targets(w64)} have 64: add a step at offset 32 (or loop from "
-                f"`warpSize / 2`)", targets=w64)
+                f"`warpSize / 2`)",
+                targets=w64,
+            )
 
     @staticmethod
     def _loop(ctx, loop):
@@ -1325,7 +1540,7 @@ class WarpReduceOffset16(Rule):
             return None
         c = strip_parens(cond)
         if direction == "down" and sv == 16 and c.type == "identifier" and ctx.text(c) == name:
-            return name, strip_parens(start), "warpSize / 2"     # for (o = 16; o; o >>= 1)
+            return name, strip_parens(start), "warpSize / 2"  # for (o = 16; o; o >>= 1)
         if c.type != "binary_expression":
             return None
         cop = c.child_by_field_name("operator")
@@ -1334,8 +1549,11 @@ class WarpReduceOffset16(Rule):
             return None
         cv = literal_value(ctx, cr)
         if direction == "down":
-            if sv == 16 and ((cop.type == ">" and cv == 0) or (cop.type == ">=" and cv == 1)
-                             or (cop.type == "!=" and cv == 0)):
+            if sv == 16 and (
+                (cop.type == ">" and cv == 0)
+                or (cop.type == ">=" and cv == 1)
+                or (cop.type == "!=" and cv == 0)
+            ):
                 return name, strip_parens(start), "warpSize / 2"
             return None
         if sv == 1 and ((cop.type == "<" and cv == 32) or (cop.type == "<=" and cv == 16)):
@@ -1371,6 +1589,7 @@ class WarpShflWidth(Rule):
     - HIP kernel language reference: shuffle "default width is warpSize"
     - HeCBench issues 177 and 180
     """
+
     code = "PT108"
     name = "warp-shfl-width"
     severity = Severity.ERROR
@@ -1395,17 +1614,25 @@ class WarpShflWidth(Rule):
             if ctx.vendor.at(c).hands_off:
                 continue
             yield self.finding(
-                ctx, args[i], f"`{ctx.text(c)}` reads lane 31, the middle of a 64-lane wavefront "
+                ctx,
+                args[i],
+                f"`{ctx.text(c)}` reads lane 31, the middle of a 64-lane wavefront "
                 f"on {fmt_targets(w64)}: use `warpSize - 1`, or pass width 32 if the algorithm "
-                f"works on 32-lane groups", targets=w64)
+                f"works on 32-lane groups",
+                targets=w64,
+            )
 
 
 # =============================================================================================
-SYNC_SHIM = re.compile(r"^(?:__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|match_any|"
-                       r"match_all)_sync|__syncwarp|__activemask)$")
-VERSION_GUARD = re.compile(r"HIP_VERSION|ROCM_VERSION|HIP_VERSION_MAJOR|WARP_SYNC_BUILTINS"
-                           r"|__CUDACC__|__CUDA_ARCH__|__NVCC__|__HIP_PLATFORM_NVIDIA__"
-                           r"|__HIP_PLATFORM_NVCC__|CUDA_VERSION")
+SYNC_SHIM = re.compile(
+    r"^(?:__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|match_any|"
+    r"match_all)_sync|__syncwarp|__activemask)$"
+)
+VERSION_GUARD = re.compile(
+    r"HIP_VERSION|ROCM_VERSION|HIP_VERSION_MAJOR|WARP_SYNC_BUILTINS"
+    r"|__CUDACC__|__CUDA_ARCH__|__NVCC__|__HIP_PLATFORM_NVIDIA__"
+    r"|__HIP_PLATFORM_NVCC__|CUDA_VERSION"
+)
 
 
 def _version_macro(name: str) -> bool:
@@ -1452,6 +1679,7 @@ class WarpSyncBuiltinsVersion(Rule):
     - HeCBench PR 221 (quotes the ROCm 7.0 documentation); AMD-Ecosystem/llama.cpp PR 2; vLLM
       `csrc/cuda_compat.h`
     """
+
     code = "PT109"
     name = "warp-sync-builtins-version"
     severity = Severity.WARNING
@@ -1469,16 +1697,22 @@ class WarpSyncBuiltinsVersion(Rule):
                 m = strip_parens(args[0])
                 if m.type == "identifier":
                     d = ctx.decls.find(m)
-                    if d is not None and d.value is not None and (
-                            is_full32_mask(ctx, d.value) or is_full64_mask(ctx, d.value)):
+                    if (
+                        d is not None
+                        and d.value is not None
+                        and (is_full32_mask(ctx, d.value) or is_full64_mask(ctx, d.value))
+                    ):
                         continue
                 name = call_name(ctx, c)
                 if ctx.pp.guarded_by(c.start_byte, _version_macro) or ctx.vendor.at(c).not_for_amd:
                     continue
                 yield self.finding(
-                    ctx, args[0], f"`{name}` with mask `{ctx.text(args[0])}`: for ROCm {vt} porter "
+                    ctx,
+                    args[0],
+                    f"`{name}` with mask `{ctx.text(args[0])}`: for ROCm {vt} porter "
                     f"uses `{name[:-5]}`, which ignores the mask and acts on the whole wavefront;"
-                    f" apply the mask explicitly or target ROCm 7.0+")
+                    f" apply the mask explicitly or target ROCm 7.0+",
+                )
         if v < (6, 2):
             return
         for d in ctx.nodes("preproc_function_def", "preproc_def", "function_definition"):
@@ -1494,12 +1728,16 @@ class WarpSyncBuiltinsVersion(Rule):
             if ctx.pp.guarded_by(d.start_byte, _version_macro) or ctx.vendor.at(d).not_for_amd:
                 continue
             shim = ctx.text(name)
-            state = ("on by default" if v >= (7, 0) else
-                     "available with HIP_ENABLE_WARP_SYNC_BUILTINS")
+            state = (
+                "on by default" if v >= (7, 0) else "available with HIP_ENABLE_WARP_SYNC_BUILTINS"
+            )
             yield self.finding(
-                ctx, name, f"home-made `{shim}` collides with HIP's own (ROCm {vt}: {state}): "
-                           "guard "
-                f"it with `#if HIP_VERSION < 70000000` or drop it in favour of the native builtin")
+                ctx,
+                name,
+                f"home-made `{shim}` collides with HIP's own (ROCm {vt}: {state}): "
+                "guard "
+                f"it with `#if HIP_VERSION < 70000000` or drop it in favour of the native builtin",
+            )
 
 
 # =============================================================================================
@@ -1534,6 +1772,7 @@ class WarpSyncwarp(Rule):
     - HIP `amd_warp_sync_functions.h` (present in ROCm 7.2, absent in 6.4)
     - vLLM PR 28682; ROCm/TransferBench PR 220; ROCm/hip PR 3854 and issue 2798
     """
+
     code = "PT110"
     name = "warp-syncwarp"
     severity = Severity.ERROR
@@ -1548,13 +1787,21 @@ class WarpSyncwarp(Rule):
                 continue
             if v < (7, 0):
                 yield self.finding(
-                    ctx, c, f"`__syncwarp` does not exist in ROCm {vt} (added in 7.0): use a "
+                    ctx,
+                    c,
+                    f"`__syncwarp` does not exist in ROCm {vt} (added in 7.0): use a "
                     f"wavefront barrier with fences behind a HIP_VERSION guard, or target ROCm "
-                    f"7.0+", severity=Severity.ERROR)
+                    f"7.0+",
+                    severity=Severity.ERROR,
+                )
             else:
                 yield self.finding(
-                    ctx, c, "`__syncwarp` needs ROCm 7.0 or later; on AMD it is a wavefront "
-                    "barrier with fences (any mask must be 64-bit)", severity=Severity.INFO)
+                    ctx,
+                    c,
+                    "`__syncwarp` needs ROCm 7.0 or later; on AMD it is a wavefront "
+                    "barrier with fences (any mask must be 64-bit)",
+                    severity=Severity.INFO,
+                )
 
 
 # =============================================================================================
@@ -1587,6 +1834,7 @@ class WarpActivemaskCompare(Rule):
     - HIP kernel language reference (`__activemask` returns a 64-bit mask)
     - SYCLomatic `Diagnostics.inc`, DPCT1086
     """
+
     code = "PT111"
     name = "warp-activemask"
     severity = Severity.WARNING
@@ -1616,9 +1864,13 @@ class WarpActivemaskCompare(Rule):
                 if ctx.vendor.at(b).hands_off:
                     break
                 yield self.finding(
-                    ctx, b, f"`{ctx.text(b)}` tests a 32-lane warp, but `{src}` covers "
+                    ctx,
+                    b,
+                    f"`{ctx.text(b)}` tests a 32-lane warp, but `{src}` covers "
                     f"64 lanes on {fmt_targets(w64)}: compare with the all-lanes value of "
-                    f"`warpSize` lanes", targets=w64)
+                    f"`warpSize` lanes",
+                    targets=w64,
+                )
                 break
 
     @staticmethod
@@ -1637,7 +1889,10 @@ class WarpActivemaskCompare(Rule):
         if node.type == "identifier":
             d = ballot_var(ctx, node)
             if d is not None and call_name(ctx, strip_parens(d.value)) in (
-                    "__activemask", "__ballot", "__ballot_sync"):
+                "__activemask",
+                "__ballot",
+                "__ballot_sync",
+            ):
                 return ctx.text(node)
         return None
 
@@ -1672,6 +1927,7 @@ class WarpMatchReduceSync(Rule):
     - HIP `amd_warp_sync_functions.h` in ROCm 6.4 (opt-in) and 7.2 (`__reduce_*_sync`)
     - tile-ai/tilelang PR 2195 (vendored warp-sync header)
     """
+
     code = "PT112"
     name = "warp-match-reduce-sync"
     severity = Severity.WARNING
@@ -1683,15 +1939,19 @@ class WarpMatchReduceSync(Rule):
         if v >= (7, 0) or b"HIP_ENABLE_WARP_SYNC_BUILTINS" in ctx.data:
             return
         vt = ".".join(map(str, v))
-        need = ("define HIP_ENABLE_WARP_SYNC_BUILTINS (ROCm 6.2-6.4) or target 7.0+"
-                if v >= (6, 2) else "it needs ROCm 6.2+ with HIP_ENABLE_WARP_SYNC_BUILTINS, "
-                "or 7.0+")
+        need = (
+            "define HIP_ENABLE_WARP_SYNC_BUILTINS (ROCm 6.2-6.4) or target 7.0+"
+            if v >= (6, 2)
+            else "it needs ROCm 6.2+ with HIP_ENABLE_WARP_SYNC_BUILTINS, or 7.0+"
+        )
         for c in (k.node for k in ctx.calls.named(MATCH_SYNC, members=True)):
             if ctx.pp.guarded_by(c.start_byte, _version_macro) or ctx.vendor.at(c).not_for_amd:
                 continue
-            yield self.finding(ctx, c.child_by_field_name("function") or c,
-                               f"`{call_name(ctx, c)}` is not available by default in ROCm {vt}: "
-                               f"{need}")
+            yield self.finding(
+                ctx,
+                c.child_by_field_name("function") or c,
+                f"`{call_name(ctx, c)}` is not available by default in ROCm {vt}: {need}",
+            )
 
 
 # =============================================================================================
@@ -1727,6 +1987,7 @@ class WarpSynchronousImplicit(Rule):
     - HIP kernel language reference: "hardware guarantees that all warp lanes will execute in
       lockstep"
     """
+
     code = "PT114"
     name = "warp-synchronous-implicit"
     severity = Severity.INFO
@@ -1748,8 +2009,11 @@ class WarpSynchronousImplicit(Rule):
             if idx.type != "binary_expression":
                 continue
             op = idx.child_by_field_name("operator")
-            if (op is None or op.type != "+"
-                    or literal_value(ctx, idx.child_by_field_name("right")) != 16):
+            if (
+                op is None
+                or op.type != "+"
+                or literal_value(ctx, idx.child_by_field_name("right")) != 16
+            ):
                 continue
             if not is_thread_index(ctx, idx.child_by_field_name("left")):
                 continue
@@ -1761,8 +2025,11 @@ class WarpSynchronousImplicit(Rule):
             if scope is None or scope.start_byte in done:
                 continue
             text = ctx.btext(scope)
-            if not re.search(rb"\+\s*8\s*\]",
-                             text) or b"__syncwarp" in text or ctx.vendor.at(s).hands_off:
+            if (
+                not re.search(rb"\+\s*8\s*\]", text)
+                or b"__syncwarp" in text
+                or ctx.vendor.at(s).hands_off
+            ):
                 continue
             done.add(scope.start_byte)
             stmt = s
@@ -1771,9 +2038,13 @@ class WarpSynchronousImplicit(Rule):
                     stmt = a
                     break
             yield self.finding(
-                ctx, stmt, "unrolled last-warp reduction relies on lockstep execution: it works "
+                ctx,
+                stmt,
+                "unrolled last-warp reduction relies on lockstep execution: it works "
                 f"on {fmt_targets(w64)} but uses 32 of 64 lanes; prefer a shuffle reduction "
-                "sized by `warpSize`", targets=w64)
+                "sized by `warpSize`",
+                targets=w64,
+            )
 
 
 # =============================================================================================
@@ -1811,6 +2082,7 @@ class WarpIndependentScheduling(Rule):
     - HIP kernel language reference, section on independent thread scheduling (not supported)
     - The livelock mechanism is standard SIMT reasoning
     """
+
     code = "PT115"
     name = "warp-independent-scheduling"
     severity = Severity.ERROR
@@ -1825,8 +2097,12 @@ class WarpIndependentScheduling(Rule):
                 continue
             acq = None
             for c in ctx.captures("(call_expression) @c", cond).get("c", []):
-                if call_name(ctx, c) in ("atomicCAS", "atomicExch", "atomicCAS_system",
-                                         "atomicExch_system"):
+                if call_name(ctx, c) in (
+                    "atomicCAS",
+                    "atomicExch",
+                    "atomicCAS_system",
+                    "atomicExch_system",
+                ):
                     acq = c
                     break
             if acq is None:
@@ -1836,8 +2112,11 @@ class WarpIndependentScheduling(Rule):
             if not args:
                 continue
             if name.startswith("atomicCAS"):
-                if len(args) != 3 or literal_value(ctx, args[1]) is None or \
-                        literal_value(ctx, args[2]) is None:
+                if (
+                    len(args) != 3
+                    or literal_value(ctx, args[1]) is None
+                    or literal_value(ctx, args[2]) is None
+                ):
                     continue
             elif len(args) != 2 or literal_value(ctx, args[1]) is None:
                 continue
@@ -1848,9 +2127,12 @@ class WarpIndependentScheduling(Rule):
             if self._elected(ctx, loop, fn) or ctx.vendor.at(loop).not_for_amd:
                 continue
             yield self.finding(
-                ctx, cond, f"spin lock on `{lock}` taken by every thread: without independent "
+                ctx,
+                cond,
+                f"spin lock on `{lock}` taken by every thread: without independent "
                 "thread scheduling the wavefront livelocks; elect one lane per wavefront or "
-                "move the critical section inside the loop")
+                "move the critical section inside the loop",
+            )
 
     @staticmethod
     def _released(ctx, fn, lock, loop) -> bool:
@@ -1859,16 +2141,22 @@ class WarpIndependentScheduling(Rule):
                 continue
             name = call_name(ctx, c)
             args = call_args(c)
-            if name.startswith("atomicExch") and len(args) == 2 and literal_value(ctx,
-                                                                                  args[1]) == 0:
+            if (
+                name.startswith("atomicExch")
+                and len(args) == 2
+                and literal_value(ctx, args[1]) == 0
+            ):
                 if ctx.text(strip_parens(args[0])).lstrip("&").strip() == lock:
                     return True
         for a in ctx.captures("(assignment_expression) @a", fn).get("a", []):
             if a.start_byte < loop.end_byte:
                 continue
             left = a.child_by_field_name("left")
-            if left is not None and ctx.text(left).lstrip("*").strip() == lock and \
-                    literal_value(ctx, a.child_by_field_name("right")) == 0:
+            if (
+                left is not None
+                and ctx.text(left).lstrip("*").strip() == lock
+                and literal_value(ctx, a.child_by_field_name("right")) == 0
+            ):
                 return True
         return False
 
@@ -1883,19 +2171,29 @@ class WarpIndependentScheduling(Rule):
             if cond is None or body is None:
                 continue
             stmts = body.named_children if body.type == "compound_statement" else [body]
-            if len(stmts) == 1 and stmts[0].type == "return_statement" and \
-                    self.EARLY_OUT.search(ctx.text(cond)) and (
-                        contains_thread_idx(ctx, cond) or
-                        re.search(r"(?i)lane|tid|thread|leader|rank", ctx.text(cond))):
+            if (
+                len(stmts) == 1
+                and stmts[0].type == "return_statement"
+                and self.EARLY_OUT.search(ctx.text(cond))
+                and (
+                    contains_thread_idx(ctx, cond)
+                    or re.search(r"(?i)lane|tid|thread|leader|rank", ctx.text(cond))
+                )
+            ):
                 return True
         for a in ancestors(loop):
             if a is fn or a.type == "function_definition":
                 return False
             if a.type == "if_statement":
                 cond = a.child_by_field_name("condition")
-                if cond is not None and self.ELECT.search(ctx.text(cond)) and (
-                        contains_thread_idx(ctx, cond) or re.search(
-                            r"(?i)lane|tid|thread|leader|rank", ctx.text(cond))):
+                if (
+                    cond is not None
+                    and self.ELECT.search(ctx.text(cond))
+                    and (
+                        contains_thread_idx(ctx, cond)
+                        or re.search(r"(?i)lane|tid|thread|leader|rank", ctx.text(cond))
+                    )
+                ):
                     return True
         return False
 
@@ -1929,13 +2227,21 @@ class OccupancyMath32(Rule):
     - AMD Instinct MI300X workload tuning guide (VGPR occupancy example)
     - HIP kernel language reference (EU = SIMD, `executionUnitsPerMultiprocessor`)
     """
+
     code = "PT119"
     name = "occupancy-math-32"
     severity = Severity.INFO
     fix = Applicability.NONE
     triggers = (b"maxThreadsPer", b"regsPer", b"ThreadsPerSM", b"threads_per_sm")
-    FIELDS = frozenset({"maxThreadsPerMultiProcessor", "maxThreadsPerBlock", "regsPerBlock",
-                        "regsPerMultiprocessor", "maxThreadsPerMultiprocessor"})
+    FIELDS = frozenset(
+        {
+            "maxThreadsPerMultiProcessor",
+            "maxThreadsPerBlock",
+            "regsPerBlock",
+            "regsPerMultiprocessor",
+            "maxThreadsPerMultiprocessor",
+        }
+    )
     NAMES = re.compile(r"(?i)^(?:max_?)?threads_?per_?(?:sm|multi_?processor|mp|cu)$")
 
     def check(self, ctx):
@@ -1962,6 +2268,10 @@ class OccupancyMath32(Rule):
             if name is None or ctx.vendor.at(b).hands_off:
                 continue
             yield self.finding(
-                ctx, b, f"`{ctx.text(b)}` counts 32-thread warps, but {fmt_targets(w64)} "
-                        f"{_verb(w64, 'schedule')} "
-                f"64-lane wavefronts: use `warpSize` and the hipOccupancy* APIs", targets=w64)
+                ctx,
+                b,
+                f"`{ctx.text(b)}` counts 32-thread warps, but {fmt_targets(w64)} "
+                f"{_verb(w64, 'schedule')} "
+                f"64-lane wavefronts: use `warpSize` and the hipOccupancy* APIs",
+                targets=w64,
+            )
