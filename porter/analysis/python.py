@@ -9,8 +9,14 @@
   (the tutorial pattern `get_cuda_autotune_config()` / `get_hip_autotune_config()`);
 - constant folding of `triton.Config(...)` calls, also inside list comprehensions and `for`
   loops with constant ranges, and of launch options (`kernel[grid](..., num_warps=8)`);
+- the references to imported names and the calls of given functions, found once;
+- the CUDA C++ carriers (`cupy.RawKernel`, `load_inline(cuda_sources=...)` ...): the string
+  constants each source concatenates from, or why it is built at run time;
 - the libdevice function lists, read from the installed `triton` wheel without importing it
   (or from the generated `triton_libdevice.json` when triton is not installed).
+
+`build(src)` finds imports, kernels and vendor sides; the rest are properties of `PyFacts`
+computed on first use (the rule context hands rules one `PyFacts` per file: `ctx.py_facts`).
 
 Nothing here imports triton, torch or libcst.
 """
@@ -21,7 +27,7 @@ import ast
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from ..parse.python import RELEVANT_MODULES, PySource, dotted
@@ -98,7 +104,53 @@ class PyFacts:
     parents: dict[int, ast.AST] = field(default_factory=dict)
     module_consts: dict[str, ast.AST] = field(default_factory=dict)
     vendor_tests: list[ast.AST] = field(default_factory=list)  # expressions read as switches
-    _cache: dict = field(default_factory=dict)
+    # calls(names) memo: the qualified names asked for -> the calls of them
+    _calls: dict[tuple[str, ...], list[ast.Call]] = field(default_factory=dict, repr=False)
+
+    # -- computed on first use ---------------------------------------------------------------
+    @cached_property
+    def refs(self) -> list[tuple[ast.AST, str]]:
+        """Maximal Name/Attribute chains that resolve to an imported name, with that name, in
+        document order."""
+        out: list[tuple[ast.AST, str]] = []
+        for node in ast.walk(self.src.tree):
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                par = self.parent(node)
+                if isinstance(par, ast.Attribute) and par.value is node:
+                    continue
+                q = self.qualname(node)
+                if q:
+                    out.append((node, q))
+        out.sort(key=lambda x: self.span(x[0]))
+        return out
+
+    def calls(self, *names: str) -> list[ast.Call]:
+        """Calls whose callee resolves to one of the qualified `names`, in `ast.walk` order."""
+        found = self._calls.get(names)
+        if found is None:
+            found = self._calls[names] = [
+                n
+                for n in ast.walk(self.src.tree)
+                if isinstance(n, ast.Call) and (self.qualname(n.func) or "") in names
+            ]
+        return found
+
+    @cached_property
+    def configs(self) -> list[tuple[ast.Call, list[ConfigValue]]]:
+        """Every `triton.Config(...)` call with the configurations it stands for (one per
+        combination of the enclosing comprehensions and constant `for` loops)."""
+        return _config_values(self)
+
+    @cached_property
+    def launches(self) -> list[tuple[ast.Call, ConfigValue]]:
+        """Kernel launches `kernel[grid](..., num_warps=..)` with their constant launch
+        options."""
+        return _launches(self)
+
+    @cached_property
+    def embedded(self) -> EmbeddedSources:
+        """The CUDA C++ sources carried in string literals, and those built at run time."""
+        return _embedded_sources(self)
 
     # -- names -------------------------------------------------------------------------------
     def qualname(self, node: ast.AST) -> str | None:
@@ -579,11 +631,7 @@ class Folder:
             raise _NotConst
 
 
-def config_values(facts: PyFacts) -> list[tuple[ast.Call, list[ConfigValue]]]:
-    """Every `triton.Config(...)` call with the configurations it stands for (one per
-    combination of the enclosing comprehensions and constant `for` loops)."""
-    if "configs" in facts._cache:
-        return facts._cache["configs"]
+def _config_values(facts: PyFacts) -> list[tuple[ast.Call, list[ConfigValue]]]:
     folder = Folder(facts)
     out = []
     for node in ast.walk(facts.src.tree):
@@ -611,14 +659,10 @@ def config_values(facts: PyFacts) -> list[tuple[ast.Call, list[ConfigValue]]]:
         for env in envs:
             values.append(folder.config(node, env if env is not None else {}))
         out.append((node, values))
-    facts._cache["configs"] = out
     return out
 
 
-def launches(facts: PyFacts) -> list[tuple[ast.Call, ConfigValue]]:
-    """Kernel launches `kernel[grid](..., num_warps=..)` with their constant launch options."""
-    if "launches" in facts._cache:
-        return facts._cache["launches"]
+def _launches(facts: PyFacts) -> list[tuple[ast.Call, ConfigValue]]:
     names = {k.name for k in facts.kernels}
     folder = Folder(facts)
     out = []
@@ -628,12 +672,136 @@ def launches(facts: PyFacts) -> list[tuple[ast.Call, ConfigValue]]:
             if base.rsplit(".", 1)[-1] in names or (names and base in names):
                 opts = {k.arg: folder.soft(k.value, {}) for k in node.keywords if k.arg}
                 out.append((node, ConfigValue({}, opts, node)))
-    facts._cache["launches"] = out
     return out
 
 
 def fold(facts: PyFacts, node: ast.AST):
     return Folder(facts).soft(node, {})
+
+
+# -- CUDA C++ in string literals -----------------------------------------------------------
+# carrier -> (positional index, keyword) of each argument holding CUDA C++, and whether that
+# argument is a snippet (a statement body / declarations) rather than a whole source.
+# Sources: CuPy API reference (RawKernel(code, name), RawModule(code=..), ElementwiseKernel(
+# in_params, out_params, operation, name, ..., preamble=..), ReductionKernel(..., preamble=..));
+# PyTorch torch.utils.cpp_extension.load_inline(name, cpp_sources, cuda_sources=..).
+CARRIERS: dict[str, tuple[tuple[int | None, str, str], ...]] = {
+    "cupy.RawKernel": ((0, "code", "source"),),
+    "cupy.RawModule": ((0, "code", "source"),),
+    "cupy.ElementwiseKernel": ((2, "operation", "body"), (None, "preamble", "source")),
+    "cupy.ReductionKernel": ((None, "preamble", "source"),),
+    "torch.utils.cpp_extension.load_inline": ((2, "cuda_sources", "source"),),
+}
+_CARRIER_BYTES = (b"cupy", b"cpp_extension")  # no carrier without one of these in the file
+
+
+@dataclass(frozen=True)
+class CarrierSource:
+    """One CUDA C++ source given to a carrier as string constants."""
+
+    call: ast.Call
+    carrier: str  # the CARRIERS key (`cupyx.`/`cupy._core.` spellings folded to `cupy.`)
+    kind: str  # "source" (a whole translation unit) or "body" (a statement body)
+    leaves: tuple[ast.Constant, ...]  # the str constants it concatenates, in order
+
+
+@dataclass
+class EmbeddedSources:
+    """The carriers' sources: those porter can read (`sources`, in `ast.walk` order of their
+    calls) and the calls whose source is built at run time, with why (`dynamic`)."""
+
+    sources: list[CarrierSource] = field(default_factory=list)
+    dynamic: list[tuple[ast.Call, str]] = field(default_factory=list)
+
+    def mark_dynamic(self, call: ast.Call, why: str) -> None:
+        """Record that `call`'s source cannot be read (once per call)."""
+        if not any(c is call for c, _ in self.dynamic):
+            self.dynamic.append((call, why))
+
+
+def _embedded_sources(facts: PyFacts) -> EmbeddedSources:
+    out = EmbeddedSources()
+    if not any(k in facts.src.buf for k in _CARRIER_BYTES):
+        return out
+    for call in ast.walk(facts.src.tree):
+        if not isinstance(call, ast.Call):
+            continue
+        q = facts.qualname(call.func)
+        if q is None:
+            continue
+        if q.startswith("cupyx.") or q.startswith("cupy._core."):
+            q = "cupy." + q.rsplit(".", 1)[-1]
+        spec = CARRIERS.get(q)
+        if spec is None:
+            continue
+        for index, kw, kind in spec:
+            arg = next((k.value for k in call.keywords if k.arg == kw), None)
+            if arg is None and index is not None and index < len(call.args):
+                arg = call.args[index]
+            if arg is None:
+                continue
+            for expr in _carrier_args(facts, arg, call):
+                leaves = _leaves(facts, out, expr, call)
+                if leaves is not None:
+                    out.sources.append(CarrierSource(call, q, kind, tuple(leaves)))
+    return out
+
+
+def _carrier_args(facts: PyFacts, arg: ast.AST, call: ast.Call) -> list[ast.AST]:
+    """The expressions that hold a source: a list of sources for load_inline."""
+    arg = _resolve(facts, arg, call)
+    if isinstance(arg, (ast.List, ast.Tuple)):
+        return [_resolve(facts, e, call) for e in arg.elts]
+    if isinstance(arg, ast.Constant) and arg.value is None:
+        return []
+    return [arg]
+
+
+def _resolve(facts: PyFacts, node: ast.AST, call: ast.Call) -> ast.AST:
+    """A name bound once, in the enclosing function or at module level, to its value."""
+    if not isinstance(node, ast.Name):
+        return node
+    fn: ast.AST | None = call
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = facts.parent(fn)
+    if fn is not None:
+        found = [
+            s.value
+            for s in ast.walk(fn)
+            if isinstance(s, ast.Assign)
+            and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name)
+            and s.targets[0].id == node.id
+        ]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return node
+    return facts.module_consts.get(node.id, node)
+
+
+def _leaves(
+    facts: PyFacts, out: EmbeddedSources, expr: ast.AST, call: ast.Call
+) -> list[ast.Constant] | None:
+    """String constants that concatenate to the source, or None (built at run time: the call
+    is marked dynamic in `out`)."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return [expr]
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left = _leaves(facts, out, _resolve(facts, expr.left, call), call)
+        right = _leaves(facts, out, _resolve(facts, expr.right, call), call)
+        if left is not None and right is not None:
+            return left + right
+        return None
+    why = (
+        "built by an f-string"
+        if isinstance(expr, ast.JoinedStr)
+        else "built at run time"
+        if not isinstance(expr, ast.Constant)
+        else "not a str literal"
+    )
+    out.mark_dynamic(call, why)
+    return None
 
 
 # -- libdevice lists ------------------------------------------------------------------------
@@ -714,11 +882,12 @@ __all__ = [
     "UNKNOWN",
     "ConfigValue",
     "PyFacts",
+    "CARRIERS",
+    "CarrierSource",
+    "EmbeddedSources",
     "build",
-    "config_values",
     "fold",
     "hip_helpers",
-    "launches",
     "libdevice_lists",
 ]
 

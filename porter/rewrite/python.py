@@ -24,24 +24,14 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from ..analysis.python import CarrierSource, PyFacts
 from ..findings import Edit, Finding, Severity
 from ..parse.python import PySource, PySyntaxError, maybe_relevant, parse
 from ..source import SourceFile
 
 NOT_RELEVANT = "no triton, cupy, torch.utils.cpp_extension or numba.cuda import: copied unchanged"
 
-# carrier -> (positional index, keyword) of each argument holding CUDA C++, and whether that
-# argument is a snippet (a statement body / declarations) rather than a whole source.
-# Sources: CuPy API reference (RawKernel(code, name), RawModule(code=..), ElementwiseKernel(
-# in_params, out_params, operation, name, ..., preamble=..), ReductionKernel(..., preamble=..));
-# PyTorch torch.utils.cpp_extension.load_inline(name, cpp_sources, cuda_sources=..).
-CARRIERS: dict[str, tuple[tuple[int | None, str, str], ...]] = {
-    "cupy.RawKernel": ((0, "code", "source"),),
-    "cupy.RawModule": ((0, "code", "source"),),
-    "cupy.ElementwiseKernel": ((2, "operation", "body"), (None, "preamble", "source")),
-    "cupy.ReductionKernel": ((None, "preamble", "source"),),
-    "torch.utils.cpp_extension.load_inline": ((2, "cuda_sources", "source"),),
-}
+# the carriers and which of their arguments hold CUDA C++: porter.analysis.python.CARRIERS
 _BODY_OPEN = b"__device__ void __porter_elementwise_body() {\n"
 _BODY_CLOSE = b"\n}\n"
 
@@ -73,30 +63,28 @@ def process(rel: str, data: bytes):
                 )
             ]
         return res
-    from ..analysis.python import build
+    from ..rules.base import RuleContext
 
-    facts = build(src)
-    if not facts.relevant():
+    sf = SourceFile(rel, src.buf)
+    ctx = RuleContext(sf, None, _STATE["options"].rules, _STATE["index"], py_source=src)
+    if not ctx.py_facts.relevant():
         res.status = "copied"
         res.note = NOT_RELEVANT
         return res
-    return _process_facts(rel, src, facts, res)
+    return _process_facts(src, ctx, res)
 
 
-def _process_facts(rel: str, src: PySource, facts, res):
+def _process_facts(src: PySource, ctx, res):
     from ..engine import _STATE, _override, _suppress
     from ..findings import Applicability
     from ..rewrite.edits import EditSet
-    from ..rules.base import RuleContext
 
     opts = _STATE["options"]
     res.uses_cuda = True
-    sf = SourceFile(rel, src.buf)
-    ctx = RuleContext(sf, None, opts.rules, _STATE["index"])
-    ctx.cache["py"] = facts
+    sf = ctx.src
+    facts = ctx.py_facts
     emb = Embedded(facts, sf)
     emb.run(res)
-    ctx.cache["py_dynamic"] = emb.dynamic
     findings: list[Finding] = list(emb.findings)
     rules = _STATE["py_triggers"].rules_for(src.buf)
     for rule in rules:
@@ -439,91 +427,15 @@ def _escape_for(part: _Part, text: str) -> str | None:
 class Embedded:
     """Finds the CUDA C++ carriers of one file and runs the C++ pipeline on their literals."""
 
-    def __init__(self, facts, sf: SourceFile):
+    def __init__(self, facts: PyFacts, sf: SourceFile):
         self.facts = facts
         self.sf = sf
         self.findings: list[Finding] = []
         self.edit_groups: list[list[Edit]] = []
-        self.dynamic: list[tuple[ast.AST, str]] = []
 
     def run(self, res) -> None:
-        facts = self.facts
-        if not any(k in facts.src.buf for k in (b"cupy", b"cpp_extension")):
-            return
-        for call in ast.walk(facts.src.tree):
-            if not isinstance(call, ast.Call):
-                continue
-            q = facts.qualname(call.func)
-            if q is None:
-                continue
-            if q.startswith("cupyx.") or q.startswith("cupy._core."):
-                q = "cupy." + q.rsplit(".", 1)[-1]
-            spec = CARRIERS.get(q)
-            if spec is None:
-                continue
-            for index, kw, kind in spec:
-                arg = next((k.value for k in call.keywords if k.arg == kw), None)
-                if arg is None and index is not None and index < len(call.args):
-                    arg = call.args[index]
-                if arg is None:
-                    continue
-                for expr in self._sources(arg, call):
-                    leaves = self._leaves(expr, call)
-                    if leaves is None:
-                        continue
-                    self._check(res, leaves, kind, call, q)
-
-    # which expressions hold a source: a list of sources for load_inline
-    def _sources(self, arg: ast.AST, call: ast.Call) -> list[ast.AST]:
-        arg = self._resolve(arg, call)
-        if isinstance(arg, (ast.List, ast.Tuple)):
-            return [self._resolve(e, call) for e in arg.elts]
-        if isinstance(arg, ast.Constant) and arg.value is None:
-            return []
-        return [arg]
-
-    def _resolve(self, node: ast.AST, call: ast.Call) -> ast.AST:
-        """A name bound once, in the enclosing function or at module level, to its value."""
-        if not isinstance(node, ast.Name):
-            return node
-        fn = call
-        while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            fn = self.facts.parent(fn)
-        if fn is not None:
-            found = [
-                s.value
-                for s in ast.walk(fn)
-                if isinstance(s, ast.Assign)
-                and len(s.targets) == 1
-                and isinstance(s.targets[0], ast.Name)
-                and s.targets[0].id == node.id
-            ]
-            if len(found) == 1:
-                return found[0]
-            if found:
-                return node
-        return self.facts.module_consts.get(node.id, node)
-
-    def _leaves(self, expr: ast.AST, call: ast.Call) -> list[ast.Constant] | None:
-        """String constants that concatenate to the source, or None (built at run time)."""
-        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-            return [expr]
-        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
-            left = self._leaves(self._resolve(expr.left, call), call)
-            right = self._leaves(self._resolve(expr.right, call), call)
-            if left is not None and right is not None:
-                return left + right
-            return None
-        why = (
-            "built by an f-string"
-            if isinstance(expr, ast.JoinedStr)
-            else "built at run time"
-            if not isinstance(expr, ast.Constant)
-            else "not a str literal"
-        )
-        if not any(c is call for c, _ in self.dynamic):
-            self.dynamic.append((call, why))
-        return None
+        for source in self.facts.embedded.sources:
+            self._check(res, source)
 
     def _parts(self, leaf: ast.Constant) -> list[_Part] | None:
         """The literal parts of one (maybe implicitly concatenated) string constant."""
@@ -560,14 +472,15 @@ class Embedded:
             return None
         return parts
 
-    def _check(self, res, leaves: list[ast.Constant], kind: str, call: ast.Call, q: str) -> None:
+    def _check(self, res, source: CarrierSource) -> None:
+        kind, call, q = source.kind, source.call, source.carrier
         content = _Content()
         if kind == "body":
             content.synthetic(_BODY_OPEN)
-        for leaf in leaves:
+        for leaf in source.leaves:
             parts = self._parts(leaf)
-            if parts is None:
-                self.dynamic.append((call, "not a plain str literal"))
+            if parts is None:  # libcst cannot split it into literals: PT680 reports it
+                self.facts.embedded.mark_dynamic(call, "not a plain str literal")
                 return
             for p in parts:
                 content.add(p)

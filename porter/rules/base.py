@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from tree_sitter import QueryError
 
@@ -43,6 +44,10 @@ from ..analysis.warp import WarpCollectives
 from ..findings import Applicability, Edit, Finding, Fix, Severity
 from ..parse import cuda as P
 from ..source import SourceFile
+
+if TYPE_CHECKING:  # porter.analysis.python is imported when a Python file is checked
+    from ..analysis.python import PyFacts
+    from ..parse.python import PySource
 
 DOC_HEADINGS = ("What it finds", "Why it breaks on AMD", "Example", "Use instead", "References")
 
@@ -110,7 +115,8 @@ class RuleContext:
     compiles a byte range), ``calls`` (``CallIndex``), ``decls`` (``Declarations``),
     ``consts`` (``Consts``), ``macros`` (object-like ``#define`` bodies), ``asm``
     (``AsmSites``), ``includes`` (``list[Include]``), ``warp_collectives``
-    (``WarpCollectives``), ``build_code`` (a build file without its comments)."""
+    (``WarpCollectives``), ``build_code`` (a build file without its comments), ``py_facts``
+    (a Python file's ``PyFacts``: imports, kernels, vendor sides, configs, CUDA carriers)."""
 
     def __init__(
         self,
@@ -120,6 +126,7 @@ class RuleContext:
         index=None,
         idents=None,
         pp: PPState | None = None,
+        py_source: PySource | None = None,
     ):
         self.src = src
         self.data = src.data
@@ -133,7 +140,7 @@ class RuleContext:
         # identifier -> (start bytes, nodes) of its occurrences in the tree, found once
         self._word_nodes: dict[bytes, tuple[list[int], list]] = {}
         self._pp = pp  # the rewriter's #if model of the same bytes, when it built one
-        self.cache: dict = {}  # the Python rules' facts (porter.rewrite.python fills it)
+        self._py_source = py_source  # a Python file parsed (its UTF-8 text is `src.data`)
 
     # shared analysis (porter.analysis), computed on first use
     @cached_property
@@ -180,6 +187,17 @@ class RuleContext:
         from ..analysis.buildfiles import code_text, is_makefile
 
         return code_text(self.data, is_makefile(self.src.path))
+
+    @cached_property
+    def py_facts(self) -> PyFacts:
+        """A Python file's facts (``porter.analysis.python.PyFacts``): imports and aliases,
+        Triton kernels, vendor sides, and on first use of each, ``refs``, ``calls(...)``,
+        ``configs``, ``launches`` and ``embedded`` (CUDA C++ carried in strings)."""
+        from ..analysis.python import build
+
+        if self._py_source is None:
+            raise ValueError(f"{self.src.path}: py_facts needs the parsed Python source")
+        return build(self._py_source)
 
     # text and positions
     def text(self, node) -> str:

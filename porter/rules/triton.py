@@ -1,8 +1,9 @@
 """Triton (Python) rules: PT661-PT681 (hazards.md section L).
 
-Rules read `ctx.cache["py"]`, the `porter.analysis.python.PyFacts` of the file (aliases, kernels,
-vendor regions, folded configs). Findings on the NVIDIA side of a vendor switch are dropped by the
-Python pipeline (`porter.rewrite.python`), so rules report what the code does without asking.
+Rules read `ctx.py_facts`, the `porter.analysis.python.PyFacts` of the file (aliases, kernels,
+vendor regions, references, folded configs and launches, CUDA C++ carriers). Findings on the
+NVIDIA side of a vendor switch are dropped by the Python pipeline (`porter.rewrite.python`), so
+rules report what the code does without asking.
 Sources for the facts: the installed triton 3.9 wheel (`backends/amd/compiler.py` HIPOptions and
 parse_options; `language/extra/{cuda,hip}`), quoted per rule.
 """
@@ -11,48 +12,19 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import TYPE_CHECKING
 
 from ..findings import Applicability, Edit, Finding, Severity
 from .base import Rule, RuleContext
 from .registry import register
 
+if TYPE_CHECKING:
+    from ..analysis.python import ConfigValue, PyFacts
+
 MAX_THREADS_PER_BLOCK = 1024  # HIP and CUDA workgroup limit (hazards.md TRITON-NUM-WARPS)
 AMD_DEFAULT_NUM_STAGES = 2  # HIPOptions.num_stages (triton 3.9 backends/amd/compiler.py)
 HOPPER_STAGES = 3  # num_stages from here on is an NVIDIA (Hopper+) tuning
 BYTES_2 = 2  # fp16/bf16 element, the common tl.dot input
-
-
-def _facts(ctx: RuleContext):
-    return ctx.cache["py"]
-
-
-def _refs(facts) -> list[tuple[ast.AST, str]]:
-    """Maximal Name/Attribute chains that resolve to an imported name, with that name."""
-    if "refs" in facts._cache:
-        return facts._cache["refs"]
-    out: list[tuple[ast.AST, str]] = []
-    for node in ast.walk(facts.src.tree):
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            par = facts.parent(node)
-            if isinstance(par, ast.Attribute) and par.value is node:
-                continue
-            q = facts.qualname(node)
-            if q:
-                out.append((node, q))
-    out.sort(key=lambda x: facts.span(x[0]))
-    facts._cache["refs"] = out
-    return out
-
-
-def _calls(facts, *names: str) -> list[ast.Call]:
-    key = ("calls",) + names
-    if key not in facts._cache:
-        facts._cache[key] = [
-            n
-            for n in ast.walk(facts.src.tree)
-            if isinstance(n, ast.Call) and (facts.qualname(n.func) or "") in names
-        ]
-    return facts._cache[key]
 
 
 def _kw(call: ast.Call, name: str) -> ast.AST | None:
@@ -68,7 +40,7 @@ class PyRule(Rule):
     triggers: tuple[bytes, ...] = (b"triton",)
 
     def at(self, ctx: RuleContext, node: ast.AST, message: str, **kw) -> Finding:
-        return self.finding(ctx, _facts(ctx).span(node), message, **kw)
+        return self.finding(ctx, ctx.py_facts.span(node), message, **kw)
 
 
 # -- PT661 -----------------------------------------------------------------------------------
@@ -123,7 +95,7 @@ class TritonInlineAsmPtx(PyRule):
     def check(self, ctx):
         from ..analysis.python import fold
 
-        facts = _facts(ctx)
+        facts = ctx.py_facts
         for call in ast.walk(facts.src.tree):
             if not (
                 isinstance(call, ast.Call)
@@ -271,12 +243,12 @@ class TritonExtraCudaApi(PyRule):
     def check(self, ctx):
         from ..analysis.python import hip_helpers, libdevice_lists
 
-        facts = _facts(ctx)
+        facts = ctx.py_facts
         tl = _tl_alias(facts)
         lists = libdevice_lists()
         new_enough = _version_tuple(lists["triton_version"]) >= TARGET_INFO_SINCE
         cuda_helpers = set(lists.get("cuda_helpers", ()))
-        for node, q in _refs(facts):
+        for node, q in facts.refs:
             if not q.startswith(_EXTRA_CUDA):
                 continue
             fn = q[len(_EXTRA_CUDA) :].split(".")[0]
@@ -346,7 +318,7 @@ _ADDED_IMPORT = b"import triton.language.extra.libdevice  # porter: vendor-neutr
 def libdevice_uses(facts) -> list[tuple[ast.AST, str, str]]:
     """(node, module, function) for every libdevice function reference."""
     out = []
-    for node, q in _refs(facts):
+    for node, q in facts.refs:
         for mod in (_CUDA_LIBDEVICE, _GENERIC_LIBDEVICE):
             if q.startswith(mod + "."):
                 out.append((node, mod, q[len(mod) + 1 :].split(".")[0]))
@@ -417,7 +389,7 @@ class TritonLibdeviceCuda(PyRule):
     def check(self, ctx):
         from ..analysis.python import libdevice_lists
 
-        facts = _facts(ctx)
+        facts = ctx.py_facts
         uses = [u for u in libdevice_uses(facts) if u[1] == _CUDA_LIBDEVICE]
         sites = _cuda_libdevice_sites(facts)
         if not sites:
@@ -590,7 +562,7 @@ class TritonLibdeviceMissing(PyRule):
     def check(self, ctx):
         from ..analysis.python import libdevice_lists
 
-        facts = _facts(ctx)
+        facts = ctx.py_facts
         lists = libdevice_lists()
         hip, math_names = set(lists["hip"]), set(lists["math"])
         known = set(lists["cuda"]) | set(lists["generic"])
@@ -672,8 +644,8 @@ class TritonTmaExperimental(PyRule):
     triggers = (b"experimental", b"has_triton_tma")
 
     def check(self, ctx):
-        facts = _facts(ctx)
-        for node, q in _refs(facts):
+        facts = ctx.py_facts
+        for node, q in facts.refs:
             if any(q == p or q.startswith(p + ".") for p in _TMA_OLD) and not _tma_switch_or_probe(
                 facts, node
             ):
@@ -789,11 +761,11 @@ class TritonTensorDescriptor(PyRule):
     triggers = (b"tensor_descriptor", b"TensorDescriptor")
 
     def check(self, ctx):
-        facts = _facts(ctx)
+        facts = ctx.py_facts
         archs = tuple(t.arch for t in ctx.options.targets if t.arch not in TDM_ARCHS)
         if not archs:
             return
-        for node, q in _refs(facts):
+        for node, q in facts.refs:
             if not any(q == p or q.startswith(p + ".") for p in _DESCRIPTORS):
                 continue
             par = facts.parent(node)
@@ -867,8 +839,8 @@ class TritonWarpSpecialize(PyRule):
     def check(self, ctx):
         from ..analysis.python import fold
 
-        facts = _facts(ctx)
-        for call in _calls(facts, "triton.language.range"):
+        facts = ctx.py_facts
+        for call in facts.calls("triton.language.range"):
             v = _kw(call, "warp_specialize")
             if v is not None and fold(facts, v) is not False:
                 yield self.at(
@@ -885,17 +857,15 @@ class TritonWarpSpecialize(PyRule):
                     f"{node.arg} is a Hopper warp-specialisation option "
                     "the AMD backend does not have",
                 )
-        for node, q in _refs(facts):
+        for node, q in facts.refs:
             if q == "triton.language.async_task":
                 yield self.at(ctx, node, "tl.async_task is NVIDIA warp specialisation")
 
 
 # -- configs: PT668 / PT669 / PT671 / PT672 / PT673 ------------------------------------------
-def _configs_and_launches(facts):
-    from ..analysis.python import config_values, launches
-
-    out = [(call, vals) for call, vals in config_values(facts)]
-    out += [(call, [v]) for call, v in launches(facts)]
+def _configs_and_launches(facts: PyFacts) -> list[tuple[ast.Call, list[ConfigValue]]]:
+    out = [(call, vals) for call, vals in facts.configs]
+    out += [(call, [v]) for call, v in facts.launches]
     return out
 
 
@@ -944,7 +914,7 @@ class TritonNumCtas(PyRule):
     triggers = (b"num_ctas",)
 
     def check(self, ctx):
-        facts = _facts(ctx)
+        facts = ctx.py_facts
         archs = tuple(t.arch for t in ctx.options.targets if t.arch not in TDM_ARCHS)
         if not archs:
             return
@@ -996,7 +966,7 @@ class TritonNumWarps(PyRule):
     triggers = (b"num_warps",)
 
     def check(self, ctx):
-        facts = _facts(ctx)
+        facts = ctx.py_facts
         for call, vals in _configs_and_launches(facts):
             warps = _ints(vals, "num_warps")
             if not warps:
@@ -1063,7 +1033,7 @@ class TritonNumStages(PyRule):
     triggers = (b"num_stages",)
 
     def check(self, ctx):
-        facts = _facts(ctx)
+        facts = ctx.py_facts
         for call, vals in _configs_and_launches(facts):
             stages = _ints(vals, "num_stages")
             high = [s for s in stages if s >= HOPPER_STAGES]
@@ -1148,15 +1118,13 @@ class TritonLdsBudget(PyRule):
     triggers = (b"Config",)
 
     def check(self, ctx):
-        from ..analysis.python import config_values
-
-        facts = _facts(ctx)
+        facts = ctx.py_facts
         if "dot" not in facts.src.text:
             return
         small = any(w in facts.src.text for w in ("float8", "fp8", "int8", "uint8"))
         elem = 1 if small else BYTES_2
         names = sum(_BLOCK_NAMES.values(), ())
-        for call, vals in config_values(facts):
+        for call, vals in facts.configs:
             over: dict[str, tuple[int, object, int]] = {}
             for t in ctx.options.targets:
                 for v in vals:
@@ -1235,11 +1203,9 @@ class TritonAmdKnobs(PyRule):
     triggers = (b"autotune", b"maxnreg", b"launch_pdl", b"ptx_options")
 
     def check(self, ctx):
-        from ..analysis.python import config_values
-
-        facts = _facts(ctx)
-        configs = config_values(facts)
-        for deco in _calls(facts, "triton.autotune"):
+        facts = ctx.py_facts
+        configs = facts.configs
+        for deco in facts.calls("triton.autotune"):
             arg = _kw(deco, "configs") or (deco.args[0] if deco.args else None)
             if arg is None:
                 continue
@@ -1349,8 +1315,8 @@ class TritonFp8Dtype(PyRule):
     triggers = (b"float8",)
 
     def check(self, ctx):
-        facts = _facts(ctx)
-        refs = [(n, q) for n, q in _refs(facts) if q in _OCP or q in _FNUZ]
+        facts = ctx.py_facts
+        refs = [(n, q) for n, q in facts.refs if q in _OCP or q in _FNUZ]
         if {q in _OCP for _, q in refs} == {True, False}:
             return  # both families named: chosen per target
         fnuz_t = tuple(t.arch for t in ctx.options.targets if t.fp8 == "fnuz")
@@ -1407,8 +1373,8 @@ class TritonFp8e4b15(PyRule):
     triggers = (b"float8e4b15", b"convert_custom_float8")
 
     def check(self, ctx):
-        facts = _facts(ctx)
-        for node, q in _refs(facts):
+        facts = ctx.py_facts
+        for node, q in facts.refs:
             if q == "triton.language.float8e4b15" or q.startswith(
                 _EXTRA_CUDA + "convert_custom_float8"
             ):
@@ -1460,8 +1426,8 @@ class TritonDotPrecision(PyRule):
     def check(self, ctx):
         from ..analysis.python import fold
 
-        facts = _facts(ctx)
-        for call in _calls(facts, "triton.language.dot", "triton.language.core.dot"):
+        facts = ctx.py_facts
+        for call in facts.calls("triton.language.dot", "triton.language.core.dot"):
             prec = _kw(call, "input_precision")
             value = fold(facts, prec) if prec is not None else None
             where = prec
@@ -1526,7 +1492,7 @@ class TritonWarpSizeHost(PyRule):
     triggers = (b"warps",)
 
     def check(self, ctx):
-        facts = _facts(ctx)
+        facts = ctx.py_facts
         wave64 = ctx.options.wave64()
         if not wave64 or any(m == "tilelang" or m.startswith("tilelang.") for m in facts.imported):
             return  # TileLang takes the thread count itself (T.Kernel(threads=...))
@@ -1644,7 +1610,7 @@ class TritonDeviceCheck(PyRule):
     triggers = (b"get_device_capability", b"get_device_name", b"version")
 
     def check(self, ctx):
-        facts = _facts(ctx)
+        facts = ctx.py_facts
         names = _capability_names(facts)
         dev_names = _assigned_from(facts, _DEVICE_NAME_FNS)
         caps = {t.arch: t.capability for t in ctx.options.targets}
@@ -1884,9 +1850,9 @@ class TritonCacheHints(PyRule):
     def check(self, ctx):
         from ..analysis.python import fold
 
-        facts = _facts(ctx)
-        calls = [("load", c) for c in _calls(facts, "triton.language.load")] + [
-            ("store", c) for c in _calls(facts, "triton.language.store")
+        facts = ctx.py_facts
+        calls = [("load", c) for c in facts.calls("triton.language.load")] + [
+            ("store", c) for c in facts.calls("triton.language.store")
         ]
         for kind, call in sorted(calls, key=lambda kc: facts.span(kc[1])):
             for key in ("cache_modifier", "eviction_policy"):
@@ -1932,7 +1898,7 @@ class TritonGluonNvidia(PyRule):
     triggers = (b"gluon",)
 
     def check(self, ctx):
-        facts = _facts(ctx)
+        facts = ctx.py_facts
         for node in ast.walk(facts.src.tree):
             mods = []
             if isinstance(node, ast.Import):
@@ -1985,8 +1951,8 @@ class EmbeddedCudaSource(PyRule):
     triggers = (b"cupy", b"cpp_extension", b"numba")
 
     def check(self, ctx):
-        facts = _facts(ctx)
-        for node, q in _refs(facts):
+        facts = ctx.py_facts
+        for node, q in facts.refs:
             if q in ("numba.cuda.jit", "numba.cuda"):
                 par = facts.parent(node)
                 if q == "numba.cuda" and isinstance(par, ast.Attribute):
@@ -2006,7 +1972,7 @@ class EmbeddedCudaSource(PyRule):
                         "numba.cuda kernel: numba's CUDA target does not "
                         "run on AMD GPUs; port it to Triton or HIP C++",
                     )
-        for call, why in ctx.cache.get("py_dynamic", ()):
+        for call, why in facts.embedded.dynamic:
             yield self.at(
                 ctx,
                 call,
