@@ -176,7 +176,14 @@ class Resolved:
         }
 
 
-def _engine_options(res: Resolved, args, command: str, roc_areas=frozenset(), shims=frozenset()):
+def _engine_options(
+    res: Resolved,
+    args,
+    command: str,
+    roc_areas=frozenset(),
+    shims=frozenset(),
+    project_names=frozenset(),
+):
     from .engine import EngineOptions
     from .rewrite.cuda import PortOptions
 
@@ -185,6 +192,7 @@ def _engine_options(res: Resolved, args, command: str, roc_areas=frozenset(), sh
         roc=res.roc,
         roc_areas=roc_areas,
         shims=shims,
+        project_names=project_names,
         launch_syntax=res.launch_syntax,
         rewrite_comments=getattr(args, "rewrite_comments", False),
         rewrite_strings=getattr(args, "rewrite_strings", False),
@@ -487,8 +495,8 @@ def run_pipeline(args, res: Resolved, jobs: list) -> list:
 
     cached = args.command == "check" and not getattr(args, "no_cache", False)
     digests: dict[int, bytes] | None = {} if cached else None
-    shims, roc_areas = _project_prepass(res, jobs, args.quiet, digests)
-    options = _engine_options(res, args, args.command, roc_areas, shims)
+    shims, own, roc_areas = _project_prepass(res, jobs, args.quiet, digests)
+    options = _engine_options(res, args, args.command, roc_areas, shims, own)
     workers = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     if digests is not None:
         results = _run_cached(jobs, options, workers, digests, args.quiet)
@@ -799,23 +807,33 @@ def exit_status(args, res: Resolved, report, plan: PortPlan | None = None) -> in
 
 def _project_prepass(
     res: Resolved, jobs, quiet: bool, digests: dict[int, bytes] | None = None
-) -> tuple[frozenset, frozenset]:
-    """One read of every source before porting, for the two project-wide decisions:
-    the CUDA names the project shims to HIP itself (see shim_names), and with --roc which
-    libraries move to roc* (see roc_plan). Returns (shims, roc areas). With `digests` (the
-    cached check) it also records each source's SHA-256 by id(job), and takes the shim names of
-    an unchanged file from the cache."""
+) -> tuple[frozenset, frozenset, frozenset]:
+    """One read of every source before porting, for the project-wide decisions: the CUDA names
+    the project shims to HIP itself (see shim_names), the table names a file of the project
+    defines for every file (see project_names: a compatibility header's `typedef int
+    cudaStream_t;` keeps its uses in the other files too), and with --roc which libraries move to
+    roc* (see roc_plan). Returns (shims, project names, roc areas). With `digests` (the cached
+    check) it also records each source's SHA-256 by id(job), and takes the names of an unchanged
+    file from the cache.
+
+    The engine reads each file again: holding a whole tree's bytes until its worker takes them
+    would cost the tree's size in memory, and the second read is served by the OS's page cache."""
     import hashlib
 
     from .mappings.index import load_index
-    from .rewrite.cuda import roc_plan, shim_names
+    from .rewrite.cuda import project_names, roc_plan, shim_names
 
+    index = load_index()
     names: set[str] = set()
-    shim_cache = None
+    own: set[str] = set()
+    cache = None
     if digests is not None:
         from .cache import ResultCache
 
-        shim_cache = ResultCache({"shim_names": 1})
+        cache = ResultCache({"project_prepass": 2})
+
+    def scan(j, data: bytes) -> tuple[set[str], frozenset[str]]:
+        return shim_names(data), project_names(j.entry.rel, data, index)
 
     def sources():
         for j in jobs:
@@ -826,22 +844,23 @@ def _project_prepass(
                     data = j.entry.path.read_bytes()
                 except OSError:
                     continue
-                if shim_cache is not None:
+                if cache is not None:
                     digest = hashlib.sha256(data).digest()
                     digests[id(j)] = digest
-                    key = shim_cache.key("", "shims", False, digest)
-                    found = shim_cache.get(key)
+                    key = cache.key("", "prepass", False, digest)
+                    found = cache.get(key)
                     if found is None:
-                        found = shim_names(data)
-                        shim_cache.put(key, found)
-                    names.update(found)
+                        found = scan(j, data)
+                        cache.put(key, found)
                 else:
-                    names.update(shim_names(data))
+                    found = scan(j, data)
+                names.update(found[0])
+                own.update(found[1])
                 yield data
 
     areas: frozenset = frozenset()
     if res.roc:
-        areas, blockers = roc_plan(load_index(), sources(), res.rocm_version)
+        areas, blockers = roc_plan(index, sources(), res.rocm_version)
         if not quiet:
             for area, used in sorted(blockers.items()):
                 more = (
@@ -858,11 +877,8 @@ def _project_prepass(
     else:
         for _ in sources():
             pass
-    if not names:  # most projects: no shim, and no need to load the tables here
-        return frozenset(), areas
-    idx = load_index()
-    shims = frozenset(n for n in names if n in idx.by_name or n in idx.qualified)
-    return shims, areas
+    shims = frozenset(n for n in names if n in index.by_name or n in index.qualified)
+    return shims, frozenset(own), areas
 
 
 def _display(input_path: Path, rel: str, root) -> str:

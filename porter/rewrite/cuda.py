@@ -14,13 +14,15 @@ a name sits, declarations, call transforms), `includes`, `launch`, `roc` (--roc 
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..findings import Edit, Finding, Severity
 from ..mappings.index import MappingIndex
 from ..mappings.model import MEMLOC, Row, parse_version
 from ..parse import cuda as P
-from ..source import SourceFile
+from ..source import SourceFile, is_binary
 from .edits import EditSet
 from .includes import (
     CUDA_HEADER,
@@ -148,12 +150,107 @@ def _include_path(data: bytes, root, m: re.Match):
     return None if inside else Span(m.start(1), m.end(1))
 
 
+class Declarations(NamedTuple):
+    """What `declarations` finds in one file."""
+
+    own: set[str]  # the project's own names: definition and uses stay
+    fallbacks: set[int]  # offsets of fallback definitions: renamed with every use
+    fallback_names: set[str]
+    shared: set[str]  # own names defined in every AMD build of the file (see `project_names`)
+
+
+def declarations(
+    src: SourceFile, ctx: Contexts, names: AbstractSet[bytes], pp=None
+) -> Declarations:
+    """The table names among `names` that the file defines itself (an alias, a typedef, a macro,
+    a tag with a body, an enumerator, a function with a body), split by what the definition is:
+
+    - a fallback for a CUDA name: it sits in a branch of an `#if` whose test porter ports
+      (a CUDA header guard, `__CUDACC__`: `names.is_ported_guard`), as in `#if
+      defined(__CUDA_BF16_H__) ... #else using __nv_bfloat162 = __half2; #endif`. The
+      definition is renamed with every use, so the port declares what it uses.
+    - otherwise the project's own name (a CPU build's stand-in, a mock, a compatibility
+      header's `typedef int cudaStream_t;`): the definition and its uses stay as they are.
+      When every `#if` around it is taken on AMD or is an include guard (`_shared_on_amd`), the
+      whole project sees it: `shared`, for `project_names`.
+
+    Names of a table row that maps to another name only; a prototype of a CUDA function
+    (`cudaError_t cudaFree(void*);`) declares CUDA's function again and is neither. `pp` is the
+    file's #if model when the caller has one."""
+    data = src.data
+    found = Declarations(set(), set(), set(), set())
+    for start, end in project_declaration_sites(data, names):
+        kind, node = ctx.at(start, end)
+        if (
+            kind != "code"
+            or node is None
+            or not is_declaration_name(node)
+            or not is_definition(node)
+        ):
+            continue
+        if pp is None:
+            pp = preproc_model(src, ctx.root)
+        name = data[start:end].decode("ascii", "replace")
+        if pp.guarded_by(start, is_ported_guard):
+            found.fallbacks.add(start)
+            found.fallback_names.add(name)
+        else:
+            found.own.add(name)
+            if _shared_on_amd(pp, data, start):
+                found.shared.add(name)
+    return found
+
+
+_GUARD_DEFINE = re.compile(rb"\s*#[ \t]*define[ \t]+(\w+)")
+
+
+def _shared_on_amd(pp, data: bytes, pos: int) -> bool:
+    """Is the definition at `pos` made in every AMD build of its file, so that every file of the
+    project that includes it sees it? Each `#if` around it must be taken on AMD (`#if
+    CUDART_VERSION < 11000`: undefined, 0; `#ifdef __HIP_PLATFORM_AMD__`) or be a guard, `#ifndef
+    X` then `#define X` (the include guard, `#ifndef cudaStreamNonBlocking`). A definition under
+    the project's own switch (`#ifdef CPU_ONLY`) is not: on AMD the other files may mean CUDA's
+    name, which the port renames."""
+    for b in pp.enclosing(pos):
+        if pp.branch_value(b, "amd") == 1:
+            continue
+        cond = b.cond
+        if (
+            b.index == 0
+            and b.group is not None
+            and len(b.group.branches) == 1
+            and cond is not None
+            and len(cond.names) == 1
+            and (b.kind == "ifndef" or b.raw.replace(" ", "").startswith("!defined"))
+        ):
+            m = _GUARD_DEFINE.match(data, b.line_end)
+            if m is not None and m.group(1).decode("ascii", "replace") in cond.names:
+                continue
+        return False
+    return True
+
+
+def project_names(rel: str, data: bytes, index: MappingIndex) -> frozenset[str]:
+    """The table names this file defines for the whole project (`declarations`' `shared`): a
+    compatibility header's `typedef int cudaStream_t;` is the project's own name in every file
+    that uses it, as in the header itself. The project-wide pre-pass reads every source with
+    this; a cheap search for definition sites decides which files are parsed at all."""
+    relevant = scanner_for(index).relevant
+    if next(project_declaration_sites(data, relevant), None) is None or is_binary(data):
+        return frozenset()
+    src = SourceFile(rel, data)
+    root = P.parse(data).root_node
+    return frozenset(declarations(src, Contexts(data, root), relevant).shared)
+
+
 @dataclass(frozen=True)
 class PortOptions:
     rocm_version: tuple[int, ...] = (7, 2)
     roc: bool = False
     roc_areas: frozenset = frozenset()  # with roc: the areas that go to roc* (see roc_plan)
     shims: frozenset = frozenset()  # CUDA names the project maps to HIP itself (shim_names)
+    # table names a file of the project defines for every file (project_names): kept as written
+    project_names: frozenset = frozenset()
     launch_syntax: str = "keep"  # keep | hip
     rewrite_comments: bool = False
     rewrite_strings: bool = False
@@ -457,41 +554,20 @@ class CudaRewriter:
     def _project_declarations(self, data: bytes, name_hits) -> tuple[set[str], set[int]]:
         """The table names this file declares itself (`using __nv_bfloat162 = __half2;`,
         `typedef int cudaStream_t;`, `#define CUDA_R_16BF 14`, `struct cudaDeviceProp {...}`),
-        split by what the declaration is:
-
-        - a fallback for a CUDA name: it sits in a branch of an `#if` whose test porter ports
-          (a CUDA header guard, `__CUDACC__`: `names.is_ported_guard`), as in `#if
-          defined(__CUDA_BF16_H__) ... #else using __nv_bfloat162 = __half2; #endif`. The
-          declaration is renamed with every use, so the port declares what it uses: returned as
-          the offsets of those declared names.
-        - otherwise the project's own name (a CPU build's stand-in, a mock): the declaration
-          and every use in the file stay as they are: returned as names.
-
-        Names of a table row that maps to another name only; a prototype of a CUDA function
-        (`cudaError_t cudaFree(void*);`) declares CUDA's function again and is neither."""
+        split as `declarations` tells: returned as the names whose uses stay as they are (the
+        file's own, and those another file of the project defines for every file,
+        `PortOptions.project_names`: the port keeps them as their definition stays) and the
+        offsets of the fallbacks, each renamed with every use of its name."""
         names = {n for _, n in name_hits if n in self.scan.relevant}
         if not names:
             return set(), set()
-        own: set[str] = set()
-        fallbacks: set[int] = set()
-        pp = None
-        for start, end in project_declaration_sites(data, names):
-            ctx, node = self._ctx.at(start, end)
-            if (
-                ctx != "code"
-                or node is None
-                or not is_declaration_name(node)
-                or not is_definition(node)
-            ):
-                continue
-            if pp is None:
-                pp = self._pp if self._pp is not None else preproc_model(self.src, self._ctx.root)
-            name = data[start:end].decode("ascii", "replace")
-            if pp.guarded_by(start, is_ported_guard):
-                fallbacks.add(start)
-            else:
-                own.add(name)
-        return own, fallbacks
+        found = declarations(self.src, self._ctx, names, self._pp)
+        own = found.own
+        if self.opts.project_names:
+            # a fallback of this file is renamed with its uses, whatever another file declares
+            used = {n.decode("ascii", "replace") for n in names}
+            own |= (used & self.opts.project_names) - found.fallback_names
+        return own, found.fallbacks
 
     def _namespace_reference(self, ctx: str, node, end: int) -> bool:
         """A namespace row applies to `ns::x`, `using namespace ns;` and namespace aliases only."""

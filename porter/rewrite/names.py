@@ -4,6 +4,7 @@ is being declared, and the argument-level rewrites of call transforms."""
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from ..findings import Edit
 from ..mappings.model import (
@@ -85,6 +86,9 @@ _DECL_SITES = tuple(
         rb"\b(?:struct|class|union|enum)(?:[ \t]+class)?[ \t]+([A-Za-z_]\w*)[ \t\r\n]*[:{]",
         rb"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)[ \t]*;",
         rb"\}[ \t]*([A-Za-z_]\w*)[ \t]*;",
+        # a function with a body: the name after a return type at the start of a line (not a
+        # call: no `(`, `=` or `return` before it, no `;` before the body)
+        rb"(?m)^[ \t]*(?:[\w:<>,]+[ \t*&]+)+([A-Za-z_]\w*)[ \t]*\([^;{}]*\)[^;{}()]*\{",
     )
 )
 _DEFINITIONS = (
@@ -119,7 +123,7 @@ def is_ported_guard(name: str) -> bool:
     return _PORTED_GUARD.match(name) is not None
 
 
-def project_declaration_sites(data: bytes, names: set[bytes]):
+def project_declaration_sites(data: bytes, names: AbstractSet[bytes]):
     """(start, end) of each place where one of `names` may be declared by the file itself (to
     be checked with `is_declaration_name` and `is_definition`)."""
     for rx in _DECL_SITES:
