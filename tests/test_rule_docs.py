@@ -94,6 +94,9 @@ def test_declared_fix_kind_matches_the_fixes(rule, fixture_fix_kinds):
         return
     assert got & applied, f"{rule.code} declares a {rule.fix} fix that no fixture produces"
     assert Applicability.DISPLAY not in got
+    # `Rule.fix` is the best applicability its fixes have (porter.rules.base)
+    best = Applicability.SAFE if Applicability.SAFE in got else Applicability.UNSAFE
+    assert rule.fix is best, f"{rule.code} declares {rule.fix} but its best fix is {best}"
     text = _section(rule.doc(), FIX_SAFETY)
     if Applicability.SAFE in got:
         assert re.search(r"\b[Ss]afe\b", text), f"{rule.code}: applies safe fixes; say so"

@@ -304,7 +304,7 @@ class CudaccNvccGuard(Rule):
     code = "PT302"
     name = "cudacc-nvcc-guard"
     severity = Severity.WARNING
-    fix = Applicability.UNSAFE
+    fix = Applicability.SAFE  # the best of its fixes (safe when the branches are CUDA C++)
     triggers = (
         b"__CUDACC__",
         b"__NVCC__",

@@ -237,7 +237,7 @@ class TritonExtraCudaApi(PyRule):
     code = "PT662"
     name = "triton-extra-cuda-api"
     severity = Severity.ERROR
-    fix = Applicability.UNSAFE
+    fix = Applicability.SAFE  # the best of its fixes (num_threads; timers are unsafe)
     triggers = (b"cuda",)
 
     def check(self, ctx):
