@@ -103,6 +103,15 @@ _DEFINITIONS = (
     )
     | TAG_SPECIFIERS
 )
+_DECLARATORS = frozenset(
+    {
+        "pointer_declarator",
+        "reference_declarator",
+        "array_declarator",
+        "parenthesized_declarator",
+        "function_declarator",
+    }
+)
 # Macros whose tests porter ports, so that the test picks on AMD the branch it picks with CUDA:
 # the include guards of CUDA's headers (`__CUDA_BF16_H__`, `__DRIVER_TYPES_H__`,
 # `__cuda_cuda_h__`, `CU_COMPLEX_H_`: read in CUDA 13's include/ folder; PT305 tests HIP's guard
@@ -137,13 +146,17 @@ def is_definition(node) -> bool:
     a typedef, a macro, a tag with a body, an enumerator, a function with a body? A prototype
     (`cudaError_t cudaFree(void*);`) or a variable is not."""
     parent = node.parent
+    function = False
+    # the declarators around the name: `typedef struct CUstream_st* cudaStream_t;`,
+    # `typedef void (*cudaHostFn_t)(void*);`, `cudaError_t* f() {...}`
+    while parent is not None and parent.type in _DECLARATORS:
+        function = function or parent.type == "function_declarator"
+        parent = parent.parent
     if parent is None:
         return False
     if parent.type in _DEFINITIONS:
         return True
-    if parent.type == "function_declarator":
-        return parent.parent is not None and parent.parent.type == "function_definition"
-    return False
+    return function and parent.type == "function_definition"
 
 
 def base_initializer(node) -> bool:
