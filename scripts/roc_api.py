@@ -50,6 +50,21 @@ LIBRARIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "dnn": (("miopen",), ("miopen/miopen.h",)),
 }
+# Macros porter defines before a library's include with --roc, so its headers are read the same
+# way: porter puts `#define ROCM_MATHLIBS_API_USE_HIP_COMPLEX` before a rocBLAS/rocSOLVER include
+# (porter/rewrite/includes.py), under which rocblas-complex-types.h (ROCm 6.4 and 7.2) declares
+# `typedef hipFloatComplex rocblas_float_complex;` and `typedef hipDoubleComplex
+# rocblas_double_complex;`: the hipComplex / hipDoubleComplex porter gives cuComplex pass as is.
+HIP_COMPLEX_MACRO = "ROCM_MATHLIBS_API_USE_HIP_COMPLEX"
+DEFINES: dict[str, tuple[str, ...]] = {
+    "blas": (f"-D{HIP_COMPLEX_MACRO}",),
+    "solver": (f"-D{HIP_COMPLEX_MACRO}",),
+}
+# HIP headers whose typedefs count as aliases of the library's types (the names a ported call
+# passes): amd_hip_complex.h declares `typedef float2 hipFloatComplex;`, `typedef double2
+# hipDoubleComplex;`, `typedef hipFloatComplex hipComplex;` (ROCm 6.4 and 7.2)
+HIP_ALIAS_FILES = ("hip/amd_detail/amd_hip_complex.h",)
+_ALIAS_DEPTH = 8  # typedef chains are short (hipComplex -> hipFloatComplex -> float2)
 # CUDA headers (inside a wheel's include/ folder) whose functions the arity list records
 CUDA_HEADERS = (
     "cublas_v2.h",
@@ -80,6 +95,7 @@ class Declared:
     enumerators: set[str] = field(default_factory=set)
     types: set[str] = field(default_factory=set)
     macros: dict[str, str] = field(default_factory=dict)  # object-like: name -> body
+    aliases: dict[str, str] = field(default_factory=dict)  # `typedef A B;` / `using B = A;`: B -> A
 
     def names(self) -> set[str]:
         return set(self.functions) | self.enumerators | self.types | set(self.macros)
@@ -219,8 +235,14 @@ def _statement(s: str, d: Declared) -> None:
         m = re.match(r"using\s+(\w+)\s*=", s)
         if m:
             d.types.add(m.group(1))
+            a = re.fullmatch(r"using\s+\w+\s*=\s*([A-Za-z_]\w*)\s*", s)
+            if a:
+                d.aliases[m.group(1)] = a.group(1)
         return
     if s.startswith("typedef"):
+        a = re.fullmatch(r"typedef\s+([A-Za-z_]\w*)\s+([A-Za-z_]\w*)", s)
+        if a:
+            d.aliases[a.group(2)] = a.group(1)
         m = re.search(r"\(\s*\*\s*(\w+)\s*\)\s*\(", s)  # function pointer type
         if m:
             d.types.add(m.group(1))
@@ -357,10 +379,24 @@ def library(area: str, release: str = "7.2") -> Declared:
         [inc / h for h in present],
         [inc],
         f"-x hip --rocm-path={usr} -nogpulib --cuda-host-only --offload-arch=gfx942",
-        ("-D__HIP_PLATFORM_AMD__",),
+        ("-D__HIP_PLATFORM_AMD__", *DEFINES.get(area, ())),
     )
     roots = tuple(str(inc / f) + "/" for f in folders)
-    return parse_declarations(own_text(pre, lambda p: p.startswith(roots)))
+    d = parse_declarations(own_text(pre, lambda p: p.startswith(roots)))
+    hip_files = {str(inc / f) for f in HIP_ALIAS_FILES}
+    hip = parse_declarations(own_text(pre, lambda p: p in hip_files))
+    d.aliases = {**hip.aliases, **d.aliases}
+    return d
+
+
+def resolve(name: str, aliases: dict[str, str]) -> str:
+    """The type a typedef name stands for, through a chain of aliases (hipComplex ->
+    hipFloatComplex -> float2); other names as they are."""
+    for _ in range(_ALIAS_DEPTH):
+        if name not in aliases:
+            break
+        name = aliases[name]
+    return name
 
 
 # -- the CUDA side ---------------------------------------------------------------------------------

@@ -193,23 +193,33 @@ TYPE_AREAS = {
 }
 
 
-def _renamer(area: str):
-    """CUDA type name -> the name porter gives it in a project whose `area` goes to roc*."""
+def _renamer(area: str, aliases: dict[str, str]):
+    """CUDA type name -> the name porter gives it in a project whose `area` goes to roc*, then
+    the type that name stands for (`aliases`: the library's typedefs as porter includes it)."""
 
     def rename(name: str) -> str:
         rows = INDEX.by_name.get(name)
         row = MappingIndex.pick(rows, (7, 2)) if rows else None
-        if row is None or not row.hip:
-            return name
-        return row.roc if row.roc and row.area in TYPE_AREAS[area] else row.hip
+        if row is not None and row.hip:
+            name = row.roc if row.roc and row.area in TYPE_AREAS[area] else row.hip
+        return roc_api.resolve(name, aliases)
 
     return rename
 
 
-def _type_mismatch(area: str, cuda_lists, roc_lists) -> str | None:
+def _type_mismatch(
+    area: str, cuda_lists, roc_lists, aliases: dict[str, str] | None = None
+) -> str | None:
     """None when some CUDA declaration's arguments pass to some roc* declaration's parameters;
-    otherwise the first mismatch."""
-    rename = _renamer(area)
+    otherwise the first mismatch. `aliases`: the library's typedefs (default: as the 7.2
+    headers declare them with the macros porter defines, roc_api.DEFINES)."""
+    if aliases is None:
+        aliases = declared(area, "7.2").aliases
+    rename = _renamer(area, aliases)
+
+    def resolve(name: str) -> str:
+        return roc_api.resolve(name, aliases)
+
     why = "no declaration with the same parameter count"
     for cp in cuda_lists:
         for rp in roc_lists:
@@ -218,7 +228,7 @@ def _type_mismatch(area: str, cuda_lists, roc_lists) -> str | None:
             bad = [
                 f"{a!r} -> {b!r}"
                 for a, b in zip(cp, rp)
-                if not roc_api.passes(roc_api.param_type(a, rename), roc_api.param_type(b))
+                if not roc_api.passes(roc_api.param_type(a, rename), roc_api.param_type(b, resolve))
             ]
             if not bad:
                 return None
@@ -228,8 +238,9 @@ def _type_mismatch(area: str, cuda_lists, roc_lists) -> str | None:
 
 def test_roc_functions_take_the_cuda_arguments():
     """Each argument of the CUDA call, with its type renamed as porter renames it, passes to the
-    roc* (or MIOpen) function's parameter: complex and cudaDataType arguments, for example, do
-    not (rocblas_float_complex is not hipComplex, rocsparse_datatype is not hipDataType)."""
+    roc* (or MIOpen) function's parameter: cudaDataType arguments, for example, do not
+    (rocsparse_datatype is not hipDataType); complex ones do where porter defines
+    ROCM_MATHLIBS_API_USE_HIP_COMPLEX (rocBLAS, rocSOLVER), not for rocSPARSE."""
     cuda = roc_api.read_cuda_params()
     problems, checked = [], 0
     for area, r, name in _arity_rows():
@@ -247,7 +258,15 @@ def test_roc_functions_take_the_cuda_arguments():
 def test_type_check_catches_complex_and_data_type_arguments():
     cuda = roc_api.read_cuda_params()
     blas = declared("blas", "7.2")
-    assert _type_mismatch("blas", cuda["cublasCgemm_v2"], blas.params["rocblas_cgemm"])
+    # hipComplex is rocblas_float_complex only under ROCM_MATHLIBS_API_USE_HIP_COMPLEX (the
+    # macro porter defines before the include): without it, the headers' own aliases differ
+    assert blas.aliases["rocblas_float_complex"] == "hipFloatComplex"
+    without = {k: v for k, v in blas.aliases.items() if not k.startswith("rocblas_")}
+    cgemm = blas.params["rocblas_cgemm"]
+    assert _type_mismatch("blas", cuda["cublasCgemm_v2"], cgemm, without)
+    assert _type_mismatch("blas", cuda["cublasCgemm_v2"], cgemm) is None
+    # single and double precision complex do not mix
+    assert _type_mismatch("blas", cuda["cublasZgemm_v2"], cgemm)
     assert _type_mismatch("blas", cuda["cublasGemmEx"], blas.params["rocblas_gemm_ex"])
     assert _type_mismatch("blas", cuda["cublasSgemm_v2"], blas.params["rocblas_sgemm"]) is None
     # const added inside a double pointer is no implicit conversion in C++

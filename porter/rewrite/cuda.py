@@ -33,6 +33,7 @@ from .includes import (
     NEEDS_RUNTIME_FIRST,
     RUNTIME_API_HEADERS,
     duplicate_include_line,
+    hip_complex_define,
     include_directives,
     include_edit_text,
     include_lines,
@@ -803,6 +804,9 @@ class CudaRewriter:
                 group.insert(0, Edit(start, start, include_edit_text(data, start)))
                 seen[HIP_RUNTIME] = start
                 hip_headers.add(HIP_RUNTIME)
+            define = hip_complex_define(data, path_node.start_byte, new, seen)
+            if define is not None:  # --roc: rocBLAS's complex types are HIP's (see includes.py)
+                group.insert(0, define)
             if self.res.edits.add_group(group):
                 self._count(self.res.stats.converted, row.area)
             seen.setdefault(new, line_end(data, path_node.end_byte))

@@ -4,6 +4,7 @@ which replaced lines became duplicates."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from ..findings import Edit
 from .lex import block_comment_spans, in_spans, line_end
@@ -49,6 +50,42 @@ CUDA_SOURCE_SUFFIXES = (".cu", ".cuh")
 # mapping areas whose CUDA names that implicit include declares (runtime API, device functions)
 IMPLICIT_AREAS = frozenset({"runtime", "device"})
 HIP_RUNTIME_INCLUDE = b"#include <hip/hip_runtime.h>\n"
+
+
+# With --roc, rocBLAS and rocSOLVER are included with ROCM_MATHLIBS_API_USE_HIP_COMPLEX defined:
+# then rocblas-complex-types.h (ROCm 6.4 and 7.2, included by rocblas.h and so by rocsolver.h)
+# declares `typedef hipFloatComplex rocblas_float_complex;` and `typedef hipDoubleComplex
+# rocblas_double_complex;` instead of its own classes, so the hipComplex / hipDoubleComplex
+# porter gives cuComplex / cuDoubleComplex pass to the complex functions as they are. The macro
+# is defined with every such include, whether or not the file names a complex type: a type a
+# project header declares with rocBLAS's complex types is then the same in every translation unit
+# of the project (the macro changes nothing else in these headers: rocblas-complex-types.h is
+# the only file of rocblas/ and rocsolver/ that tests it).
+HIP_COMPLEX_MACRO = "ROCM_MATHLIBS_API_USE_HIP_COMPLEX"
+HIP_COMPLEX_HEADERS = ("rocblas/", "rocsolver/")
+_HIP_COMPLEX_DEFINED = re.compile(rb"#[ \t]*define[ \t]+" + HIP_COMPLEX_MACRO.encode() + rb"\b")
+
+
+def hip_complex_define(
+    data: bytes, path_start: int, new: str, earlier: Iterable[str]
+) -> Edit | None:
+    """The `#ifndef`-guarded `#define ROCM_MATHLIBS_API_USE_HIP_COMPLEX` on the lines before the
+    include whose path starts at `path_start`, when that include becomes the file's first rocBLAS /
+    rocSOLVER header (`new`; `earlier`: the headers the lines before it include after the port)
+    and the file does not name the macro already (a second port adds nothing)."""
+    if not new.startswith(HIP_COMPLEX_HEADERS) or _HIP_COMPLEX_DEFINED.search(data):
+        return None
+    if any(h.startswith(HIP_COMPLEX_HEADERS) for h in earlier):
+        return None
+    start = max(data.rfind(b"\n", 0, path_start), data.rfind(b"\r", 0, path_start)) + 1
+    if start == 0 and data.startswith(_BOM):
+        start = len(_BOM)
+    if not re.fullmatch(rb"[ \t]*#[ \t]*include[ \t]*", data[start:path_start]):
+        return None  # more than the directive on its line: no place for a line of its own
+    nl = newline_of(data)
+    macro = HIP_COMPLEX_MACRO.encode()
+    text = nl.join((b"#ifndef " + macro, b"#define " + macro, b"#endif")) + nl
+    return Edit(start, start, text)
 
 
 def quoted_like(raw: bytes, new: str) -> bytes:
