@@ -167,9 +167,6 @@ class PyFacts:
     def relevant(self) -> bool:
         return any(m == r or m.startswith(r + ".") for m in self.imported for r in RELEVANT_MODULES)
 
-    def imports_triton(self) -> bool:
-        return any(m == "triton" or m.startswith("triton.") for m in self.imported)
-
     # -- positions ---------------------------------------------------------------------------
     def span(self, node: ast.AST) -> tuple[int, int]:
         return self.src.span(node)
@@ -184,10 +181,6 @@ class PyFacts:
 
     def vendor_of(self, node: ast.AST) -> str | None:
         return self.vendor_at(self.span(node)[0])
-
-    def in_kernel(self, node: ast.AST) -> bool:
-        s = self.span(node)[0]
-        return any(self.span(k)[0] <= s < self.span(k)[1] for k in self.kernels)
 
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self.parents.get(id(node))

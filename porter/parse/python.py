@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import codecs
 import io
-import re
 import tokenize
 from dataclasses import dataclass, field
 
@@ -66,9 +65,6 @@ class PySource:
         if self.encoding == "utf-8":
             return new_buf
         return new_buf.decode("utf-8").encode(self.encoding)
-
-
-_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 
 def detect_encoding(data: bytes) -> str:

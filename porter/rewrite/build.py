@@ -469,7 +469,7 @@ def port_cmake(src: SourceFile, opts: BuildOptions) -> BuildPort:
             if prow.hip == "hip":
                 find_sites.append((cmd, " ".join(v for v in vals if v in ("REQUIRED", "QUIET"))))
         # architecture values
-        _port_arch_values(cmd, vals, data, out, opts)
+        _port_arch_values(cmd, vals, out, opts)
         # identifiers: variables, properties, targets, languages in generator expressions
         for a in cmd.args:
             if a.kind == "bracket":
@@ -481,9 +481,7 @@ def port_cmake(src: SourceFile, opts: BuildOptions) -> BuildPort:
                 spans = [(s, e)]
             for s, e in spans:
                 for ws, we, word in C.identifiers(data, s, e):
-                    _port_identifier(
-                        out, data, cmd, a, ws, we, word, targets, variables, props, needed
-                    )
+                    _port_identifier(out, data, a, ws, we, word, targets, variables, props, needed)
             # plain library names in link commands
             if name in ("target_link_libraries", "link_libraries") and a.kind == "unquoted":
                 text = data[a.start : a.end].decode("utf-8", "replace")
@@ -566,7 +564,6 @@ def _flag_var(vals: list[str], name: str) -> bool:
 def _port_identifier(
     out: _Out,
     data: bytes,
-    cmd: C.Command,
     arg: C.Arg,
     s: int,
     e: int,
@@ -634,9 +631,7 @@ def _port_identifier(
         )
 
 
-def _port_arch_values(
-    cmd: C.Command, vals: list[str], data: bytes, out: _Out, opts: BuildOptions
-) -> None:
+def _port_arch_values(cmd: C.Command, vals: list[str], out: _Out, opts: BuildOptions) -> None:
     """`set(CMAKE_CUDA_ARCHITECTURES 80 90)`, `PROPERTIES CUDA_ARCHITECTURES "80;90"`,
     `PROPERTY CUDA_ARCHITECTURES 80`: the values become the --offload-arch targets."""
     name = cmd.lname
@@ -846,7 +841,6 @@ def port_result(
 
 # -- PyTorch extensions ------------------------------------------------------------------------
 TORCH_EXT = "PT908"
-_TORCH_CALLS = frozenset({"CUDAExtension", "load", "load_inline"})
 
 
 def torch_extensions(

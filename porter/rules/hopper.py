@@ -9,10 +9,8 @@ skipped (`ctx.pp.skip`).
 
 from __future__ import annotations
 
-from re import Pattern
-
 from ..analysis.lazyre import re
-from ..analysis.lex import code_matches, lex_code_spans
+from ..analysis.lex import code_matches
 from ..findings import Applicability, Severity
 from .base import Rule
 from .registry import register
@@ -31,22 +29,6 @@ def _ident_findings(rule, ctx, rx, message, *, per_line=True, kinds=None):
             continue
         seen.add(line)
         yield rule.finding(ctx, node, message(ctx.text(node)))
-
-
-def _macro_body_hits(ctx, rx_bytes: Pattern):
-    """Matches inside #define bodies (opaque text), outside comments/strings of the body."""
-    pp = ctx.pp
-    for arg in ctx.macro_bodies():
-        text = ctx.data[arg.start_byte : arg.end_byte]
-        spans = None
-        for m in rx_bytes.finditer(text):
-            if spans is None:
-                spans = lex_code_spans(text)
-            if any(a <= m.start() < b for a, b in spans):
-                continue
-            if pp.skip(arg.start_byte):
-                continue
-            yield arg.start_byte + m.start(), arg.start_byte + m.end(), m.group().decode()
 
 
 # -- PT206 -------------------------------------------------------------------------------------
