@@ -144,46 +144,45 @@ _ASM_TOKEN = re.compile(rb'"(?:\\.|[^"\\])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[():]|[A
 _ASM_REST = re.compile(rb'"(?:\\.|[^"\\])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[()]', re.S)
 
 
-def _lex_asm(data: bytes, pos: int, limit: int) -> tuple[str, int]:
-    """From the `(` after `asm`: (template text, end offset after the matching `)`)."""
-    assert data[pos : pos + 1] == b"("
-    depth, parts = 1, []
-    n = min(limit, len(data))
-    end = n
-    rest = -1  # where the operands start (after the template)
-    for m in _ASM_TOKEN.finditer(data, pos + 1, n):
+def _scan_parens(
+    tokens: Iterator[Match[bytes]], depth: int, parts: list[str] | None
+) -> tuple[int, int]:
+    """Read `tokens` (strings and comments are single tokens, so their parentheses do not
+    count) from `depth` open parentheses to the `)` that closes them: (0, offset after it).
+    With `parts` (the template), its strings and macro names are collected and the scan also
+    stops at the first `:` at depth 1: (1, offset after it). (depth, -1) if the tokens end."""
+    for m in tokens:
         tok = m.group()
         c = tok[:1]
-        if c == b'"':
-            body = tok[1:-1] if len(tok) > 1 and tok.endswith(b'"') else tok[1:]
-            parts.append(body.decode("utf-8", "replace"))
-        elif c == b"/":
-            continue
-        elif c == b"(":
+        if c == b"(":
             depth += 1
         elif c == b")":
             depth -= 1
             if depth == 0:
-                end = m.end()
-                break
+                return 0, m.end()
+        elif parts is None or c == b"/":
+            continue  # the operands' strings and comments; comments in the template
+        elif c == b'"':
+            body = tok[1:-1] if len(tok) > 1 and tok.endswith(b'"') else tok[1:]
+            parts.append(body.decode("utf-8", "replace"))
         elif c == b":":
             if depth == 1:
-                rest = m.end()
-                break
+                return 1, m.end()
         else:
             parts.append(" {" + tok.decode() + "} ")
-    if rest >= 0:
-        for m in _ASM_REST.finditer(data, rest, n):
-            c = m.group()[:1]
-            if c == b"(":
-                depth += 1
-            elif c == b")":
-                depth -= 1
-                if depth == 0:
-                    end = m.end()
-                    break
+    return depth, -1
+
+
+def _lex_asm(data: bytes, pos: int, limit: int) -> tuple[str, int]:
+    """From the `(` after `asm`: (template text, end offset after the matching `)`)."""
+    assert data[pos : pos + 1] == b"("
+    parts: list[str] = []
+    n = min(limit, len(data))
+    depth, at = _scan_parens(_ASM_TOKEN.finditer(data, pos + 1, n), 1, parts)
+    if depth and at >= 0:  # stopped at the template's `:`: skip the operands
+        _, at = _scan_parens(_ASM_REST.finditer(data, at, n), depth, None)
     text = "".join(parts).replace("\\n", " ").replace("\\t", " ").replace("\\\n", " ")
-    return text, end
+    return text, at if at >= 0 else n
 
 
 @lru_cache(maxsize=_SUFFIX_CACHE)
