@@ -308,13 +308,18 @@ def roc_library_problems(rows_by_area: dict[str, list[Row]], releases: list[Vers
                 if rel < r.since[:2] or (hi is not None and rel >= hi):
                     continue
                 lib = roc_api.library(area, vt(rel))
+                if roc_api.roc_query(r.transform):  # the call becomes `(LWORK = 0, STATUS)`
+                    if not (lib.has(name, "enum") and name.endswith("_success")):
+                        out.append(f"{where}: {what} {name} is no success status of {area}")
+                    continue
                 if not lib.has(name, r.kind):
                     out.append(
                         f"{where}: {what} {name} not declared by the ROCm {vt(rel)} "
                         f"{'/'.join(roc_api.LIBRARIES[area][1])} headers"
                     )
                     continue
-                counts = cuda_arity.get(r.cuda)
+                drop = len(roc_api.roc_dropped(r.transform))
+                counts = {c - drop for c in cuda_arity.get(r.cuda, ())}
                 if (
                     r.kind in ("function", "device_function")
                     and counts

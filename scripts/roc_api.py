@@ -416,6 +416,27 @@ def read_cuda_params(path: Path = ARITY_FILE) -> dict[str, list[list[str]]]:
     return out
 
 
+# -- roc-only call transforms (porter/mappings/model.py: `roc:drop_args:I,J`, `roc:no_workspace:N`)
+_ROC_DROP = re.compile(r"^roc:drop_args:(\d+(?:,\d+)*)$")
+_ROC_QUERY = re.compile(r"^roc:no_workspace:\d+$")
+
+
+def roc_dropped(transform: str) -> set[int]:
+    """The CUDA arguments (0-based) a row's `roc:drop_args` parts remove from the call."""
+    out: set[int] = set()
+    for part in transform.split("|"):
+        m = _ROC_DROP.match(part)
+        if m:
+            out |= {int(x) for x in m.group(1).split(",")}
+    return out
+
+
+def roc_query(transform: str) -> bool:
+    """Does the row's roc name replace the whole call (`roc:no_workspace`: a workspace-size query
+    becomes `(LWORK = 0, ROC)`, ROC a status enumerator) rather than name a function?"""
+    return any(_ROC_QUERY.match(p) for p in transform.split("|"))
+
+
 # -- parameter types ------------------------------------------------------------------------------
 # the integer typedefs of the ROCm libraries (rocblas-types.h, rocsparse-types.h): int32_t / int64_t
 SAME_TYPE = {

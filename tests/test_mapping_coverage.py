@@ -27,8 +27,17 @@ from conftest import ROOT, rocm_prefix
 
 from porter.engine import EngineOptions, process_one
 from porter.mappings.index import MappingIndex, load_index
-from porter.mappings.model import ARGS_NAME, ARITY, DROP_NULL_ARG
+from porter.mappings.model import (
+    ARGS_NAME,
+    ARITY,
+    DROP_ARGS,
+    DROP_NULL_ARG,
+    NO_WORKSPACE,
+    NONNULL,
+    ROC_PART,
+)
 from porter.rewrite.cuda import PortOptions, roc_area
+from porter.rewrite.names import target_row
 from porter.rules.base import RuleOptions
 
 V72 = (7, 2)
@@ -98,6 +107,15 @@ def _call_args(row) -> list[str]:
         m = ARITY.match(part)
         if m:
             n = int(m.group(1))
+        # the roc-only parts (`roc:drop_args:I,J`, `roc:nonnull:N`, `roc:no_workspace:N`) need
+        # the arguments they name: one more after a dropped one, exactly N + 1 for a query
+        part = part[len(ROC_PART) :] if part.startswith(ROC_PART) else ""
+        m = DROP_ARGS.match(part) or NONNULL.match(part)
+        if m:
+            n = max(n, max(int(x) for x in m.group(1).split(",")) + 2)
+        m = NO_WORKSPACE.match(part)
+        if m:
+            n = int(m.group(1)) + 1
     args = [f"a{i}" for i in range(n)]
     for part in row.transform.split("|"):
         m = DROP_NULL_ARG.match(part)
@@ -127,6 +145,16 @@ def _header_snippet(rows) -> str:
 
 def _expected(row, roc: bool) -> str:
     new = row.target(roc)
+    if row.kind in ("function", "device_function"):
+        args = _call_args(row)  # the call as _use writes it, before the roc-only parts go
+        for t in target_row(row, roc).transform.split("|"):
+            m = NO_WORKSPACE.match(t)
+            if m:
+                return f"(*a{m.group(1)} = 0, {new})"
+            m = DROP_ARGS.match(t)
+            if m:
+                gone = {f"a{x}" for x in m.group(1).split(",")}
+                return f"{new}({', '.join(a for a in args if a not in gone)})"
     if row.kind == "header_dir":
         return f"#include <{new}covered.h>"
     if row.kind == "header":

@@ -205,8 +205,11 @@ def test_known_rows():
     blas, rand, sparse = _by_cuda("blas"), _by_cuda("rand"), _by_cuda("sparse")
     assert blas["CUBLAS_OP_N"][0].roc == "rocblas_operation_none"
     assert blas["cublasCreate"][0].roc == "rocblas_create_handle"
-    # complex rocBLAS functions take rocblas_float_complex: no one-to-one roc name
-    assert all(not r.roc for r in blas["cublasCgemm"])
+    # complex rocBLAS functions take rocblas_float_complex, which is hipFloatComplex under the
+    # ROCM_MATHLIBS_API_USE_HIP_COMPLEX porter defines with --roc: the same roc name at every
+    # hip_since; complex rocSPARSE functions take rocsparse_float_complex: no roc name
+    assert [r.roc for r in blas["cublasCgemm"]] == ["rocblas_cgemm", "rocblas_cgemm"]
+    assert all(not r.roc for r in sparse["cusparseCbsrmv"])
     assert blas["cublasXtCreate"][0].status == "unsupported"
     assert rand["curand_init"][0].hip == "hiprand_init"
     assert rand["curandState_t"][0].roc == "rocrand_state_xorwow"

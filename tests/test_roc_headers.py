@@ -64,6 +64,11 @@ def test_roc_names_are_declared_by_their_library(area: str):
         for r in rows:
             if release == "6.4" and not _in_force_at(r, V64):
                 continue
+            if roc_api.roc_query(r.transform):
+                # the call becomes `(LWORK = 0, ROC)`: ROC is a status enumerator
+                if not (lib.has(r.roc, "enum") and r.roc.endswith("_success")):
+                    missing.append(f"{r.cuda} -> {r.roc}: not a success status of {area}")
+                continue
             if not lib.has(r.roc, r.kind):
                 missing.append(
                     f"{r.cuda} -> {r.roc} ({r.kind}): not declared by the ROCm "
@@ -100,7 +105,7 @@ def _arity_rows():
         (a, r, r.roc)
         for a in ROC_AREAS
         for r in _roc_rows(a)
-        if r.kind in ("function", "device_function")
+        if r.kind in ("function", "device_function") and not roc_api.roc_query(r.transform)
     ]
     out += [("dnn", r, r.hip) for r in _miopen_rows() if r.kind == "function"]
     return out
@@ -117,6 +122,8 @@ def test_roc_functions_take_the_cuda_parameter_count():
             if r.status != "removed":  # the list holds the current CUDA libraries' functions
                 problems.append(f"{r.cuda}: not in {roc_api.ARITY_FILE.name}")
             continue
+        drop = roc_api.roc_dropped(r.transform)
+        counts = {c - len(drop) for c in counts}
         got = declared(area, "7.2").functions.get(name)
         if got is None:
             problems.append(f"{r.cuda} -> {name}: no function of that name in the 7.2 headers")
@@ -156,29 +163,43 @@ def test_blas_and_solver_move_to_roc_together():
     one = [b"cublasCreate(&h); cusolverDnCreate(&s); cusolverDnSpotrfBatched(s);"]
     areas, blockers = roc_plan(INDEX, one, (7, 2))
     assert {"blas", "solver"} <= areas and not blockers
-    # cusolverDnSgetrf takes a workspace rocsolver_sgetrf does not: cuSOLVER stays on hipSOLVER,
-    # and cuBLAS with it (its enums are passed to the hipSOLVER calls)
-    two = [b"cublasCreate(&h); cusolverDnSgetrf(s); CUBLAS_FILL_MODE_LOWER;"]
+    # rocsolver_sgetrs has no info argument (cusolverDnSgetrs writes devInfo): cuSOLVER stays on
+    # hipSOLVER, and cuBLAS with it (its enums are passed to the hipSOLVER calls)
+    two = [b"cublasCreate(&h); cusolverDnSgetrs(s); CUBLAS_FILL_MODE_LOWER;"]
     areas, blockers = roc_plan(INDEX, two, (7, 2))
     assert "solver" not in areas and "blas" not in areas
-    assert blockers["blas"] == ["cusolverDnSgetrf"]
+    assert blockers["blas"] == ["cusolverDnSgetrs"]
     # a project without cuSOLVER is not held back by it
     three = [b"cublasCreate(&h); cublasSgemm(h);"]
     areas, blockers = roc_plan(INDEX, three, (7, 2))
     assert "blas" in areas and not blockers
 
 
-def test_workspace_solver_functions_have_no_roc_name():
-    """cusolverDn<t>getrf takes a workspace (and a bufferSize query goes with it): rocsolver's
-    form has none, so these rows must not name it."""
-    for name in (
-        "cusolverDnSgetrf",
-        "cusolverDnSgetrf_bufferSize",
-        "cusolverDnSpotrf",
-        "cusolverDnSgetrs",
-    ):
-        rows = INDEX.by_name[name]
-        assert not any(r.roc for r in rows), name
+def test_workspace_solver_functions_name_rocsolver_only_with_a_roc_transform():
+    """cusolverDn<t>getrf takes a workspace (sized by a bufferSize query): rocsolver's form has
+    none, so the row names rocsolver_<t>getrf only with a `roc:` transform that drops it, and the
+    query only as a `roc:no_workspace` rewrite; getrs/potrs (no info argument in rocSOLVER) and
+    geqrf (no info either) have no roc name."""
+    for name in ("cusolverDnSgetrf", "cusolverDnSpotrf", "cusolverDnZsytrf", "cusolverDnCpotri"):
+        (row,) = INDEX.by_name[name]
+        assert row.roc.startswith("rocsolver_") and roc_api.roc_dropped(row.transform), name
+    for name in ("cusolverDnSgetrf_bufferSize", "cusolverDnZpotrf_bufferSize"):
+        (row,) = INDEX.by_name[name]
+        assert row.roc == "rocblas_status_success" and roc_api.roc_query(row.transform), name
+    for name in ("cusolverDnSgetrs", "cusolverDnSpotrs", "cusolverDnSgeqrf", "cusolverDnSsyevd"):
+        assert not any(r.roc for r in INDEX.by_name[name]), name
+
+
+def test_dropped_arguments_are_checked_against_the_roc_parameters():
+    """The type check sees the call after the drop: dropping the wrong argument is caught."""
+    cuda = roc_api.read_cuda_params()
+    solver = declared("solver", "7.2")
+    potrf = solver.params["rocsolver_spotrf"]
+    keep = [[p for i, p in enumerate(ps) if i not in {5, 6}] for ps in cuda["cusolverDnSpotrf"]]
+    assert _type_mismatch("solver", keep, potrf) is None
+    # dropping Lwork and devInfo instead leaves the float* workspace where info goes
+    wrong = [[p for i, p in enumerate(ps) if i not in {6, 7}] for ps in cuda["cusolverDnSpotrf"]]
+    assert _type_mismatch("solver", wrong, potrf)
 
 
 # -- parameter types ------------------------------------------------------------------------------
@@ -244,10 +265,12 @@ def test_roc_functions_take_the_cuda_arguments():
     cuda = roc_api.read_cuda_params()
     problems, checked = [], 0
     for area, r, name in _arity_rows():
-        if r.transform or r.cuda not in cuda:
+        drop = roc_api.roc_dropped(r.transform)
+        if (r.transform and not drop) or r.cuda not in cuda:
             continue
+        cuda_lists = [[p for i, p in enumerate(ps) if i not in drop] for ps in cuda[r.cuda]]
         roc_lists = declared(area, "7.2").params.get(name, [])
-        why = _type_mismatch(area, cuda[r.cuda], roc_lists)
+        why = _type_mismatch(area, cuda_lists, roc_lists)
         if why is not None:
             problems.append(f"{r.cuda} -> {name}: {why}")
         checked += 1

@@ -44,6 +44,10 @@ KINDS = frozenset(
         "type",
         "enum",
         "macro",
+        # a macro the project defines (or #undefs, or passes with -D) to configure the CUDA
+        # headers, which test it and never define it (cuda_fp16.h's __CUDA_NO_HALF_OPERATORS__);
+        # its definitions and #undefs are renamed like its tests
+        "config_macro",
         "header",
         "header_dir",
         "namespace",
@@ -75,6 +79,21 @@ ARITY = re.compile(r"^arity:(\d+)-(\d+)$")
 # a null pointer literal there (0, NULL, nullptr, possibly cast) drops it, any other call is
 # reported (cuOccupancyMaxPotentialBlockSize's block-size-to-shared-memory callback)
 DROP_NULL_ARG = re.compile(r"^drop_null_arg:(\d+)$")
+# plus, for the `roc` name only (`roc:` before the part; see porter/rewrite/names.py target_row):
+# `roc:drop_args:I,J,...`: arguments I, J... (0-based) are parameters the roc* function lacks (a
+# cuSOLVER workspace and its size: cusolverDnSpotrf(h, uplo, n, A, lda, Workspace, Lwork, info)
+# -> rocsolver_spotrf(h, uplo, n, A, lda, info)); a call passing there an expression with side
+# effects (a call, an assignment, ++/--) is reported
+DROP_ARGS = re.compile(r"^drop_args:(\d+(?:,\d+)*)$")
+# `roc:no_workspace:N`: a workspace-size query whose roc* routine needs no workspace (rocSOLVER
+# allocates its own from the rocblas_handle): the call becomes `(ARG_N = 0, ROC)` (`*` for a
+# pointer that is not `&x`), ROC being the row's roc name, a success status
+NO_WORKSPACE = re.compile(r"^no_workspace:(\d+)$")
+# `roc:nonnull:N`: argument N (0-based) may be a null pointer for the CUDA function with a meaning
+# of its own, which the roc* function lacks (cusolverDnSgetrf's devIpiv: NULL factorises without
+# pivoting; rocsolver_sgetrf needs ipiv): a call passing a null literal there is reported
+NONNULL = re.compile(r"^nonnull:(\d+)$")
+ROC_PART = "roc:"
 # several of these may be joined with `|` (`default_arg:2:0|args:5=hipGraphInstantiate`)
 TRANSFORM_SEP = "|"
 
@@ -91,8 +110,23 @@ def _valid_part(t: str) -> bool:
     )
 
 
+def _valid_roc_part(t: str) -> bool:
+    return (
+        DROP_ARGS.match(t) is not None
+        or NO_WORKSPACE.match(t) is not None
+        or NONNULL.match(t) is not None
+    )
+
+
 def valid_transform(t: str) -> bool:
-    return all(_valid_part(p) for p in t.split(TRANSFORM_SEP)) if t else True
+    return (
+        all(
+            _valid_roc_part(p[len(ROC_PART) :]) if p.startswith(ROC_PART) else _valid_part(p)
+            for p in t.split(TRANSFORM_SEP)
+        )
+        if t
+        else True
+    )
 
 
 def parse_version(text: str) -> tuple[int, ...]:

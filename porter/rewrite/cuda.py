@@ -70,6 +70,7 @@ from .names import (
     is_ported_guard,
     project_declaration_sites,
     refusal,
+    target_row,
     transform_edits,
 )
 from .roc import roc_area, roc_plan
@@ -513,6 +514,7 @@ class CudaRewriter:
         if not (available and row.hip):
             self._unsupported(row, available, start, name)
             return
+        row = target_row(row, self._roc(row))  # the call transform of the name written
         new = row.target(self._roc(row))
         if MEMLOC.match(row.transform):
             self._memloc_name(row, name, new, ctx, node, start, end)

@@ -11,8 +11,12 @@ from ..mappings.model import (
     ARGS_NAME,
     ARITY,
     DEFAULT_ARG,
+    DROP_ARGS,
     DROP_NULL_ARG,
     MAX_ARGS,
+    NO_WORKSPACE,
+    NONNULL,
+    ROC_PART,
     TRANSFORM_SEP,
     Row,
 )
@@ -282,7 +286,100 @@ def is_location(data: bytes, arg, nargs: int, idx: int) -> bool:
     return False
 
 
+def target_row(row: Row, roc: bool) -> Row:
+    """The row with the call transform of the name porter writes: a row whose transform has
+    `roc:` parts (model.ROC_PART) takes those, without the prefix, where its roc* name is used,
+    and the other parts where its hip name is; any other row is as it is."""
+    if ROC_PART not in row.transform:
+        return row
+    parts = row.transform.split(TRANSFORM_SEP)
+    if roc:
+        kept = [p[len(ROC_PART) :] for p in parts if p.startswith(ROC_PART)]
+    else:
+        kept = [p for p in parts if not p.startswith(ROC_PART)]
+    return row._replace(transform=TRANSFORM_SEP.join(kept))
+
+
+# expressions whose evaluation does more than yield a value: an argument holding one is not
+# dropped (`roc:drop_args`)
+_EFFECTS = frozenset(
+    {
+        "call_expression",
+        "assignment_expression",
+        "update_expression",
+        "new_expression",
+        "delete_expression",
+        "co_await_expression",
+        "throw_expression",
+        "lambda_expression",
+    }
+)
+
+
+def has_effects(node) -> bool:
+    """Can evaluating this expression node do more than yield its value (a call, an assignment,
+    ++/--, new/delete), or is it text porter could not parse?"""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in _EFFECTS or n.type == "ERROR" or n.is_missing:
+            return True
+        stack.extend(n.children)
+    return False
+
+
+def drop_arguments(args: list, drop: set[int]) -> list[Edit]:
+    """Edits removing the arguments `drop` (0-based) with their commas: each with the comma after
+    it, and a run of dropped arguments at the end with the comma before it."""
+    kept = [i for i in range(len(args)) if i not in drop]
+    last = kept[-1] if kept else -1
+    edits = [
+        Edit(args[i].start_byte, args[i + 1].start_byte, b"") for i in sorted(drop) if i < last
+    ]
+    if last < len(args) - 1:  # a dropped tail
+        start = args[last].end_byte if kept else args[0].start_byte
+        edits.append(Edit(start, args[-1].end_byte, b""))
+    return edits
+
+
+# an lvalue that `X = 0` assigns as written
+_PLAIN_LVALUES = ("identifier", "field_expression", "subscript_expression")
+
+
+def _no_workspace(data: bytes, i: int, args: list, status: str) -> list[Edit] | None:
+    """`query(h, ..., &lwork)` -> `(lwork = 0, STATUS)` (`(*p = 0, STATUS)` for a pointer `p`):
+    the argument list's parentheses stay, the name is removed by the caller."""
+    if len(args) != i + 1 or any(has_effects(a) for a in args[:i]):
+        return None  # the output argument stays, evaluated once as before
+    out = args[i]
+    # one edit from the first argument to the output argument's start: `(h, uplo, ..., &lwork)`
+    # -> `(lwork`, `(*p`, `(*(p + 1)`; one insertion after it
+    target = out.child_by_field_name("argument") if out.type == "pointer_expression" else None
+    if target is not None and data[out.start_byte : out.start_byte + 1] == b"&":
+        start, lead, end = target.start_byte, b"", target.end_byte
+        if target.type not in _PLAIN_LVALUES:
+            lead = b"("
+    else:
+        start, end = out.start_byte, out.end_byte
+        lead = b"*" if out.type == "identifier" else b"*("
+    close = b")" if lead.endswith(b"(") else b""
+    return [
+        Edit(args[0].start_byte, start, lead),
+        Edit(end, out.end_byte, close + b" = 0, " + status.encode()),
+    ]
+
+
 def _one_transform(data: bytes, t: str, args: list) -> list[Edit] | None:
+    m = NONNULL.match(t)
+    if m:
+        i = int(m.group(1))
+        return None if i >= len(args) or is_null_literal(data, args[i]) else []
+    m = DROP_ARGS.match(t)
+    if m:
+        drop = {int(x) for x in m.group(1).split(",")}
+        if max(drop) >= len(args) or any(has_effects(args[i]) for i in drop):
+            return None
+        return drop_arguments(args, drop)
     m = MAX_ARGS.match(t)
     if m:
         return [] if len(args) <= int(m.group(1)) else None
@@ -350,6 +447,24 @@ def refusal(data: bytes, row: Row, args: list, new: str) -> str | None:
     """Why a call transform does not apply to this call, when a part of it can say more than the
     argument count (an argument HIP has no parameter for that is not null)."""
     for t in row.transform.split(TRANSFORM_SEP):
+        d = DROP_ARGS.match(t)
+        dropped = [int(x) for x in d.group(1).split(",")] if d else []
+        q = NO_WORKSPACE.match(t)
+        if q:  # the call becomes an assignment to its output argument: the others go
+            dropped = [i for i in range(len(args)) if i != int(q.group(1))]
+        for i in dropped:
+            if i < len(args) and has_effects(args[i]):
+                text = data[args[i].start_byte : args[i].end_byte].decode("utf-8", "replace")
+                return (
+                    f"its argument {i + 1} (`{text}`) may have side effects, and the roc* form "
+                    f"(`{new}`) drops that argument"
+                )
+        m = NONNULL.match(t)
+        if m and len(args) > int(m.group(1)) and is_null_literal(data, args[int(m.group(1))]):
+            return (
+                f"its argument {int(m.group(1)) + 1} is a null pointer, which `{new}` does not "
+                f"take (it has no form without that array)"
+            )
         m = DROP_NULL_ARG.match(t)
         if m and len(args) > int(m.group(1)) and not is_null_literal(data, args[int(m.group(1))]):
             a = args[int(m.group(1))]
@@ -373,6 +488,10 @@ def transform_edits(data: bytes, row: Row, node) -> tuple[list[Edit], str | None
         m = ARGS_NAME.match(t)
         if m and len(args) == int(m.group(1)):
             return [], m.group(2)  # an overload of another arity: that name, as it is
+        m = NO_WORKSPACE.match(t)
+        if m:  # the whole call becomes an expression: no other transform goes with it
+            got = _no_workspace(data, int(m.group(1)), args, row.roc)
+            return None if got is None else (got, "")
     edits: list[Edit] = []
     for t in parts:
         if ARGS_NAME.match(t):
