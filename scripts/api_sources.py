@@ -43,6 +43,9 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "scripts" / "inputs.lock"
 DATA = ROOT / "scripts" / "data"
 CUDA_INCLUDE = Path(os.environ.get("CUDA_INCLUDE", "/usr/local/cuda/include"))
+# where the pinned wheels are downloaded (check_mappings.py --cache, roc_api.py --fetch)
+WHEEL_CACHE = Path("/tmp/porter-check-mappings")
+ARITY_LIST = "scripts/data/api/cuda_library_arity.tsv"
 
 Version = tuple[int, ...]
 
@@ -91,8 +94,17 @@ class Lock:
         return sorted(out)
 
     def cuda_releases(self) -> list[Version]:
-        out = {vkey(w["release"]) for w in self.wheels if w["side"] == "cuda"}
+        out = {
+            vkey(w["release"])
+            for w in self.wheels
+            if w["side"] == "cuda" and not w.get("arity_only")
+        }
         return sorted(out | {vkey(self.raw["cuda"]["release"])})
+
+    def arity_wheels(self) -> list[dict]:
+        """The wheels whose headers give the CUDA library parameter lists (`arity = true`:
+        scripts/data/api/cuda_library_arity.tsv, rebuilt by roc_api.build_cuda_arity)."""
+        return [w for w in self.wheels if w.get("arity")]
 
     def list_problems(self) -> list[str]:
         """Committed lists whose content is not the one the lock records."""
@@ -345,13 +357,21 @@ def load_cuda(lock: Lock) -> CudaNames:
 
 
 # -- refreshing the committed lists from the pinned wheels ----------------------------------------
-def fetch_wheel(entry: dict, cache: Path) -> Path:
-    """pip download the pinned wheel (no dependencies) into *cache*; check its sha256."""
-    cache.mkdir(parents=True, exist_ok=True)
+def cached_wheel(entry: dict, cache: Path = WHEEL_CACHE) -> Path | None:
+    """The pinned wheel in *cache* with the locked sha256, if it is there (nothing fetched)."""
     name, _, version = entry["requirement"].partition("==")
     stem = name.replace("-", "_")
-    found = [p for p in cache.glob(f"{stem}-{version}-*.whl") if sha256_file(p) == entry["sha256"]]
-    if not found:
+    for p in sorted(cache.glob(f"{stem}-{version}-*.whl")):
+        if sha256_file(p) == entry["sha256"]:
+            return p
+    return None
+
+
+def fetch_wheel(entry: dict, cache: Path = WHEEL_CACHE) -> Path:
+    """pip download the pinned wheel (no dependencies) into *cache*; check its sha256."""
+    cache.mkdir(parents=True, exist_ok=True)
+    found = cached_wheel(entry, cache)
+    if found is None:
         cmd = [
             sys.executable,
             "-m",
@@ -374,15 +394,14 @@ def fetch_wheel(entry: dict, cache: Path) -> Path:
             str(cache),
             entry["requirement"],
         ]
-        subprocess.run(cmd, check=True)
-        found = [
-            p for p in cache.glob(f"{stem}-{version}-*.whl") if sha256_file(p) == entry["sha256"]
-        ]
-    if not found:
+        if subprocess.run(cmd).returncode != 0:
+            raise ValueError(f"{entry['requirement']}: pip download failed")
+        found = cached_wheel(entry, cache)
+    if found is None:
         raise ValueError(
             f"{entry['requirement']}: no wheel with the locked sha256 {entry['sha256'][:16]}..."
         )
-    return found[0]
+    return found
 
 
 def wheel_members(wheel: Path, patterns: list[str]) -> dict[str, str]:
@@ -417,8 +436,13 @@ def rebuild_lists(lock: Lock, cache: Path) -> dict[str, str]:
     current_lib_paths = current.lib_headers
     cur_names = None
     lib_paths: set[str] = set()
+    arity_wheels: list[Path] = []
     for entry in sorted(lock.wheels, key=lambda e: not e.get("headers_only")):
         wheel = fetch_wheel(entry, cache)
+        if entry.get("arity"):
+            arity_wheels.append(wheel)
+        if entry.get("arity_only"):
+            continue  # a -cu12 library wheel read for its parameter lists only
         members = wheel_members(wheel, entry["members"])
         rel = vkey(entry["release"])
         if entry.get("headers_only"):
@@ -487,4 +511,8 @@ def rebuild_lists(lock: Lock, cache: Path) -> dict[str, str]:
     )
     out["scripts/data/api/rocm_bindings.tsv"] = rocm_file.read_text()
     out["scripts/data/api/cuda_older.tsv"] = older_file.read_text()
+    if arity_wheels:
+        import roc_api
+
+        out[ARITY_LIST] = roc_api.build_cuda_arity(sorted(arity_wheels, key=lambda p: p.name))
     return out

@@ -12,10 +12,15 @@ deprecation macros are expanded and only the library's own files count):
 It also reads the committed list of CUDA library parameter counts
 (scripts/data/api/cuda_library_arity.tsv), which `--cuda-arity` rebuilds from NVIDIA's
 wheels (the CUDA side of the arity check: a roc function must take as many parameters as the
-CUDA function it replaces, unless the row's transform changes the count).
+CUDA function it replaces, unless the row's transform changes the count). The wheels are the
+`arity = true` ones of scripts/inputs.lock, pinned by version and sha256; the list's sha256 is
+pinned there too.
 
     python scripts/roc_api.py --summary            # what each library's 7.2 headers declare
-    python scripts/roc_api.py --cuda-arity WHEEL...  # rebuild the CUDA arity list (review)
+    python scripts/roc_api.py --cuda-arity         # rebuild the CUDA arity list from the pinned
+                                                   # wheels (fetched, sha256 checked; review)
+    python scripts/roc_api.py --cuda-arity WHEEL...  # ... from other wheels (then pin them)
+    python scripts/roc_api.py --fetch ci|all|NAME... # fetch pinned arity wheels into the cache
 
 Nothing here writes a mapping table.
 """
@@ -537,6 +542,38 @@ def passes(arg: ParamType, param: ParamType) -> bool:
     return True
 
 
+MB = 1 << 20
+
+
+def pinned_arity_wheels(which: list[str]) -> list[dict]:
+    """The `arity = true` wheels of scripts/inputs.lock: `ci` (those marked ci = true), `all`,
+    or by project name (`nvidia-curand-cu12`)."""
+    import api_sources
+
+    entries = api_sources.Lock.load().arity_wheels()
+    chosen = [
+        e
+        for e in entries
+        if "all" in which
+        or ("ci" in which and e.get("ci"))
+        or e["requirement"].partition("==")[0] in which
+    ]
+    known = {e["requirement"].partition("==")[0] for e in entries} | {"ci", "all"}
+    unknown = sorted(set(which) - known)
+    if unknown:
+        raise ValueError(f"not an arity wheel of scripts/inputs.lock: {', '.join(unknown)}")
+    return chosen
+
+
+def fetch_arity_wheels(which: list[str]) -> list[Path]:
+    """Download (pip, no dependencies) the chosen pinned arity wheels into the wheel cache and
+    check their sha256; sorted by file name, the order --cuda-arity reads them in."""
+    import api_sources
+
+    wheels = [api_sources.fetch_wheel(e) for e in pinned_arity_wheels(which)]
+    return sorted(wheels, key=lambda p: p.name)
+
+
 def build_cuda_arity(wheels: list[Path]) -> str:
     """The arity list's text from NVIDIA's library wheels (their include/ folders)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -589,13 +626,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--summary", action="store_true")
     ap.add_argument("--release", default="7.2")
-    ap.add_argument("--cuda-arity", nargs="+", type=Path, metavar="WHEEL")
+    ap.add_argument("--cuda-arity", nargs="*", type=Path, metavar="WHEEL")
+    ap.add_argument("--fetch", nargs="+", metavar="ci|all|NAME")
     args = ap.parse_args(argv)
     try:
-        if args.cuda_arity:
-            ARITY_FILE.write_text(build_cuda_arity(args.cuda_arity), encoding="utf-8")
+        if args.fetch:
+            for w in fetch_arity_wheels(args.fetch):
+                print(f"{w} ({w.stat().st_size / MB:.0f} MB, sha256 as pinned)")
+            return 0
+        if args.cuda_arity is not None:
+            wheels = args.cuda_arity or fetch_arity_wheels(["all"])
+            ARITY_FILE.write_text(build_cuda_arity(wheels), encoding="utf-8")
             print(f"wrote {ARITY_FILE.relative_to(ROOT)}: review the diff")
-        if args.summary or not args.cuda_arity:
+        if args.summary or args.cuda_arity is None:
             for area in LIBRARIES:
                 d = library(area, args.release)
                 print(
