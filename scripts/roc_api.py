@@ -423,7 +423,7 @@ def read_cuda_params(path: Path = ARITY_FILE) -> dict[str, list[list[str]]]:
 
 # -- roc-only call transforms (porter/mappings/model.py: `roc:drop_args:I,J`, `roc:no_workspace:N`)
 _ROC_DROP = re.compile(r"^roc:drop_args:(\d+(?:,\d+)*)$")
-_ROC_QUERY = re.compile(r"^roc:no_workspace:\d+$")
+_ROC_QUERY = re.compile(r"^roc:(?:no_workspace:\d+|workspace_of:\d+:\d+)$")
 
 
 def roc_dropped(transform: str) -> set[int]:
@@ -437,8 +437,9 @@ def roc_dropped(transform: str) -> set[int]:
 
 
 def roc_query(transform: str) -> bool:
-    """Does the row's roc name replace the whole call (`roc:no_workspace`: a workspace-size query
-    becomes `(LWORK = 0, ROC)`, ROC a status enumerator) rather than name a function?"""
+    """Does the row's roc name replace the whole call (`roc:no_workspace` / `roc:workspace_of`: a
+    workspace-size query becomes `(LWORK = 0, ROC)` / `(LWORK = n, ROC)`, ROC a status
+    enumerator) rather than name a function?"""
     return any(_ROC_QUERY.match(p) for p in transform.split("|"))
 
 

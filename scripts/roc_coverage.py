@@ -10,7 +10,8 @@ two revisions of mappings/*.csv (git revisions: `git show REV:mappings/X.csv`):
     spelling: hipblasSgemmStridedBatched -> rocblas_sgemm_strided_batched,
     hipsparseXcsrsort_bufferSizeExt -> rocsparse_csrsort_buffer_size,
     hipsolverDnSpotrfBatched -> rocsolver_spotrf_batched, cudnnActivationForward ->
-    miopenActivationForward, and the handle calls).
+    miopenActivationForward, and the handle calls), or that have a roc* name (a workspace query
+    that --roc turns into `(LWORK = 0, rocblas_status_success)`).
 
     python scripts/roc_coverage.py BEFORE AFTER     # e.g. ce33a6a~1 HEAD
 """
@@ -104,7 +105,11 @@ def figures(rev: str, area: str, lib: roc_api.Declared) -> tuple[int, int, int, 
     col = "hip" if area == "dnn" else "roc"
     with_hip = [r for r in rows if r["hip"] or area == "dnn"]
     functions = [r for r in with_hip if r["kind"] in FUNCTION_KINDS]
-    counterpart = [r for r in functions if any(c in lib.functions for c in candidates(area, r))]
+    # a row with a roc* name has a counterpart whatever its spelling (a `roc:no_workspace` query
+    # names rocblas_status_success, the value its call becomes)
+    counterpart = [
+        r for r in functions if r[col] or any(c in lib.functions for c in candidates(area, r))
+    ]
     return (
         sum(1 for r in rows if r[col]),
         len(with_hip),

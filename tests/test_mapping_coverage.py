@@ -35,6 +35,7 @@ from porter.mappings.model import (
     NO_WORKSPACE,
     NONNULL,
     ROC_PART,
+    WORKSPACE_OF,
 )
 from porter.rewrite.cuda import PortOptions, roc_area
 from porter.rewrite.names import target_row
@@ -42,7 +43,7 @@ from porter.rules.base import RuleOptions
 
 V72 = (7, 2)
 V64 = (6, 4)
-IDENT_KINDS = ("function", "device_function", "type", "enum", "macro", "namespace")
+IDENT_KINDS = ("function", "device_function", "type", "enum", "macro", "config_macro", "namespace")
 MARK = re.compile(r"// R(\d+)$")
 
 INDEX = load_index()
@@ -94,6 +95,8 @@ def _use(row, i: int) -> str:
         return f"  {n}* v{i};"
     if row.kind in ("enum", "macro"):
         return f"  sink = {n};"
+    if row.kind == "config_macro":  # a switch for the CUDA headers: defined or #undef'd
+        return f"#undef {n}"
     if row.kind == "namespace":
         return f"  {n}::item v{i};"
     raise AssertionError(row.kind)
@@ -113,7 +116,7 @@ def _call_args(row) -> list[str]:
         m = DROP_ARGS.match(part) or NONNULL.match(part)
         if m:
             n = max(n, max(int(x) for x in m.group(1).split(",")) + 2)
-        m = NO_WORKSPACE.match(part)
+        m = NO_WORKSPACE.match(part) or WORKSPACE_OF.match(part)
         if m:
             n = int(m.group(1)) + 1
     args = [f"a{i}" for i in range(n)]
@@ -151,6 +154,9 @@ def _expected(row, roc: bool) -> str:
             m = NO_WORKSPACE.match(t)
             if m:
                 return f"(*a{m.group(1)} = 0, {new})"
+            m = WORKSPACE_OF.match(t)
+            if m:
+                return f"(*a{m.group(1)} = a{m.group(2)}, {new})"
             m = DROP_ARGS.match(t)
             if m:
                 gone = {f"a{x}" for x in m.group(1).split(",")}

@@ -178,15 +178,26 @@ def test_blas_and_solver_move_to_roc_together():
 def test_workspace_solver_functions_name_rocsolver_only_with_a_roc_transform():
     """cusolverDn<t>getrf takes a workspace (sized by a bufferSize query): rocsolver's form has
     none, so the row names rocsolver_<t>getrf only with a `roc:` transform that drops it, and the
-    query only as a `roc:no_workspace` rewrite; getrs/potrs (no info argument in rocSOLVER) and
-    geqrf (no info either) have no roc name."""
-    for name in ("cusolverDnSgetrf", "cusolverDnSpotrf", "cusolverDnZsytrf", "cusolverDnCpotri"):
+    query only as a `roc:no_workspace` / `roc:workspace_of` rewrite; getrs/potrs (no info
+    argument in rocSOLVER), geqrf (no info either) and heevd have no roc name."""
+    for name in (
+        "cusolverDnSgetrf",
+        "cusolverDnSpotrf",
+        "cusolverDnZsytrf",
+        "cusolverDnCpotri",
+        "cusolverDnDsyevd",
+    ):
         (row,) = INDEX.by_name[name]
         assert row.roc.startswith("rocsolver_") and roc_api.roc_dropped(row.transform), name
-    for name in ("cusolverDnSgetrf_bufferSize", "cusolverDnZpotrf_bufferSize"):
+    for name in (
+        "cusolverDnSgetrf_bufferSize",
+        "cusolverDnZpotrf_bufferSize",
+        "cusolverDnSsyevd_bufferSize",
+    ):
         (row,) = INDEX.by_name[name]
         assert row.roc == "rocblas_status_success" and roc_api.roc_query(row.transform), name
-    for name in ("cusolverDnSgetrs", "cusolverDnSpotrs", "cusolverDnSgeqrf", "cusolverDnSsyevd"):
+    # cheevd: rocsolver_cheevd's E is real (float*), cuSOLVER's work complex
+    for name in ("cusolverDnSgetrs", "cusolverDnSpotrs", "cusolverDnSgeqrf", "cusolverDnCheevd"):
         assert not any(r.roc for r in INDEX.by_name[name]), name
 
 

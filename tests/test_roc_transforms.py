@@ -31,6 +31,8 @@ def test_grammar_and_target_row():
     assert valid_transform("roc:drop_args:5,6")
     assert valid_transform("roc:drop_args:5|roc:nonnull:6")
     assert valid_transform("roc:no_workspace:5")
+    assert valid_transform("roc:workspace_of:7:3")
+    assert not valid_transform("roc:workspace_of:7")
     assert valid_transform("drop_arg0|roc:drop_args:1")
     # a roc: part takes only the roc-only forms; the hip forms take no roc: prefix
     assert not valid_transform("roc:drop_arg0") and not valid_transform("roc:bogus:1")
@@ -61,6 +63,20 @@ def test_grammar_and_target_row():
         (
             f"cusolverDnCpotri(h, {U}, n, A, lda, w.ptr, w.size, info)",
             "rocsolver_cpotri(h, rocblas_fill_lower, n, A, lda, info)",
+        ),
+        # syevd: rocSOLVER works in an array E of n elements, where cuSOLVER takes the workspace
+        (
+            f"cusolverDnSsyevd(h, CUSOLVER_EIG_MODE_VECTOR, {U}, n, A, lda, W, work, lwork, info)",
+            "rocsolver_ssyevd(h, rocblas_evect_original, rocblas_fill_lower, n, A, lda, W, work, "
+            "info)",
+        ),
+        (
+            f"cusolverDnDsyevd_bufferSize(h, jobz, {U}, n, A, lda, W, &lwork)",
+            "(lwork = n, rocblas_status_success)",
+        ),
+        (
+            f"cusolverDnDsygvd_bufferSize(h, it, jobz, {U}, m.rows + 1, A, lda, B, ldb, W, &lw)",
+            "(lw = (m.rows + 1), rocblas_status_success)",
         ),
         # the size queries: the output argument as an lvalue, whatever its form
         (
@@ -107,6 +123,11 @@ def test_roc_forms(call, want):
         (f"cusolverDnSpotrf(h, {U}, n, A, lda, work, lwork++, info)", "side effects"),
         (f"cusolverDnSpotrf_bufferSize(handle(), {U}, n, A, lda, &lw)", "side effects"),
         ("cusolverDnSgetrf(h, m, n, A, lda, work, NULL, info)", "null pointer"),
+        # the size copied into the query's value would keep a CUDA name porter does not see
+        (
+            f"cusolverDnSsyevd_bufferSize(h, jobz, {U}, cudaRows, A, lda, W, &lw)",
+            "form has no HIP equivalent",
+        ),
         ("cusolverDnSgetrf(h, m, n, A, lda, work, nullptr, info)", "null pointer"),
         # another argument count than the CUDA function's
         (f"cusolverDnSpotrf(h, {U}, n, A, lda, work)", "form has no HIP equivalent"),

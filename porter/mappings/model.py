@@ -85,6 +85,10 @@ DROP_ARGS = re.compile(r"^drop_args:(\d+(?:,\d+)*)$")
 # allocates its own from the rocblas_handle): the call becomes `(ARG_N = 0, ROC)` (`*` for a
 # pointer that is not `&x`), ROC being the row's roc name, a success status
 NO_WORKSPACE = re.compile(r"^no_workspace:(\d+)$")
+# `roc:workspace_of:N:M`: a workspace-size query whose roc* routine still takes one array of
+# ARG_M elements where CUDA's takes the workspace (rocsolver_ssyevd's E, "of dimension n"): the
+# call becomes `(ARG_N = ARG_M, ROC)`
+WORKSPACE_OF = re.compile(r"^workspace_of:(\d+):(\d+)$")
 # `roc:nonnull:N`: argument N (0-based) may be a null pointer for the CUDA function with a meaning
 # of its own, which the roc* function lacks (cusolverDnSgetrf's devIpiv: NULL factorises without
 # pivoting; rocsolver_sgetrf needs ipiv): a call passing a null literal there is reported
@@ -110,6 +114,7 @@ def _valid_roc_part(t: str) -> bool:
     return (
         DROP_ARGS.match(t) is not None
         or NO_WORKSPACE.match(t) is not None
+        or WORKSPACE_OF.match(t) is not None
         or NONNULL.match(t) is not None
     )
 

@@ -18,10 +18,11 @@ from ..mappings.model import (
     NONNULL,
     ROC_PART,
     TRANSFORM_SEP,
+    WORKSPACE_OF,
     Row,
 )
 from ..parse import cuda as P
-from .lex import WORD, lex_code_spans
+from .lex import CUDA_LOOKING_B, IDENT, WORD, lex_code_spans
 
 # Parents under which an identifier is being declared, with the field that holds the name.
 _DECL_FIELDS = {
@@ -346,11 +347,24 @@ def drop_arguments(args: list, drop: set[int]) -> list[Edit]:
 _PLAIN_LVALUES = ("identifier", "field_expression", "subscript_expression")
 
 
-def _no_workspace(data: bytes, i: int, args: list, status: str) -> list[Edit] | None:
-    """`query(h, ..., &lwork)` -> `(lwork = 0, STATUS)` (`(*p = 0, STATUS)` for a pointer `p`):
-    the argument list's parentheses stay, the name is removed by the caller."""
-    if len(args) != i + 1 or any(has_effects(a) for a in args[:i]):
+def _no_workspace(
+    data: bytes, i: int, args: list, status: str, size: int | None = None
+) -> list[Edit] | None:
+    """`query(h, ..., &lwork)` -> `(lwork = 0, STATUS)` (`(*p = 0, STATUS)` for a pointer `p`),
+    or with `size` `(lwork = ARG_size, STATUS)`: the argument list's parentheses stay, the name
+    is removed by the caller."""
+    if len(args) != i + 1 or any(has_effects(a) for j, a in enumerate(args[:i]) if j != size):
         return None  # the output argument stays, evaluated once as before
+    value = b"0"
+    if size is not None:
+        if size >= i:
+            return None
+        a = args[size]
+        value = data[a.start_byte : a.end_byte]
+        if any(CUDA_LOOKING_B.match(w.group()) for w in IDENT.finditer(value)):
+            return None  # a CUDA name copied out of the call would not be ported
+        if a.type not in ("identifier", "number_literal"):
+            value = b"(" + value + b")"
     out = args[i]
     # one edit from the first argument to the output argument's start: `(h, uplo, ..., &lwork)`
     # -> `(lwork`, `(*p`, `(*(p + 1)`; one insertion after it
@@ -365,7 +379,7 @@ def _no_workspace(data: bytes, i: int, args: list, status: str) -> list[Edit] | 
     close = b")" if lead.endswith(b"(") else b""
     return [
         Edit(args[0].start_byte, start, lead),
-        Edit(end, out.end_byte, close + b" = 0, " + status.encode()),
+        Edit(end, out.end_byte, close + b" = " + value + b", " + status.encode()),
     ]
 
 
@@ -449,9 +463,9 @@ def refusal(data: bytes, row: Row, args: list, new: str) -> str | None:
     for t in row.transform.split(TRANSFORM_SEP):
         d = DROP_ARGS.match(t)
         dropped = [int(x) for x in d.group(1).split(",")] if d else []
-        q = NO_WORKSPACE.match(t)
+        q = NO_WORKSPACE.match(t) or WORKSPACE_OF.match(t)
         if q:  # the call becomes an assignment to its output argument: the others go
-            dropped = [i for i in range(len(args)) if i != int(q.group(1))]
+            dropped = [i for i in range(len(args)) if str(i) not in q.groups()]
         for i in dropped:
             if i < len(args) and has_effects(args[i]):
                 text = data[args[i].start_byte : args[i].end_byte].decode("utf-8", "replace")
@@ -488,9 +502,10 @@ def transform_edits(data: bytes, row: Row, node) -> tuple[list[Edit], str | None
         m = ARGS_NAME.match(t)
         if m and len(args) == int(m.group(1)):
             return [], m.group(2)  # an overload of another arity: that name, as it is
-        m = NO_WORKSPACE.match(t)
+        m = NO_WORKSPACE.match(t) or WORKSPACE_OF.match(t)
         if m:  # the whole call becomes an expression: no other transform goes with it
-            got = _no_workspace(data, int(m.group(1)), args, row.roc)
+            size = int(m.group(2)) if m.re is WORKSPACE_OF else None
+            got = _no_workspace(data, int(m.group(1)), args, row.roc, size)
             return None if got is None else (got, "")
     edits: list[Edit] = []
     for t in parts:
