@@ -280,12 +280,15 @@ def test_roc_functions_take_the_cuda_arguments():
         if (r.transform and not drop) or r.cuda not in cuda:
             continue
         cuda_lists = [[p for i, p in enumerate(ps) if i not in drop] for ps in cuda[r.cuda]]
-        roc_lists = declared(area, "7.2").params.get(name, [])
-        why = _type_mismatch(area, cuda_lists, roc_lists)
-        if why is not None:
-            problems.append(f"{r.cuda} -> {name}: {why}")
-        checked += 1
-    assert checked > 400
+        for release in ("7.2", "6.4"):
+            if release == "6.4" and not _in_force_at(r, V64):
+                continue
+            lib = declared(area, release)
+            why = _type_mismatch(area, cuda_lists, lib.params.get(name, []), lib.aliases)
+            if why is not None:
+                problems.append(f"{r.cuda} -> {name} (ROCm {release}): {why}")
+            checked += 1
+    assert checked > 800
     assert not problems, "\n".join(problems[:40])
 
 
