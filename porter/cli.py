@@ -115,8 +115,12 @@ def _common(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="target rocBLAS/rocSOLVER/rocRAND/rocSPARSE instead of the hip* libraries "
         "(a library moves only when every name used from it maps one to one; "
-        "cuBLAS and cuSOLVER move together; cuSOLVER calls that take a workspace "
-        "keep a project on hipSOLVER; hipFFT has no one-to-one roc* API and stays)",
+        "cuBLAS and cuSOLVER move together; complex cuBLAS/cuSOLVER calls move with "
+        "ROCM_MATHLIBS_API_USE_HIP_COMPLEX defined before the rocBLAS include; the dense "
+        "cuSOLVER routines whose workspace rocSOLVER does not take (potrf, getrf, sytrf, potri, "
+        "syevd, sygvd) drop it, and their size queries yield 0 or n; other cuSOLVER calls that "
+        "take a workspace keep a project on hipSOLVER; hipFFT has no one-to-one roc* API and "
+        "stays)",
     )
     p.add_argument(
         "--no-cache",
