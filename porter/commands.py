@@ -182,7 +182,7 @@ def _engine_options(
     command: str,
     roc_areas=frozenset(),
     shims=frozenset(),
-    project_names=frozenset(),
+    project_names=(),
 ):
     from .engine import EngineOptions
     from .rewrite.cuda import PortOptions
@@ -807,14 +807,14 @@ def exit_status(args, res: Resolved, report, plan: PortPlan | None = None) -> in
 
 def _project_prepass(
     res: Resolved, jobs, quiet: bool, digests: dict[int, bytes] | None = None
-) -> tuple[frozenset, frozenset, frozenset]:
+) -> tuple[frozenset, tuple, frozenset]:
     """One read of every source before porting, for the project-wide decisions: the CUDA names
-    the project shims to HIP itself (see shim_names), the table names a file of the project
-    defines for every file (see project_names: a compatibility header's `typedef int
-    cudaStream_t;` keeps its uses in the other files too), and with --roc which libraries move to
-    roc* (see roc_plan). Returns (shims, project names, roc areas). With `digests` (the cached
-    check) it also records each source's SHA-256 by id(job), and takes the names of an unchanged
-    file from the cache.
+    the project shims to HIP itself (see shim_names), the table names a header of the project
+    defines for the files that include it (see project_names and project.names_by_file: a
+    compatibility header's `typedef int cudaStream_t;` keeps its uses in those files too), and
+    with --roc which libraries move to roc* (see roc_plan). Returns (shims, project names as
+    PortOptions.project_names, roc areas). With `digests` (the cached check) it also records each
+    source's SHA-256 by id(job), and takes what it reads of an unchanged file from the cache.
 
     The engine reads each file again: holding a whole tree's bytes until its worker takes them
     would cost the tree's size in memory, and the second read is served by the OS's page cache."""
@@ -822,18 +822,23 @@ def _project_prepass(
 
     from .mappings.index import load_index
     from .rewrite.cuda import project_names, roc_plan, shim_names
+    from .rewrite.project import FileScan, names_by_file, unconditional_includes
 
     index = load_index()
     names: set[str] = set()
-    own: set[str] = set()
+    scans: list[FileScan] = []
     cache = None
     if digests is not None:
         from .cache import ResultCache
 
-        cache = ResultCache({"project_prepass": 2})
+        cache = ResultCache({"project_prepass": 3})
 
-    def scan(j, data: bytes) -> tuple[set[str], frozenset[str]]:
-        return shim_names(data), project_names(j.entry.rel, data, index)
+    def scan(j, data: bytes) -> tuple[set[str], frozenset[str], tuple[str, ...]]:
+        return (
+            shim_names(data),
+            project_names(j.entry.rel, data, index),
+            unconditional_includes(data),
+        )
 
     def sources():
         for j in jobs:
@@ -855,7 +860,9 @@ def _project_prepass(
                 else:
                     found = scan(j, data)
                 names.update(found[0])
-                own.update(found[1])
+                scans.append(
+                    FileScan(j.entry.rel, os.path.abspath(j.entry.path), found[1], found[2])
+                )
                 yield data
 
     areas: frozenset = frozenset()
@@ -878,7 +885,7 @@ def _project_prepass(
         for _ in sources():
             pass
     shims = frozenset(n for n in names if n in index.by_name or n in index.qualified)
-    return shims, frozenset(own), areas
+    return shims, tuple(sorted(names_by_file(scans).items())), areas
 
 
 def _display(input_path: Path, rel: str, root) -> str:

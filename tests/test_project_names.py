@@ -278,3 +278,74 @@ def test_review_of_a_change_using_the_headers_names(tmp_path: Path):
     )
     findings = json.loads(proc.stdout)["findings"]
     assert proc.returncode == 0 and not findings, proc.stdout + proc.stderr
+
+
+def test_only_the_files_that_include_the_header_see_its_names(tmp_path: Path):
+    """A mock header of a test program, a stub included only in a CPU build, and an overload
+    that calls CUDA's function do not make CUDA's names the project's own elsewhere."""
+    src = tmp_path / "p"
+    (src / "tools").mkdir(parents=True)
+    (src / "include" / "proj").mkdir(parents=True)
+    (src / "tools" / "mock.h").write_text(
+        "#pragma once\ntypedef int cudaStream_t;\n#define cudaSuccess 0\n"
+    )
+    (src / "tools" / "mock_main.cpp").write_text(
+        '#include "mock.h"\nint main() { cudaStream_t s = cudaSuccess; return s; }\n'
+    )
+    (src / "include" / "proj" / "stub.h").write_text("#pragma once\ntypedef int cudaEvent_t;\n")
+    (src / "include" / "proj" / "compat.h").write_text(
+        "#pragma once\n#define CUDA_R_16BF 14\n"
+        "#include <cuda_runtime.h>\n"
+        "inline cudaError_t cudaMallocManaged(void** p, size_t n) {\n"
+        "    return ::cudaMallocManaged(p, n, cudaMemAttachGlobal);\n}\n"
+        "namespace proj {\ntypedef int cudaGraph_t;\n}\n"
+    )
+    (src / "include" / "proj" / "all.h").write_text(
+        '#pragma once\n#include "compat.h"\n#ifdef PROJ_CPU_ONLY\n#include "stub.h"\n#endif\n'
+    )
+    (src / "real.cu").write_text(
+        "#include <cuda_runtime.h>\n#include <proj/all.h>\n"
+        "int run(float** p, int kind) {\n"
+        "    cudaStream_t s;\n    cudaEvent_t e;\n    cudaGraph_t g;\n"
+        "    if (cudaMallocManaged((void**)p, 4) != cudaSuccess) return 1;\n"
+        "    (void)s; (void)e; (void)g;\n"
+        "    return kind == CUDA_R_16BF ? 0 : 2;\n}\n"
+    )
+    out = tmp_path / "out"
+    report = _port_json(src, out)
+    real = (out / "real.cu").read_text()
+    for cuda in ("cudaStream_t", "cudaEvent_t", "cudaGraph_t", "cudaMallocManaged", "cudaSuccess"):
+        assert cuda not in _words(real), (cuda, real)
+    assert "CUDA_R_16BF" in _words(real)  # from compat.h, through all.h, by path suffix
+    mock = (out / "tools" / "mock_main.cpp").read_text()
+    assert mock == (src / "tools" / "mock_main.cpp").read_text()
+    faults = [f for f in report["findings"] if MARK in f.get("message", "")]
+    assert not faults, faults
+
+
+def test_names_by_file_follows_unconditional_includes():
+    from porter.rewrite.project import FileScan, names_by_file, unconditional_includes
+
+    files = [
+        FileScan("a.cu", "/p/src/a.cu", frozenset(), ("b.h",)),
+        FileScan("b.h", "/p/src/b.h", frozenset(), ("lib/c.h",)),
+        FileScan("c.h", "/p/src/lib/c.h", frozenset({"cudaError_t"}), ()),
+        FileScan("other/c.h", "/p/other/lib/c.h", frozenset({"cudaStream_t"}), ()),
+        FileScan("d.cu", "/p/other/sub/d.cu", frozenset(), ("lib/c.h",)),
+        FileScan("e.cu", "/p/src/e.cu", frozenset(), ()),
+        FileScan("f.cu", "/p/f.cu", frozenset(), ("lib/c.h",)),
+    ]
+    got = names_by_file(files)
+    # a.cu through b.h; d.cu: `lib/c.h` is not next to it, and of the two files that end so,
+    # other/lib/c.h is the nearer; f.cu: a tie, both; e.cu includes nothing
+    assert got == {
+        "a.cu": {"cudaError_t"},
+        "b.h": {"cudaError_t"},
+        "d.cu": {"cudaStream_t"},
+        "f.cu": {"cudaError_t", "cudaStream_t"},
+    }
+    text = (
+        b'#ifndef G\n#define G\n#include "a.h"\n#ifdef CPU_ONLY\n#include "b.h"\n#endif\n'
+        b"#if CUDART_VERSION < 11000\n#include <c.h>\n#endif\n#endif\n"
+    )
+    assert unconditional_includes(text) == ("a.h", "c.h")

@@ -173,8 +173,8 @@ def declarations(
       definition is renamed with every use, so the port declares what it uses.
     - otherwise the project's own name (a CPU build's stand-in, a mock, a compatibility
       header's `typedef int cudaStream_t;`): the definition and its uses stay as they are.
-      When every `#if` around it is taken on AMD or is an include guard (`_shared_on_amd`), the
-      whole project sees it: `shared`, for `project_names`.
+      When it is at file scope and every `#if` around it is taken on AMD or is an include guard
+      (`_shared_on_amd`), every file that includes it sees it: `shared`, for `project_names`.
 
     Names of a table row that maps to another name only; a prototype of a CUDA function
     (`cudaError_t cudaFree(void*);`) declares CUDA's function again and is neither. `pp` is the
@@ -190,6 +190,9 @@ def declarations(
             or not is_definition(node)
         ):
             continue
+        scope = _scope(node, data, start, end)
+        if scope == _NOT_OWN:
+            continue
         if pp is None:
             pp = preproc_model(src, ctx.root)
         name = data[start:end].decode("ascii", "replace")
@@ -198,9 +201,50 @@ def declarations(
             found.fallback_names.add(name)
         else:
             found.own.add(name)
-            if _shared_on_amd(pp, data, start):
+            if scope == _GLOBAL and _shared_on_amd(pp, data, start):
                 found.shared.add(name)
     return found
+
+
+_GLOBAL, _SCOPED, _NOT_OWN = "global", "scoped", "not own"
+# nodes whose names stay inside them: a namespace, a class body, a function body
+_SCOPES = frozenset({"namespace_definition", "field_declaration_list", "compound_statement"})
+_MACROS = frozenset({"preproc_def", "preproc_function_def"})
+
+
+def _scope(node, data: bytes, start: int, end: int) -> str:
+    """Where a definition's name is seen: `_GLOBAL` (a macro, or a definition at file scope: every
+    file that includes it sees the name), `_SCOPED` (inside a namespace, a class, a function, or
+    an `enum class`: only there, so it is not the project's name in other files), or `_NOT_OWN`
+    for a function that does not replace CUDA's: a member or namespaced function
+    (`detail::cudaMallocManaged`, thrust), or an overload whose body calls CUDA's function
+    (`cudaError_t cudaMallocManaged(void** p, size_t n) { return ::cudaMallocManaged(p, n,
+    cudaMemAttachGlobal); }`). Its uses are CUDA's: renamed, as the definition is kept."""
+    p = node.parent
+    function = None
+    while p is not None:
+        if p.type in _MACROS:
+            return _GLOBAL
+        if p.type == "function_definition" and function is None:
+            function = p
+        elif p.type == "enum_specifier" and re.match(
+            rb"enum\s+(?:class|struct)\b", data[p.start_byte : p.start_byte + _ENUM_HEAD]
+        ):
+            return _SCOPED
+        elif p.type in _SCOPES and (function is None or p.start_byte < function.start_byte):
+            return _NOT_OWN if function is not None else _SCOPED
+        p = p.parent
+    if function is not None:
+        body = function.child_by_field_name("body")
+        word = data[start:end]
+        if body is not None and any(
+            True for _ in find_word(data[body.start_byte : body.end_byte], word)
+        ):
+            return _NOT_OWN
+    return _GLOBAL
+
+
+_ENUM_HEAD = 32  # bytes enough for `enum class` / `enum struct`
 
 
 _GUARD_DEFINE = re.compile(rb"\s*#[ \t]*define[ \t]+(\w+)")
@@ -233,10 +277,11 @@ def _shared_on_amd(pp, data: bytes, pos: int) -> bool:
 
 
 def project_names(rel: str, data: bytes, index: MappingIndex) -> frozenset[str]:
-    """The table names this file defines for the whole project (`declarations`' `shared`): a
-    compatibility header's `typedef int cudaStream_t;` is the project's own name in every file
-    that uses it, as in the header itself. The project-wide pre-pass reads every source with
-    this; a cheap search for definition sites decides which files are parsed at all."""
+    """The table names this file defines for the files that include it (`declarations`'
+    `shared`): a compatibility header's `typedef int cudaStream_t;` is the project's own name in
+    every file that includes it, as in the header itself (project.names_by_file). The
+    project-wide pre-pass reads every source with this; a cheap search for definition sites
+    decides which files are parsed at all."""
     relevant = scanner_for(index).relevant
     if next(project_declaration_sites(data, relevant), None) is None or is_binary(data):
         return frozenset()
@@ -251,8 +296,9 @@ class PortOptions:
     roc: bool = False
     roc_areas: frozenset = frozenset()  # with roc: the areas that go to roc* (see roc_plan)
     shims: frozenset = frozenset()  # CUDA names the project maps to HIP itself (shim_names)
-    # table names a file of the project defines for every file (project_names): kept as written
-    project_names: frozenset = frozenset()
+    # (rel, names) for each file that sees the project's own names through the headers it
+    # includes (project.names_by_file): kept as written there, as in the header
+    project_names: tuple = ()
     launch_syntax: str = "keep"  # keep | hip
     rewrite_comments: bool = False
     rewrite_strings: bool = False
@@ -308,6 +354,7 @@ class CudaRewriter:
         self.opts = options
         self.scan = scanner_for(index)
         self._own: set[str] = set()  # per file: see _project_declarations
+        self._project_names: dict[str, frozenset] = dict(options.project_names)
         self._fallbacks: set[int] = set()
         self._deleted: list[tuple[int, int]] = []
         v = options.rocm_version
@@ -558,7 +605,7 @@ class CudaRewriter:
         """The table names this file declares itself (`using __nv_bfloat162 = __half2;`,
         `typedef int cudaStream_t;`, `#define CUDA_R_16BF 14`, `struct cudaDeviceProp {...}`),
         split as `declarations` tells: returned as the names whose uses stay as they are (the
-        file's own, and those another file of the project defines for every file,
+        file's own, and those a header it includes defines for every file that includes it,
         `PortOptions.project_names`: the port keeps them as their definition stays) and the
         offsets of the fallbacks, each renamed with every use of its name."""
         names = {n for _, n in name_hits if n in self.scan.relevant}
@@ -566,10 +613,11 @@ class CudaRewriter:
             return set(), set()
         found = declarations(self.src, self._ctx, names, self._pp)
         own = found.own
-        if self.opts.project_names:
-            # a fallback of this file is renamed with its uses, whatever another file declares
+        shared = self._project_names.get(self.src.path)
+        if shared:
+            # a fallback of this file is renamed with its uses, whatever a header declares
             used = {n.decode("ascii", "replace") for n in names}
-            own |= (used & self.opts.project_names) - found.fallback_names
+            own |= (used & shared) - found.fallback_names
         return own, found.fallbacks
 
     def _namespace_reference(self, ctx: str, node, end: int) -> bool:
