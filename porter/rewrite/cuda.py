@@ -45,6 +45,7 @@ from .lex import (
     CUDA_LOOKING,
     QUALIFIED_SEP,
     WORD,
+    Directives,
     Scanner,
     Span,
     block_comment_spans,
@@ -118,38 +119,9 @@ _SCOPE_LOOKAHEAD = 16  # bytes after a name searched for its `::`
 _NO_TREE = {"opaque": "inside a macro body", "lexical": "in a region tree-sitter could not parse"}
 
 
-_MACRO_DEFS = frozenset({"preproc_def", "preproc_function_def"})
-
-
 def _is_hip_include(raw: bytes) -> bool:
     path = raw[1:-1].strip()
     return path.startswith(b"hip/") or path == b"hip_runtime.h"
-
-
-def _include_path(data: bytes, root, m: re.Match):
-    """The path node (or span) of the line-start `#include` that `m` matched, when the tree says
-    it is a directive; None inside a comment, a string or a macro body. tree-sitter parses an
-    `#include` where its grammar allows none (a struct body, an enumerator list) as a generic
-    `preproc_call`, and one in a region it could not parse as part of an ERROR: both are still
-    directives the preprocessor includes, and are rewritten like any other, wherever they sit."""
-    node = root.descendant_for_byte_range(m.start(1), m.end(1))
-    hash_pos = data.index(b"#", m.start())
-    inside = False  # in a comment, a string or a macro body that holds the `#`
-    while node is not None:
-        t = node.type
-        if t == "preproc_include":
-            return node.child_by_field_name("path")
-        if t == "preproc_call":
-            d = node.child_by_field_name("directive")
-            if d is None or re.sub(rb"\s+", b"", data[d.start_byte : d.end_byte]) != b"#include":
-                return None
-            return Span(m.start(1), m.end(1))
-        inside = inside or (
-            node.start_byte < hash_pos
-            and (t in P.COMMENT_TYPES or t in P.STRING_TYPES or t in _MACRO_DEFS)
-        )
-        node = node.parent
-    return None if inside else Span(m.start(1), m.end(1))
 
 
 class Declarations(NamedTuple):
@@ -374,16 +346,17 @@ class CudaRewriter:
         self.src = src
         self.res = res
         self._pp = None
+        amd = AMD_HINT.search(b"\n".join(idents)) is not None
         if (
             tree is None
             and not (name_hits or qual_hits or device_hit)
-            and all(_is_hip_include(m.group(1)) for m in include_hits)
+            and not (amd and not all(_is_hip_include(m.group(1)) for m in include_hits))
         ):
-            # only HIP #include lines to count (none to rewrite): a directive at the start of a
-            # line is code unless a block comment spans it, which a regex over the bytes tells
-            # without a parse. A CUDA include is decided from the tree, as in a file with CUDA
-            # names, so that a second port decides it as the first did (idempotence)
-            cuda_includes, _ = self._includes(data, None, include_hits)
+            # only #include lines to decide, and no vendor switch to read (a file that names
+            # AMD macros may put an include on the NVIDIA side: see `_vendor_nv`): every
+            # decision comes from the bytes (`_includes` decides directives as the preprocessor
+            # does, with or without a tree), so the tree is not parsed
+            cuda_includes, _ = self._includes(data, include_hits)
             res.uses_cuda = cuda_includes > 0
             return res
         if tree is None:
@@ -391,10 +364,10 @@ class CudaRewriter:
         res.tree = tree
         root = tree.root_node
         self._ctx = Contexts(data, root)
-        self._pp = vendor_switches(src, tree) if AMD_HINT.search(b"\n".join(idents)) else None
+        self._pp = vendor_switches(src, tree) if amd else None
         res.pp = self._pp
         self._implicit_use = False
-        cuda_includes, hip_headers = self._includes(data, root, include_hits)
+        cuda_includes, hip_headers = self._includes(data, include_hits)
         self._own, self._fallbacks = self._project_declarations(data, name_hits)
         self._deleted = []
         for m, key, skip in qual_hits:
@@ -788,24 +761,19 @@ class CudaRewriter:
             self._count(self.res.stats.converted, row.area)
 
     # -- includes -----------------------------------------------------------------------------
-    def _includes(self, data: bytes, root, hits) -> tuple[int, set[str]]:
+    def _includes(self, data: bytes, hits) -> tuple[int, set[str]]:
         """Rewrite the CUDA #include lines; (how many CUDA/HIP includes the file has, the HIP
         headers it includes after the port)."""
         cuda_includes = 0
         hip_headers: set[str] = set()
-        comments = block_comment_spans(data) if root is None else None
+        directives = Directives(data)
         seen: dict[str, int] = {}  # HIP include path -> end of the line that includes it
         for m in hits:
             if self._vendor_nv(m.start(1)):
                 continue
-            if root is None:
-                if comments is not None and in_spans(comments, m.start(1)):
-                    continue
-                path_node = Span(m.start(1), m.end(1))
-            else:
-                path_node = _include_path(data, root, m)
-                if path_node is None:
-                    continue
+            if not directives.starts_directive(data.index(b"#", m.start())):
+                continue  # in a comment, a literal or a macro body (a continued line)
+            path_node = Span(m.start(1), m.end(1))
             raw = data[path_node.start_byte : path_node.end_byte]
             if len(raw) < 2 or raw[:1] not in (b"<", b'"'):
                 continue

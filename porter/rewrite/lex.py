@@ -184,3 +184,155 @@ def line_end(data: bytes, pos: int) -> int:
     """Offset just past the end of the line holding `pos` (after its newline, if any)."""
     j = data.find(b"\n", pos)
     return len(data) if j < 0 else j + 1
+
+
+# -- preprocessing directives ------------------------------------------------------------------
+# What the preprocessor takes for a directive is decided by translation phases 1-4 (C17 5.1.1.2,
+# C++ [lex.phases]): backslash-newlines are spliced, comments and literals are tokens, and a
+# directive is a `#` that is the first token of a logical line. porter decides each `#include`
+# line this way, from the bytes, in every file: a file whose only CUDA text is its includes needs
+# no parse, and a file decides its includes the same way whether or not it has CUDA names (a
+# second port decides as the first).
+_SPLICE = re.compile(rb"\\\r?\n")
+_LEX_START = re.compile(rb"/[/*]|[\"']")
+_STRING_BODY = {
+    b'"': re.compile(rb'(?:[^"\\\n]|\\\r\n|\\.)*', re.DOTALL),
+    b"'": re.compile(rb"(?:[^'\\\n]|\\\r\n|\\.)*", re.DOTALL),
+}
+_RAW_PREFIXES = frozenset({b"R", b"LR", b"uR", b"UR", b"u8R"})
+_RAW_DELIMITER = re.compile(rb'[^ ()\\\t\v\f\r\n"]{0,16}\(')
+_IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_PP_NUMBER_BYTES = _IDENT_BYTES | frozenset(b".'")
+_DIGITS = frozenset(b"0123456789")
+# an #include's header name, open on the line up to a position: `<` and `"` there delimit a path,
+# not a literal, and `/*` inside it opens no comment
+_HEADER_NAME_OPEN = re.compile(rb"[ \t]*#[ \t]*(?:include|include_next|import)[ \t]*[<\"][^>\"\n]*")
+
+
+def _spliced(data: bytes, nl: int) -> bool:
+    """Does the line ending with the newline at `nl` end with a splice (backslash-newline)?"""
+    k = nl - 1
+    if k >= 0 and data[k] == 0x0D:  # \r\n
+        k -= 1
+    return k >= 0 and data[k] == 0x5C  # backslash
+
+
+def _line_comment_end(data: bytes, i: int) -> int:
+    """End of the `//` comment at `i`: its newline, past every spliced one."""
+    j = data.find(b"\n", i)
+    while j >= 0 and _spliced(data, j):
+        j = data.find(b"\n", j + 1)
+    return len(data) if j < 0 else j
+
+
+def _literal_end(data: bytes, i: int) -> int:
+    """End of the string or character literal whose quote is at `i`: after its closing quote, or
+    at the newline that ends it unterminated. A raw string (`R"d(...)d"`, with the prefixes
+    C++11 allows) ends at its own delimiter."""
+    q = data[i : i + 1]
+    if q == b'"':
+        j = i
+        while j > 0 and data[j - 1] in _IDENT_BYTES:
+            j -= 1
+        if data[j:i] in _RAW_PREFIXES:
+            d = _RAW_DELIMITER.match(data, i + 1)
+            if d is not None:
+                close = b")" + data[i + 1 : d.end() - 1] + b'"'
+                k = data.find(close, d.end())
+                return len(data) if k < 0 else k + len(close)
+    m = _STRING_BODY[q].match(data, i + 1)
+    end = m.end()
+    return end + 1 if data[end : end + 1] == q else end
+
+
+def _digit_separator(data: bytes, i: int) -> bool:
+    """Is the `'` at `i` a digit separator (`1'000'000`, C++14) inside a pp-number?"""
+    if data[i + 1 : i + 2] == b"" or data[i + 1] not in _IDENT_BYTES:
+        return False
+    j = i
+    while j > 0 and data[j - 1] in _PP_NUMBER_BYTES:
+        j -= 1
+    if j < i and data[j] == 0x2E:  # `.5'0`
+        j += 1
+        return j < i and data[j] in _DIGITS
+    return data[j] in _DIGITS
+
+
+def comment_and_literal_spans(data: bytes, end: int) -> list[tuple[int, int]]:
+    """(start, end) of every comment and string or character literal that starts before `end`,
+    as the preprocessor's phases 1-3 lex them: splices continue `//` comments and literals, a
+    raw string spans lines, a `'` inside a number separates digits, and an `#include`'s header
+    name (`<a/*b>`) is neither a comment nor a literal."""
+    spans: list[tuple[int, int]] = []
+    search = _LEX_START.search
+    i = 0
+    while i < end:
+        m = search(data, i, end)
+        if m is None:
+            break
+        i = m.start()
+        c = data[i]
+        line = data.rfind(b"\n", 0, i) + 1
+        if data[line : i + 1].lstrip(b" \t")[:1] == b"#":
+            h = _HEADER_NAME_OPEN.match(data, line)
+            if h is not None and h.end() >= i:  # inside the header name: up to its delimiter
+                i = h.end() + 1
+                continue
+        if c == 0x2F:  # /
+            j = _line_comment_end(data, i) if data[i + 1] == 0x2F else data.find(b"*/", i + 2)
+            j = len(data) if j < 0 else (j if data[i + 1] == 0x2F else j + 2)
+        elif c == 0x27 and _digit_separator(data, i):  # '
+            i += 1
+            continue
+        else:
+            j = _literal_end(data, i)
+        spans.append((i, j))
+        i = j
+    return spans
+
+
+class Directives:
+    """Which line-start `#` of a file begin a preprocessing directive (see above). Most files
+    are decided without lexing: a `#` is a directive when its line continues no other line, the
+    last `/*` before it is closed before it, and no raw string precedes it; otherwise the file is
+    lexed (once, up to the last `#` asked about)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self._raw = data.find(b'R"')
+        self._spans: list[tuple[int, int]] | None = None
+        self._lexed_to = 0
+
+    def starts_directive(self, hash_pos: int) -> bool:
+        """Does the `#` at `hash_pos`, preceded on its physical line by blanks only, begin a
+        directive?"""
+        data = self.data
+        line = max(data.rfind(b"\n", 0, hash_pos), data.rfind(b"\r", 0, hash_pos)) + 1
+        continued = line > 0 and data[line - 1] == 0x0A and _spliced(data, line - 1)
+        if not continued and not (0 <= self._raw < hash_pos):
+            q = data.rfind(b"/*", 0, hash_pos)
+            if q < 0 or data.find(b"*/", q + 2, hash_pos) >= 0:
+                return True
+        spans = self._lexed(hash_pos + 1)
+        if in_spans(spans, hash_pos):
+            return False
+        if not continued:
+            return True
+        # a continuation line: a directive only if nothing but blanks, splices and comments
+        # precede the `#` on its logical line
+        start = line
+        while start > 0 and _spliced(data, start - 1):
+            start = data.rfind(b"\n", 0, start - 1) + 1
+        text = bytearray(data[start:hash_pos])
+        for a, b in spans:
+            if b > start and a < hash_pos:
+                text[max(a, start) - start : min(b, hash_pos) - start] = b" " * (
+                    min(b, hash_pos) - max(a, start)
+                )
+        return not _SPLICE.sub(b"", bytes(text)).strip()
+
+    def _lexed(self, end: int) -> list[tuple[int, int]]:
+        if self._spans is None or end > self._lexed_to:
+            self._spans = comment_and_literal_spans(self.data, end)
+            self._lexed_to = end
+        return self._spans

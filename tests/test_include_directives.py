@@ -1,0 +1,184 @@
+"""Which `#include` lines are directives, decided from the bytes as the preprocessor does
+(porter.rewrite.lex.Directives), and the rewriter's two paths: a file whose only CUDA text is
+its includes is not parsed, and must be decided exactly as the tree path decides it.
+
+The expected answers below follow the C/C++ translation phases (splices, then comments and
+literals, then directives); `test_expectations_are_the_preprocessors` checks each against clang's
+own preprocessor, so they are not porter's output written down."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from conftest import FIXTURES, ROOT
+
+from porter.engine import EngineOptions, process_one
+from porter.mappings.index import load_index
+from porter.parse import cuda as P
+from porter.rewrite.cuda import CudaRewriter, PortOptions
+from porter.rewrite.lex import Directives
+from porter.source import SourceFile
+
+MARKER = b'#include "porter_marker.h"'
+CUDA_INCLUDE = b"#include <cuda_runtime.h>"
+
+# (name, text with @INC where the include line goes, is that line a directive?)
+CASES = [
+    ("top", b"@INC\nint x;\n", True),
+    ("indented", b"  \t@INC\nint x;\n", True),
+    ("after-line-comment", b"// a comment\n@INC\n", True),
+    ("after-closed-block-comment", b"/* a\n   b */\n@INC\n", True),
+    ("in-block-comment", b"/* a\n@INC\n*/\n", False),
+    ("block-comments-do-not-nest", b"/* a /* b */\n@INC\n", True),
+    ("second-comment-open", b"/* a */ /* b\n@INC\n*/\n", False),
+    ("comment-opener-in-line-comment", b"// see /* here\n@INC\n", True),
+    ("line-comment-spliced", b"// a comment \\\n@INC\n", False),
+    ("line-comment-spliced-crlf", b"// a comment \\\r\n@INC\r\n", False),
+    ("code-line-spliced", b"int a = 1; \\\n@INC\n", False),
+    ("macro-body", b"#define M(a) a \\\n@INC\n", False),
+    ("macro-body-two-splices", b"#define M(a) a \\\n  + 1 \\\n@INC\n", False),
+    ("after-macro", b"#define M(a) a \\\n  + 1\n@INC\n", True),
+    ("comment-then-splice", b"/* c */ \\\n@INC\n", True),
+    ("string-with-comment-opener", b'const char* s = "/*";\n@INC\nint t; // */\n', True),
+    ("string-with-escaped-quote", b'const char* s = "\\" /*";\n@INC\n// */\n', True),
+    ("char-quote", b"char q = '\"'; /* c */\n@INC\n", True),
+    ("char-slash-and-star", b"char a = '/', b = '*';\n@INC\n", True),
+    ("string-spliced", b'const char* s = "abc\\\n@INC\n";\n', False),
+    ("string-then-comment", b'const char* s = "*/"; /* x\n@INC\n*/\n', False),
+    ("unterminated-char", b"#error don't /* stop\n@INC\n// */\n", True),
+    ("digit-separator", b"int n = 1'0; /* open\n@INC\n*/\n", False),
+    ("hex-digit-separators", b"int n = 0x1'ab'cd; /* open\n@INC\n*/\n", False),
+    ("float-digit-separator", b"double d = .5'0; /* open\n@INC\n*/\n", False),
+    ("char-prefix", b"auto c = u8'a'; /* x */\n@INC\n", True),
+    ("raw-string", b'const char* s = R"(\n@INC\n)";\n', False),
+    ("raw-string-delimiter", b'const char* s = R"xy(a)"\n@INC\n)xy";\n', False),
+    ("raw-string-prefixed", b'auto s = u8R"(\n@INC\n)";\n', False),
+    ("raw-string-closed", b'auto s = LR"(a)";\n@INC\n', True),
+    ("not-a-raw-prefix", b'#define FOOR\nauto s = FOOR"(" ;\n@INC\nint x = 0; // )"\n', True),
+    ("header-name-comment-opener", b'#include "dir/*x.h"\n@INC\n// */\n', True),
+    ("angled-header-name-comment-opener", b"#include <dir/*x.h>\n@INC\n// */\n", True),
+    ("struct-body", b"struct S {\n@INC\n  int x;\n};\n", True),
+    ("enum-body", b"enum E {\n  A,\n@INC\n  B\n};\n", True),
+    ("function-body", b"void f() {\n@INC\n}\n", True),
+    ("initializer", b"int t[] = {\n@INC\n};\n", True),
+    ("concatenated-string", b'const char* s = "a"\n@INC\n"b";\n', True),
+    ("after-identifier", b"FOO\n@INC\n", True),
+    ("syntax-error", b"int a = (1 + ;\n@INC\nint b = ];\n", True),
+    ("crlf", b"int a;\r\n@INC\r\nint b;\r\n", True),
+    ("lone-cr", b"int a;\r@INC\rint b;\r", True),
+]
+
+
+def _with(text: bytes, include: bytes) -> bytes:
+    return text.replace(b"@INC", include)
+
+
+def _hash_of(data: bytes, include: bytes) -> int:
+    return data.index(include) + include.index(b"#")
+
+
+@pytest.mark.parametrize("name,text,directive", CASES, ids=[c[0] for c in CASES])
+def test_directive_decision(name, text, directive):
+    data = _with(text, MARKER)
+    assert Directives(data).starts_directive(_hash_of(data, MARKER)) is directive
+
+
+@pytest.mark.parametrize("name,text,directive", CASES, ids=[c[0] for c in CASES])
+def test_port_rewrites_an_include_only_where_it_is_a_directive(name, text, directive):
+    opts = EngineOptions()
+    for suffix in (".cu", ".h"):
+        data = _with(text, CUDA_INCLUDE)
+        first = process_one("m" + suffix, data, opts)
+        assert first.new_data is not None
+        assert (b"<cuda_runtime.h>" not in first.new_data) is directive, suffix
+        again = process_one("m" + suffix, first.new_data, opts)
+        assert again.new_data == first.new_data, f"{suffix}: a second port changes the output"
+
+
+def test_expectations_are_the_preprocessors(tmp_path, hip_clang):
+    """clang's preprocessor includes the marker header exactly where CASES says it is a
+    directive."""
+    clang = hip_clang
+    (tmp_path / "porter_marker.h").write_bytes(b"porter_marker_included\n")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "*x.h").write_bytes(b"\n")
+    wrong = []
+    for name, text, directive in CASES:
+        src = tmp_path / f"{name}.cpp"
+        src.write_bytes(_with(text, MARKER))
+        r = subprocess.run(
+            [clang, "-x", "c++", "-std=c++17", "-E", "-w", "-I", str(tmp_path), str(src)],
+            capture_output=True,
+            timeout=60,
+        )
+        # a case may be an error to compile (an #include in a function-like macro's body, a
+        # string spliced into a directive): -E still writes what it preprocessed
+        if b"file not found" in r.stderr:
+            wrong.append(f"{name}: {r.stderr.decode()[:300]}")
+            continue
+        if (b"porter_marker_included" in r.stdout) is not directive:
+            wrong.append(f"{name}: clang {'does not include' if directive else 'includes'} it")
+    assert not wrong, "\n".join(wrong)
+
+
+# -- the rewriter's paths ---------------------------------------------------------------------
+SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl"}
+INCLUDES = (
+    b"#include <cuda_runtime.h>",
+    b'#include "cuda_fp16.h"',
+    b"#include <cuda/std/atomic>",
+    b"#include <cub/cub.cuh>",
+    b"#include <hip/hip_runtime.h>",
+    b"#include <cuda_not_a_header.h>",
+    b"#  include <cuda.h>",
+)
+TAILS = (b"", b"void g() { cudaStream_t t; cudaStreamCreate(&t); }\n", b"__global__ void k() {}\n")
+
+
+def _sources():
+    for base in (FIXTURES, ROOT / "examples"):
+        for p in sorted(base.rglob("*")):
+            if p.suffix in SOURCE_SUFFIXES and p.is_file():
+                yield str(p.relative_to(ROOT)), p.read_bytes()
+    for name, text, _ in CASES:
+        for i, inc in enumerate(INCLUDES):
+            for j, tail in enumerate(TAILS):
+                data = _with(text, inc) + tail
+                yield f"{name}-{i}-{j}.cu", data
+                yield f"{name}-{i}-{j}.h", data + b"\n" + INCLUDES[(i + 1) % len(INCLUDES)] + b"\n"
+
+
+def _result(r):
+    return (
+        [(e.start, e.end, e.text) for e in r.edits.edits],
+        [(f.code, f.line, f.col, f.message, f.name) for f in r.findings],
+        r.stats.to_dict(),
+        r.uses_cuda,
+        sorted(r.declared),
+    )
+
+
+@pytest.mark.parametrize(
+    "opts", [PortOptions(), PortOptions(roc=True, roc_areas=frozenset({"blas", "solver"}))]
+)
+def test_include_only_files_are_decided_as_the_tree_decides_them(opts):
+    """Every fixture, example and include case: the rewriter run as the engine runs it (no tree:
+    a file with nothing but includes to decide is not parsed) gives the same edits, findings,
+    counts and declared names as the rewriter given the file's tree. The one difference: a file
+    decided without a tree gets no PT003 (the regions tree-sitter could not parse), since
+    nothing was parsed."""
+    rw = CudaRewriter(load_index(), opts)
+    unparsed = 0
+    faults = []
+    for rel, data in _sources():
+        fast = rw.run(SourceFile(rel, data))
+        tree = rw.run(SourceFile(rel, data), P.parse(data))
+        want = _result(tree)
+        if fast.tree is None:
+            unparsed += tree.tree is not None
+            want = (want[0], [f for f in want[1] if f[0] != "PT003"], *want[2:])
+        if _result(fast) != want:
+            faults.append(rel)
+    assert not faults, f"the paths disagree on {len(faults)} inputs: {faults[:10]}"
+    assert unparsed >= len(CASES), "the include-only path was not taken"
