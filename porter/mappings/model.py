@@ -44,6 +44,10 @@ KINDS = frozenset(
         "type",
         "enum",
         "macro",
+        # a macro the project defines (or #undefs, or passes with -D) to configure the CUDA
+        # headers, which test it and never define it (cuda_fp16.h's __CUDA_NO_HALF_OPERATORS__);
+        # its definitions and #undefs are renamed like its tests
+        "config_macro",
         "header",
         "header_dir",
         "namespace",
