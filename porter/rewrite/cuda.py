@@ -45,6 +45,7 @@ from .lex import (
     CUDA_LOOKING,
     QUALIFIED_SEP,
     WORD,
+    Directives,
     Scanner,
     Span,
     block_comment_spans,
@@ -118,38 +119,9 @@ _SCOPE_LOOKAHEAD = 16  # bytes after a name searched for its `::`
 _NO_TREE = {"opaque": "inside a macro body", "lexical": "in a region tree-sitter could not parse"}
 
 
-_MACRO_DEFS = frozenset({"preproc_def", "preproc_function_def"})
-
-
 def _is_hip_include(raw: bytes) -> bool:
     path = raw[1:-1].strip()
     return path.startswith(b"hip/") or path == b"hip_runtime.h"
-
-
-def _include_path(data: bytes, root, m: re.Match):
-    """The path node (or span) of the line-start `#include` that `m` matched, when the tree says
-    it is a directive; None inside a comment, a string or a macro body. tree-sitter parses an
-    `#include` where its grammar allows none (a struct body, an enumerator list) as a generic
-    `preproc_call`, and one in a region it could not parse as part of an ERROR: both are still
-    directives the preprocessor includes, and are rewritten like any other, wherever they sit."""
-    node = root.descendant_for_byte_range(m.start(1), m.end(1))
-    hash_pos = data.index(b"#", m.start())
-    inside = False  # in a comment, a string or a macro body that holds the `#`
-    while node is not None:
-        t = node.type
-        if t == "preproc_include":
-            return node.child_by_field_name("path")
-        if t == "preproc_call":
-            d = node.child_by_field_name("directive")
-            if d is None or re.sub(rb"\s+", b"", data[d.start_byte : d.end_byte]) != b"#include":
-                return None
-            return Span(m.start(1), m.end(1))
-        inside = inside or (
-            node.start_byte < hash_pos
-            and (t in P.COMMENT_TYPES or t in P.STRING_TYPES or t in _MACRO_DEFS)
-        )
-        node = node.parent
-    return None if inside else Span(m.start(1), m.end(1))
 
 
 class Declarations(NamedTuple):
@@ -173,8 +145,8 @@ def declarations(
       definition is renamed with every use, so the port declares what it uses.
     - otherwise the project's own name (a CPU build's stand-in, a mock, a compatibility
       header's `typedef int cudaStream_t;`): the definition and its uses stay as they are.
-      When every `#if` around it is taken on AMD or is an include guard (`_shared_on_amd`), the
-      whole project sees it: `shared`, for `project_names`.
+      When it is at file scope and every `#if` around it is taken on AMD or is an include guard
+      (`_shared_on_amd`), every file that includes it sees it: `shared`, for `project_names`.
 
     Names of a table row that maps to another name only; a prototype of a CUDA function
     (`cudaError_t cudaFree(void*);`) declares CUDA's function again and is neither. `pp` is the
@@ -190,6 +162,9 @@ def declarations(
             or not is_definition(node)
         ):
             continue
+        scope = _scope(node, data, start, end)
+        if scope == _NOT_OWN:
+            continue
         if pp is None:
             pp = preproc_model(src, ctx.root)
         name = data[start:end].decode("ascii", "replace")
@@ -198,9 +173,50 @@ def declarations(
             found.fallback_names.add(name)
         else:
             found.own.add(name)
-            if _shared_on_amd(pp, data, start):
+            if scope == _GLOBAL and _shared_on_amd(pp, data, start):
                 found.shared.add(name)
     return found
+
+
+_GLOBAL, _SCOPED, _NOT_OWN = "global", "scoped", "not own"
+# nodes whose names stay inside them: a namespace, a class body, a function body
+_SCOPES = frozenset({"namespace_definition", "field_declaration_list", "compound_statement"})
+_MACROS = frozenset({"preproc_def", "preproc_function_def"})
+
+
+def _scope(node, data: bytes, start: int, end: int) -> str:
+    """Where a definition's name is seen: `_GLOBAL` (a macro, or a definition at file scope: every
+    file that includes it sees the name), `_SCOPED` (inside a namespace, a class, a function, or
+    an `enum class`: only there, so it is not the project's name in other files), or `_NOT_OWN`
+    for a function that does not replace CUDA's: a member or namespaced function
+    (`detail::cudaMallocManaged`, thrust), or an overload whose body calls CUDA's function
+    (`cudaError_t cudaMallocManaged(void** p, size_t n) { return ::cudaMallocManaged(p, n,
+    cudaMemAttachGlobal); }`). Its uses are CUDA's: renamed, as the definition is kept."""
+    p = node.parent
+    function = None
+    while p is not None:
+        if p.type in _MACROS:
+            return _GLOBAL
+        if p.type == "function_definition" and function is None:
+            function = p
+        elif p.type == "enum_specifier" and re.match(
+            rb"enum\s+(?:class|struct)\b", data[p.start_byte : p.start_byte + _ENUM_HEAD]
+        ):
+            return _SCOPED
+        elif p.type in _SCOPES and (function is None or p.start_byte < function.start_byte):
+            return _NOT_OWN if function is not None else _SCOPED
+        p = p.parent
+    if function is not None:
+        body = function.child_by_field_name("body")
+        word = data[start:end]
+        if body is not None and any(
+            True for _ in find_word(data[body.start_byte : body.end_byte], word)
+        ):
+            return _NOT_OWN
+    return _GLOBAL
+
+
+_ENUM_HEAD = 32  # bytes enough for `enum class` / `enum struct`
 
 
 _GUARD_DEFINE = re.compile(rb"\s*#[ \t]*define[ \t]+(\w+)")
@@ -233,10 +249,11 @@ def _shared_on_amd(pp, data: bytes, pos: int) -> bool:
 
 
 def project_names(rel: str, data: bytes, index: MappingIndex) -> frozenset[str]:
-    """The table names this file defines for the whole project (`declarations`' `shared`): a
-    compatibility header's `typedef int cudaStream_t;` is the project's own name in every file
-    that uses it, as in the header itself. The project-wide pre-pass reads every source with
-    this; a cheap search for definition sites decides which files are parsed at all."""
+    """The table names this file defines for the files that include it (`declarations`'
+    `shared`): a compatibility header's `typedef int cudaStream_t;` is the project's own name in
+    every file that includes it, as in the header itself (project.names_by_file). The
+    project-wide pre-pass reads every source with this; a cheap search for definition sites
+    decides which files are parsed at all."""
     relevant = scanner_for(index).relevant
     if next(project_declaration_sites(data, relevant), None) is None or is_binary(data):
         return frozenset()
@@ -260,8 +277,9 @@ class PortOptions:
     roc: bool = False
     roc_areas: frozenset = frozenset()  # with roc: the areas that go to roc* (see roc_plan)
     shims: frozenset = frozenset()  # CUDA names the project maps to HIP itself (shim_names)
-    # table names a file of the project defines for every file (project_names): kept as written
-    project_names: frozenset = frozenset()
+    # (rel, names) for each file that sees the project's own names through the headers it
+    # includes (project.names_by_file): kept as written there, as in the header
+    project_names: tuple = ()
     launch_syntax: str = "keep"  # keep | hip
     rewrite_comments: bool = False
     rewrite_strings: bool = False
@@ -317,6 +335,7 @@ class CudaRewriter:
         self.opts = options
         self.scan = scanner_for(index)
         self._own: set[str] = set()  # per file: see _project_declarations
+        self._project_names: dict[str, frozenset] = dict(options.project_names)
         self._fallbacks: set[int] = set()
         self._deleted: list[tuple[int, int]] = []
         v = options.rocm_version
@@ -336,16 +355,17 @@ class CudaRewriter:
         self.src = src
         self.res = res
         self._pp = None
+        amd = AMD_HINT.search(b"\n".join(idents)) is not None
         if (
             tree is None
             and not (name_hits or qual_hits or device_hit)
-            and all(_is_hip_include(m.group(1)) for m in include_hits)
+            and not (amd and not all(_is_hip_include(m.group(1)) for m in include_hits))
         ):
-            # only HIP #include lines to count (none to rewrite): a directive at the start of a
-            # line is code unless a block comment spans it, which a regex over the bytes tells
-            # without a parse. A CUDA include is decided from the tree, as in a file with CUDA
-            # names, so that a second port decides it as the first did (idempotence)
-            cuda_includes, _ = self._includes(data, None, include_hits)
+            # only #include lines to decide, and no vendor switch to read (a file that names
+            # AMD macros may put an include on the NVIDIA side: see `_vendor_nv`): every
+            # decision comes from the bytes (`_includes` decides directives as the preprocessor
+            # does, with or without a tree), so the tree is not parsed
+            cuda_includes, _ = self._includes(data, include_hits)
             res.uses_cuda = cuda_includes > 0
             return res
         if tree is None:
@@ -353,10 +373,10 @@ class CudaRewriter:
         res.tree = tree
         root = tree.root_node
         self._ctx = Contexts(data, root)
-        self._pp = vendor_switches(src, tree) if AMD_HINT.search(b"\n".join(idents)) else None
+        self._pp = vendor_switches(src, tree) if amd else None
         res.pp = self._pp
         self._implicit_use = False
-        cuda_includes, hip_headers = self._includes(data, root, include_hits)
+        cuda_includes, hip_headers = self._includes(data, include_hits)
         self._own, self._fallbacks = self._project_declarations(data, name_hits)
         self._deleted = []
         for m, key, skip in qual_hits:
@@ -568,7 +588,7 @@ class CudaRewriter:
         """The table names this file declares itself (`using __nv_bfloat162 = __half2;`,
         `typedef int cudaStream_t;`, `#define CUDA_R_16BF 14`, `struct cudaDeviceProp {...}`),
         split as `declarations` tells: returned as the names whose uses stay as they are (the
-        file's own, and those another file of the project defines for every file,
+        file's own, and those a header it includes defines for every file that includes it,
         `PortOptions.project_names`: the port keeps them as their definition stays) and the
         offsets of the fallbacks, each renamed with every use of its name."""
         names = {n for _, n in name_hits if n in self.scan.relevant}
@@ -577,10 +597,11 @@ class CudaRewriter:
             return set(), set()
         found = declarations(self.src, self._ctx, names, self._pp)
         own = found.own
-        if self.opts.project_names:
-            # a fallback of this file is renamed with its uses, whatever another file declares
+        shared = self._project_names.get(self.src.path)
+        if shared:
+            # a fallback of this file is renamed with its uses, whatever a header declares
             used = {n.decode("ascii", "replace") for n in names}
-            own |= (used & self.opts.project_names) - found.fallback_names
+            own |= (used & shared) - found.fallback_names
         return own, found.fallbacks
 
     def _namespace_reference(self, ctx: str, node, end: int) -> bool:
@@ -751,24 +772,19 @@ class CudaRewriter:
             self._count(self.res.stats.converted, row.area)
 
     # -- includes -----------------------------------------------------------------------------
-    def _includes(self, data: bytes, root, hits) -> tuple[int, set[str]]:
+    def _includes(self, data: bytes, hits) -> tuple[int, set[str]]:
         """Rewrite the CUDA #include lines; (how many CUDA/HIP includes the file has, the HIP
         headers it includes after the port)."""
         cuda_includes = 0
         hip_headers: set[str] = set()
-        comments = block_comment_spans(data) if root is None else None
+        directives = Directives(data)
         seen: dict[str, int] = {}  # HIP include path -> end of the line that includes it
         for m in hits:
             if self._vendor_nv(m.start(1)):
                 continue
-            if root is None:
-                if comments is not None and in_spans(comments, m.start(1)):
-                    continue
-                path_node = Span(m.start(1), m.end(1))
-            else:
-                path_node = _include_path(data, root, m)
-                if path_node is None:
-                    continue
+            if not directives.starts_directive(data.index(b"#", m.start())):
+                continue  # in a comment, a literal or a macro body (a continued line)
+            path_node = Span(m.start(1), m.end(1))
             raw = data[path_node.start_byte : path_node.end_byte]
             if len(raw) < 2 or raw[:1] not in (b"<", b'"'):
                 continue
