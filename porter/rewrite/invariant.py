@@ -243,15 +243,16 @@ def leftovers(
     found: list[tuple[int, Leftover]] = []
     for raw, (name, namespace) in checked.items():
         for pos in find_word(new, raw):
-            if in_spans(quiet_spans(1), pos):
-                continue
+            # the tests are independent: the comments and strings, which need the output
+            # lexed, are looked at last (most names are reported where they stand)
             if _MEMBER.search(new, max(0, pos - 8), pos):
                 continue
             if namespace and not re.match(rb"\s*::", new[pos + len(raw) : pos + len(raw) + 8]):
                 continue
             ipos, written = back.back(pos)
-            if not accounted(name, ipos, written):
-                found.append((pos, Leftover(name, ipos, written)))
+            if accounted(name, ipos, written) or in_spans(quiet_spans(1), pos):
+                continue
+            found.append((pos, Leftover(name, ipos, written)))
     found.sort(key=lambda x: x[0])
     out.extend(x for _, x in found)
     for m in includes:
@@ -263,11 +264,10 @@ def leftovers(
         header = index.lookup_header(path, None)
         if header is not None and header[1] == path:
             continue  # a header of the same name on both sides
-        if in_spans(quiet_spans(0), m.start(1)):
-            continue
         ipos, written = back.back(m.start(1))
-        if not accounted(path, ipos, written):
-            out.append(Leftover(path, ipos, written))
+        if accounted(path, ipos, written) or in_spans(quiet_spans(0), m.start(1)):
+            continue
+        out.append(Leftover(path, ipos, written))
     out.sort(key=lambda x: x.pos)
     return out
 
