@@ -349,3 +349,31 @@ def test_torch_extensions_are_reported_and_left_alone(tmp_path):
     )
     assert "[PT908]" in proc.stdout + proc.stderr
     assert out.read_bytes() == setup  # the build file is left alone
+
+
+def test_cuda_header_switches_in_flags_and_definitions():
+    """-D/-U of a CUDA header switch (a `config_macro` mapping row) in nvcc flags, compile
+    definitions and add_definitions becomes HIP's switch; one HIP lacks is reported; other
+    definitions are left alone."""
+    cmake = (
+        'set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -D__CUDA_NO_HALF_OPERATORS__ -DNDEBUG")\n'
+        "target_compile_options(k PRIVATE -U__CUDA_NO_HALF_CONVERSIONS__ -D CUDA_NO_HALF)\n"
+        "target_compile_definitions(k PRIVATE __CUDA_NO_HALF2_OPERATORS__ CUDA_NO_HALF=1 FOO)\n"
+        "add_compile_definitions(-D__CUDA_NO_HALF_OPERATORS__)\n"
+        "add_definitions(-U__CUDA_NO_HALF_CONVERSIONS__ -DCUDA_NO_HALF)\n"
+    )
+    out, findings = port("CMakeLists.txt", cmake)
+    assert out.splitlines() == [
+        'set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} -D__HIP_NO_HALF_OPERATORS__ -DNDEBUG")',
+        "target_compile_options(k PRIVATE -U__HIP_NO_HALF_CONVERSIONS__ -D HIP_NO_HALF)",
+        "target_compile_definitions(k PRIVATE __CUDA_NO_HALF2_OPERATORS__ HIP_NO_HALF=1 FOO)",
+        "add_compile_definitions(-D__HIP_NO_HALF_OPERATORS__)",
+        "add_definitions(-U__HIP_NO_HALF_CONVERSIONS__ -DHIP_NO_HALF)",
+    ]
+    assert [(f.code, f.line, f.name) for f in findings] == [
+        ("PT905", 3, "__CUDA_NO_HALF2_OPERATORS__")
+    ]
+    make = "NVCCFLAGS = -O3 -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_BFLOAT16_OPERATORS__\n"
+    out, findings = port("Makefile", make)
+    assert out == "NVCCFLAGS = -O3 -D__HIP_NO_HALF_OPERATORS__ -D__CUDA_NO_BFLOAT16_OPERATORS__\n"
+    assert [(f.code, f.name) for f in findings] == [("PT905", "__CUDA_NO_BFLOAT16_OPERATORS__")]

@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..findings import Edit, Finding, Severity
+from ..mappings.model import Row as MappingRow
 from ..parse import cmake as C
 from ..parse import make as M
 from ..source import SourceFile
@@ -348,9 +349,52 @@ def translate_flags(
                     w.end,
                     f"`{opt}` has no ROCm library: {row.notes}",
                 )
+        elif w.text[:2] in ("-D", "-U"):
+            if w.text[2:]:
+                port_switch(out, w.start + 2, w.text[2:])
+            elif nxt is not None:  # `-D NAME`
+                port_switch(out, nxt.start, nxt.text)
+                used = 2
         elif make and (opt == "nvcc" or opt.endswith("/nvcc")):
             out.edit(w.start, w.end, "hipcc")
         i += used
+
+
+@lru_cache(maxsize=1)
+def config_macros() -> dict[str, MappingRow]:
+    """The switches projects set for the CUDA headers (mapping rows of kind `config_macro`:
+    `__CUDA_NO_HALF_OPERATORS__`), by CUDA name."""
+    from ..mappings.index import load_index
+
+    out: dict[str, MappingRow] = {}
+    for name, rows in load_index().by_name.items():
+        config = [r for r in rows if r.kind == "config_macro"]
+        if config:
+            out[name] = config[-1]  # the newest row (rows are sorted by hip_since)
+    return out
+
+
+def port_switch(out: _Out, start: int, text: str) -> None:
+    """A definition `NAME` or `NAME=V` at `start` (of `-DNAME=V`, `-UNAME`, a CMake compile
+    definition): a CUDA header switch becomes the switch HIP's headers test, or is reported when
+    they test none. torch's cpp_extension passes -D__CUDA_NO_HALF_OPERATORS__ to nvcc and
+    -D__HIP_NO_HALF_OPERATORS__=1 to hipcc (torch 2.13, COMMON_NVCC_FLAGS / COMMON_HIP_FLAGS)."""
+    name = text.split("=", 1)[0]
+    row = config_macros().get(name)
+    if row is None:
+        return
+    end = start + len(name.encode())
+    if row.hip:
+        out.edit(start, end, row.hip)
+    else:
+        out.report(
+            UNPORTED,
+            Severity.ERROR,
+            start,
+            end,
+            f"`{name}` has no HIP counterpart: {row.notes or 'no switch in HIP headers'}",
+            name,
+        )
 
 
 def _remove(out: _Out, words: list[Word], i: int, used: int, data: bytes) -> None:
@@ -367,6 +411,9 @@ def _remove(out: _Out, words: list[Word], i: int, used: int, data: bytes) -> Non
 _LANG_CMDS = frozenset({"project", "enable_language", "check_language"})
 _FLAG_CMDS = frozenset(
     {"target_compile_options", "add_compile_options", "target_link_options", "add_link_options"}
+)
+_DEFINE_CMDS = frozenset(
+    {"target_compile_definitions", "add_compile_definitions", "add_definitions"}
 )
 _FLAG_VARS = re.compile(r"CMAKE_(?:CUDA|HIP)_FLAGS(?:_[A-Z]+)?$|CUDA_NVCC_FLAGS(?:_[A-Z]+)?$")
 _SOURCE_CMDS = frozenset(
@@ -510,6 +557,16 @@ def port_cmake(src: SourceFile, opts: BuildOptions) -> BuildPort:
                     continue
                 words += _cmake_flag_words(data, a)
             translate_flags(words, data, out, opts.archs, make=False)
+        # compile definitions: `NAME`, `NAME=V` (or `-DNAME`) items; add_definitions takes flags
+        if name in _DEFINE_CMDS:
+            for a in cmd.args:
+                if a.kind == "bracket":
+                    continue
+                for wd in _cmake_flag_words(data, a):
+                    if wd.text[:2] in ("-D", "-U"):
+                        port_switch(out, wd.start + 2, wd.text[2:])
+                    elif name != "add_definitions":
+                        port_switch(out, wd.start, wd.text)
         # .cu sources
         if name in _SOURCE_CMDS:
             cu = [
