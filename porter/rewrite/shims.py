@@ -15,6 +15,7 @@ _SHIM = re.compile(
     rb"|\bnamespace[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*(?:::)?(?:hip|roc)[A-Za-z_]",
     re.MULTILINE,
 )
+_SHIM_WORDS = (b"hip", b"HIP", b"roc")  # one of them is in every match of _SHIM
 # A file whose identifiers match this may test AMD/HIP macros (a dual-vendor file).
 AMD_HINT = re.compile(rb"HIP|ROCM|ROCm|AMD|[gG][fF][xX]\d")
 
@@ -24,11 +25,21 @@ def shim_names(data: bytes) -> set[str]:
     `using cudaStream_t = hipStream_t;`, `namespace cub = hipcub;`. porter leaves them (and their
     uses) alone: the project's shim already does the porting, and its CUDA build needs them."""
     out: set[str] = set()
-    if b"hip" not in data and b"HIP" not in data and b"roc" not in data:
-        return out
-    for m in _SHIM.finditer(data):
-        name = m.group(1) or m.group(2) or m.group(3)
-        out.add(name.decode())
+    # every match of _SHIM lies on one line (no part of the pattern crosses a newline) that
+    # holds `hip`, `HIP` or `roc`: only those lines are searched (the pattern starts with `^`
+    # and `\b`, which the regex engine would try at every byte of the file)
+    lines: set[tuple[int, int]] = set()
+    for word in _SHIM_WORDS:
+        pos = data.find(word)
+        while pos >= 0:
+            end = data.find(b"\n", pos)
+            end = len(data) if end < 0 else end
+            lines.add((data.rfind(b"\n", 0, pos) + 1, end))
+            pos = data.find(word, end)
+    for start, end in lines:
+        for m in _SHIM.finditer(data, start, end):
+            name = m.group(1) or m.group(2) or m.group(3)
+            out.add(name.decode())
     return out
 
 

@@ -1,0 +1,43 @@
+"""Each shortcut taken for speed gives what its plain definition gives, on every fixture and
+example source and on cases built to trip it."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES, ROOT
+
+from porter.rewrite.shims import _SHIM, shim_names
+
+SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
+SHIM_CASES = [
+    b"#define cudaMalloc hipMalloc\n",
+    b"  #  define cudaFree(p) hipFree(p)\n#define X 1\n",
+    b"#define A(x) x + roc_thing\r\n",
+    b"using cudaStream_t = hipStream_t;\nusing a = ::hipEvent_t;",
+    b"namespace cub = hipcub;\nnamespace r = ::rocprim;\n",
+    b"xusing cudaStream_t = hipStream_t;\n",  # not a word start
+    b"#define cudaMalloc \\\n  hipMalloc\n",  # the HIP name on the next line
+    b"#define K using cudaError_t = hipError_t;\n",  # one match hides the other
+    b"/* using cudaError_t = hipError_t; */ namespace n = hip_x;",
+    b"#define cudaMemcpy hipMemcpy",  # no final newline
+    b"ship; roc; HIP; hip",
+]
+
+
+def _sources():
+    for base in (FIXTURES, ROOT / "examples"):
+        for p in sorted(base.rglob("*")):
+            if p.suffix in SOURCE_SUFFIXES and p.is_file():
+                yield p.read_bytes()
+    yield from SHIM_CASES
+    yield b"\n".join(SHIM_CASES)
+
+
+def test_shim_names_is_the_patterns_matches():
+    """shim_names searches only the lines that hold hip, HIP or roc: the same names as the
+    pattern's matches over the whole file."""
+    n = 0
+    for data in _sources():
+        whole = {(m.group(1) or m.group(2) or m.group(3)).decode() for m in _SHIM.finditer(data)}
+        assert shim_names(data) == whole, data[:200]
+        n += bool(whole)
+    assert n >= len(SHIM_CASES) - 3
