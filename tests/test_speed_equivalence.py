@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from conftest import FIXTURES, ROOT
 
+from porter.rewrite.lex import IDENT, identifiers
 from porter.rewrite.shims import _SHIM, shim_names
 
 SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
@@ -41,3 +42,20 @@ def test_shim_names_is_the_patterns_matches():
         assert shim_names(data) == whole, data[:200]
         n += bool(whole)
     assert n >= len(SHIM_CASES) - 3
+
+
+IDENT_CASES = [
+    b"0x1F 1e10f 123 0777u x1 _a $b a$b \xc3\xa9t\xc3\xa9 a\x0bb c\x0cd 9_9 __x__",
+    b"",
+    b"42",
+    b"a",
+    b"\xff\xfeab\x00cd",
+    b"u8'a' L\"x\" 1'000'000 .5e-3 ::std::vector<int>",
+]
+
+
+def test_identifiers_are_the_patterns_matches():
+    """identifiers() splits the file into runs of identifier bytes: the same distinct tokens as
+    the identifier pattern's matches."""
+    for data in [*_sources(), *IDENT_CASES]:
+        assert identifiers(data) == set(IDENT.findall(data)), data[:200]

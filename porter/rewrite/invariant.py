@@ -24,7 +24,7 @@ from ..findings import Edit, Finding, Severity
 from ..mappings.index import MappingIndex
 from ..source import SourceFile
 from .includes import CUDA_HEADER, include_lines
-from .lex import IDENT, WORD, cuda_looking, find_word, in_spans, table_names
+from .lex import WORD, cuda_looking, find_word, identifiers, in_spans, table_names
 from .shims import on_nvidia_side
 
 # in every message of the check's findings (reports and tests tell them from other PT001s)
@@ -182,7 +182,7 @@ def leftovers(
     """CUDA names and CUDA #include paths in `new` (the port of `src`) that no finding, project
     declaration, vendor switch, member access, comment or string accounts for. `idents`: the
     identifier tokens of `new`, when the caller has them (an unchanged file's are the input's)."""
-    idents = set(IDENT.findall(new)) if idents is None else idents
+    idents = identifiers(new) if idents is None else idents
     identity = _mapped_to_itself(index)
     by_name = index.by_name
     tables = table_names(index)

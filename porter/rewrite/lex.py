@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from operator import methodcaller
 
 from ..mappings.index import MappingIndex
 
@@ -128,9 +129,18 @@ def in_spans(spans: list[tuple[int, int]], pos: int) -> bool:
     return i >= 0 and spans[i][0] <= pos < spans[i][1]
 
 
+# identifier bytes kept, every other byte a space: the file's runs of [A-Za-z0-9_] by split()
+_RUNS = bytes(c if c in WORD and c != 0x24 else 0x20 for c in range(256))
+_LSTRIP_DIGITS = methodcaller("lstrip", b"0123456789")
+
+
 def identifiers(data: bytes) -> set[bytes]:
-    """Every distinct identifier-like token of a file (one C-speed pass)."""
-    return set(IDENT.findall(data))
+    """Every distinct identifier-like token of a file: ``set(IDENT.findall(data))``. From the
+    runs of identifier bytes (C-level translate and split, faster than the regex engine): in a
+    run, IDENT matches from its first non-digit to its end (`0x1F` holds `x1F`)."""
+    found = set(map(_LSTRIP_DIGITS, set(data.translate(_RUNS).split())))
+    found.discard(b"")
+    return found
 
 
 def find_word(data: bytes, word: bytes) -> Iterator[int]:
