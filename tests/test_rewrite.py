@@ -90,9 +90,13 @@ def test_roc_plan_keeps_a_library_on_hip_when_one_name_lacks_a_roc_equivalent():
     idx = load_index()
     areas, blockers = roc_plan(idx, [b"cublasSgemm(h); cublasCreate(&h);"], (7, 2))
     assert "blas" in areas and not blockers
-    complex_call = [b"cublasSgemm(h); cublasCgemm(h);"]
-    areas, blockers = roc_plan(idx, complex_call, (7, 2))
-    assert "blas" not in areas and "cublasCgemm" in blockers["blas"]
+    # cublasGemmEx takes cudaDataType arguments, rocblas_gemm_ex rocblas_datatype ones
+    data_type_call = [b"cublasSgemm(h); cublasGemmEx(h);"]
+    areas, blockers = roc_plan(idx, data_type_call, (7, 2))
+    assert "blas" not in areas and "cublasGemmEx" in blockers["blas"]
+    # complex calls have roc* names (porter defines ROCM_MATHLIBS_API_USE_HIP_COMPLEX)
+    areas, blockers = roc_plan(idx, [b"cublasSgemm(h); cublasCgemm(h);"], (7, 2))
+    assert "blas" in areas and not blockers
 
 
 def test_hip_launch_syntax_keeps_inner_rewrites():
