@@ -88,8 +88,11 @@ def test_complex_blas_and_solver_calls_compile_only_with_hip_complex(
     assert not res.ok and "rocblas_cgemm" in res.stderr_tail
 
 
-def _define_edit(text: bytes, path: str, new: str, earlier=()):
-    return hip_complex_define(text, text.index(path.encode()), new, earlier)
+def _define_edit(text: bytes, path: str, new: str, earlier: tuple[str, ...] = ()):
+    """The edit for the include of `path`; `earlier`: includes of the text before it, by their
+    path in the text, that the port turned into rocBLAS/rocSOLVER headers."""
+    ends = {f"rocblas/{p}": text.index(b"\n", text.index(p.encode())) + 1 for p in earlier}
+    return hip_complex_define(text, text.index(path.encode()), new, ends)
 
 
 def test_hip_complex_define_goes_before_the_first_rocblas_include_only():
@@ -98,9 +101,10 @@ def test_hip_complex_define_goes_before_the_first_rocblas_include_only():
     assert edit is not None and edit.start == edit.end == src.index(b"  #  include")
     assert edit.text == HIP_COMPLEX_DEFINE.encode()
     # the second rocBLAS/rocSOLVER include of the file gets none
-    assert (
-        _define_edit(src, "<cusolverDn.h>", "rocsolver/rocsolver.h", ["rocblas/rocblas.h"]) is None
-    )
+    assert _define_edit(src, "<cusolverDn.h>", "rocsolver/rocsolver.h", ("<cublas_v2.h>",)) is None
+    # ... unless a conditional directive lies between them: the first may not be seen
+    alt = b"#ifdef V2\n#include <cublas_v2.h>\n#else\n#include <cublas.h>\n#endif\n"
+    assert _define_edit(alt, "<cublas.h>", "rocblas/rocblas.h", ("<cublas_v2.h>",)) is not None
     # other libraries get none
     assert _define_edit(src, "<cublas_v2.h>", "hipblas/hipblas.h") is None
     assert _define_edit(src, "<cublas_v2.h>", "rocsparse/rocsparse.h") is None

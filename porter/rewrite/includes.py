@@ -4,7 +4,7 @@ which replaced lines became duplicates."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Mapping
 
 from ..findings import Edit
 from .lex import block_comment_spans, in_spans, line_end
@@ -67,17 +67,22 @@ _HIP_COMPLEX_DEFINED = re.compile(rb"#[ \t]*define[ \t]+" + HIP_COMPLEX_MACRO.en
 
 
 def hip_complex_define(
-    data: bytes, path_start: int, new: str, earlier: Iterable[str]
+    data: bytes, path_start: int, new: str, earlier: Mapping[str, int]
 ) -> Edit | None:
     """The `#ifndef`-guarded `#define ROCM_MATHLIBS_API_USE_HIP_COMPLEX` on the lines before the
-    include whose path starts at `path_start`, when that include becomes the file's first rocBLAS /
-    rocSOLVER header (`new`; `earlier`: the headers the lines before it include after the port)
-    and the file does not name the macro already (a second port adds nothing)."""
+    include whose path starts at `path_start`, when that include becomes a rocBLAS / rocSOLVER
+    header (`new`) that no earlier line surely includes (`earlier`: header -> end of the line
+    that includes it after the port; an include behind a conditional directive between the two
+    may not be seen, so this one gets its own) and the file does not define the macro already (a
+    second port adds nothing)."""
     if not new.startswith(HIP_COMPLEX_HEADERS) or _HIP_COMPLEX_DEFINED.search(data):
         return None
-    if any(h.startswith(HIP_COMPLEX_HEADERS) for h in earlier):
-        return None
     start = max(data.rfind(b"\n", 0, path_start), data.rfind(b"\r", 0, path_start)) + 1
+    if any(
+        h.startswith(HIP_COMPLEX_HEADERS) and not CONDITIONAL.search(data, min(end, start), start)
+        for h, end in earlier.items()
+    ):
+        return None
     if start == 0 and data.startswith(_BOM):
         start = len(_BOM)
     if not re.fullmatch(rb"[ \t]*#[ \t]*include[ \t]*", data[start:path_start]):
