@@ -151,12 +151,13 @@ def _expected(row, roc: bool) -> str:
     if row.kind in ("function", "device_function"):
         args = _call_args(row)  # the call as _use writes it, before the roc-only parts go
         for t in target_row(row, roc).transform.split("|"):
+            # a size query (a statement here: its status is unused) becomes an assignment
             m = NO_WORKSPACE.match(t)
             if m:
-                return f"(*a{m.group(1)} = 0, {new})"
+                return f"*a{m.group(1)} = 0;"
             m = WORKSPACE_OF.match(t)
             if m:
-                return f"(*a{m.group(1)} = a{m.group(2)}, {new})"
+                return f"*a{m.group(1)} = a{m.group(2)};"
             m = DROP_ARGS.match(t)
             if m:
                 gone = {f"a{x}" for x in m.group(1).split(",")}

@@ -141,6 +141,15 @@ def test_a_call_the_roc_form_cannot_take_is_reported(call, why):
     assert hits and why in hits[0].message, [f.message for f in findings]
 
 
+def test_a_size_query_as_a_statement_becomes_an_assignment():
+    out, findings = _port(
+        f"void f() {{ cusolverDnSpotrf_bufferSize(h, {U}, n, A, lda, &lwork); "
+        f"cusolverDnSsyevd_bufferSize(h, jobz, {U}, n, A, lda, W, p + 1); }}"
+    )
+    assert out == "void f() { lwork = 0; *(p + 1) = n; }"
+    assert not findings
+
+
 def test_without_roc_the_hipsolver_call_keeps_every_argument():
     text = (
         f"void f() {{ cusolverDnSpotrf_bufferSize(h, {U}, n, A, lda, &lwork); "

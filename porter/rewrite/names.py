@@ -377,6 +377,15 @@ def _no_workspace(
         start, end = out.start_byte, out.end_byte
         lead = b"*" if out.type == "identifier" else b"*("
     close = b")" if lead.endswith(b"(") else b""
+    arglist = out.parent
+    call = arglist.parent if arglist is not None else None
+    if call is not None and call.parent is not None and call.parent.type == "expression_statement":
+        # a statement of its own: its status is unused, so only the assignment is left
+        # (`lwork = 0;`), without the argument list's parentheses
+        return [
+            Edit(arglist.start_byte, start, lead),
+            Edit(end, arglist.end_byte, close + b" = " + value),
+        ]
     return [
         Edit(args[0].start_byte, start, lead),
         Edit(end, out.end_byte, close + b" = " + value + b", " + status.encode()),
