@@ -313,3 +313,19 @@ def test_type_check_catches_complex_and_data_type_arguments():
         cuda["curandGetScrambleConstants32"],
         rand.params["rocrand_get_scramble_constants32"],
     )
+
+
+@pytest.mark.parametrize("release", ["7.2", "6.4"])
+def test_hip_complex_macro_only_changes_rocblas_complex_types(release: str):
+    """porter defines ROCM_MATHLIBS_API_USE_HIP_COMPLEX before every rocBLAS/rocSOLVER include
+    (porter/rewrite/includes.py): the only file of those libraries that tests it is
+    rocblas-complex-types.h, which then makes rocblas_float_complex hipFloatComplex."""
+    inc = rocm_prefix(release) / "include"
+    testing = sorted(
+        p.relative_to(inc).as_posix()
+        for lib in ("rocblas", "rocsolver")
+        for p in (inc / lib).rglob("*.h*")
+        if roc_api.HIP_COMPLEX_MACRO.encode() in p.read_bytes()
+    )
+    assert testing == ["rocblas/internal/rocblas-complex-types.h"]
+    assert declared("blas", release).aliases["rocblas_double_complex"] == "hipDoubleComplex"
