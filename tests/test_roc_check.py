@@ -37,6 +37,20 @@ EDITS = [
     ("blas", "cublasSgemv_v2", {"roc": "rocblas_sgemm"}, "roc name rocblas_sgemm takes [14]"),
     # a MIOpen function of another shape
     ("dnn", "cudnnActivationForward", {"hip": "miopenCreate"}, "MIOpen name miopenCreate takes"),
+    # a workspace query's roc name must be a success status (the value its call becomes)
+    (
+        "solver",
+        "cusolverDnSpotrf_bufferSize",
+        {"roc": "rocsolver_spotrf"},
+        "roc name rocsolver_spotrf is no success status of solver",
+    ),
+    # a roc:drop_args transform that leaves a parameter too many
+    (
+        "solver",
+        "cusolverDnSpotrf",
+        {"transform": "roc:drop_args:5"},
+        "roc name rocsolver_spotrf takes [6]",
+    ),
     # a name the headers do not (or no longer) declare
     (
         "solver",
