@@ -8,7 +8,9 @@ own preprocessor, so they are not porter's output written down."""
 
 from __future__ import annotations
 
+import re
 import subprocess
+import time
 
 import pytest
 from conftest import FIXTURES, ROOT
@@ -50,6 +52,7 @@ CASES = [
     ("digit-separator", b"int n = 1'0; /* open\n@INC\n*/\n", False),
     ("hex-digit-separators", b"int n = 0x1'ab'cd; /* open\n@INC\n*/\n", False),
     ("float-digit-separator", b"double d = .5'0; /* open\n@INC\n*/\n", False),
+    ("char-then-digit-separator", b"int n = 'a'1'0; /* open\n@INC\n*/\n", False),
     ("char-prefix", b"auto c = u8'a'; /* x */\n@INC\n", True),
     ("raw-string", b'const char* s = R"(\n@INC\n)";\n', False),
     ("raw-string-delimiter", b'const char* s = R"xy(a)"\n@INC\n)xy";\n', False),
@@ -120,6 +123,30 @@ def test_expectations_are_the_preprocessors(tmp_path, hip_clang):
         if (b"porter_marker_included" in r.stdout) is not directive:
             wrong.append(f"{name}: clang {'does not include' if directive else 'includes'} it")
     assert not wrong, "\n".join(wrong)
+
+
+def test_directive_decisions_stay_linear():
+    """Files built to make a naive lexer quadratic: a 1 MB line of numbers with digit
+    separators and of adjacent character literals, thousands of includes after an unclosed-
+    looking `/*` (the file is lexed) and in a lone-CR file. Each is decided in well under the
+    time a rescan per include or per quote would take (minutes)."""
+    budget = 10.0  # seconds of CPU for all of them; the linear scans take a fraction of one
+    separators = b"int n[] = {" + b"1'0'0'0, " * 110_000 + b"};\n"
+    chars = b"char c[] = {" + b"'a'," * 250_000 + b"};\n"
+    includes = b"#include <cuda_runtime.h>\n" * 5_000
+    files = [
+        separators + b"/* x\n" + MARKER + b"\n*/\n" + MARKER + b"\n",
+        chars + b"/* x\n" + MARKER + b"\n*/\n" + MARKER + b"\n",
+        b"// see /*\n" + includes,
+        b"int a;\r" + includes.replace(b"\n", b"\r"),
+    ]
+    wanted = [[False, True], [False, True], [True] * 5_000, [True] * 5_000]
+    start = time.process_time()
+    for data, want in zip(files, wanted):
+        d = Directives(data)
+        hashes = [m.start() for m in re.finditer(rb"#include", data)]
+        assert [d.starts_directive(h) for h in hashes] == want
+    assert time.process_time() - start < budget
 
 
 # -- the rewriter's paths ---------------------------------------------------------------------

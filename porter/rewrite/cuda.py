@@ -782,7 +782,7 @@ class CudaRewriter:
         for m in hits:
             if self._vendor_nv(m.start(1)):
                 continue
-            if not directives.starts_directive(data.index(b"#", m.start())):
+            if not directives.starts_directive(data.index(b"#", m.start()), m.start()):
                 continue  # in a comment, a literal or a macro body (a continued line)
             path_node = Span(m.start(1), m.end(1))
             raw = data[path_node.start_byte : path_node.end_byte]

@@ -210,6 +210,7 @@ _STRING_BODY = {
     b"'": re.compile(rb"(?:[^'\\\n]|\\\r\n|\\.)*", re.DOTALL),
 }
 _RAW_PREFIXES = frozenset({b"R", b"LR", b"uR", b"UR", b"u8R"})
+_RAW_PREFIX_MAX = 3
 _RAW_DELIMITER = re.compile(rb'[^ ()\\\t\v\f\r\n"]{0,16}\(')
 _IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _PP_NUMBER_BYTES = _IDENT_BYTES | frozenset(b".'")
@@ -242,62 +243,83 @@ def _literal_end(data: bytes, i: int) -> int:
     q = data[i : i + 1]
     if q == b'"':
         j = i
-        while j > 0 and data[j - 1] in _IDENT_BYTES:
+        while j > i - _RAW_PREFIX_MAX and j > 0 and data[j - 1] in _IDENT_BYTES:
             j -= 1
-        if data[j:i] in _RAW_PREFIXES:
+        if data[j:i] in _RAW_PREFIXES and not (j > 0 and data[j - 1] in _IDENT_BYTES):
             d = _RAW_DELIMITER.match(data, i + 1)
             if d is not None:
                 close = b")" + data[i + 1 : d.end() - 1] + b'"'
                 k = data.find(close, d.end())
                 return len(data) if k < 0 else k + len(close)
     m = _STRING_BODY[q].match(data, i + 1)
+    assert m is not None  # the body pattern matches the empty string
     end = m.end()
     return end + 1 if data[end : end + 1] == q else end
 
 
-def _digit_separator(data: bytes, i: int) -> bool:
-    """Is the `'` at `i` a digit separator (`1'000'000`, C++14) inside a pp-number?"""
+def _digit_separator(data: bytes, i: int, floor: int, separator: int) -> bool:
+    """Is the `'` at `i` a digit separator (`1'000'000`, C++14) inside a pp-number? No
+    pp-number starts before `floor` (the end of the last comment or literal); `separator` is
+    the last `'` found to be one (-1: none): reaching it, the number is the same one. Each byte
+    is looked back over once (a long line of numbers or characters stays linear)."""
     if data[i + 1 : i + 2] == b"" or data[i + 1] not in _IDENT_BYTES:
         return False
     j = i
-    while j > 0 and data[j - 1] in _PP_NUMBER_BYTES:
+    while j > floor and data[j - 1] in _PP_NUMBER_BYTES:
         j -= 1
+        if j == separator:
+            return True
     if j < i and data[j] == 0x2E:  # `.5'0`
         j += 1
         return j < i and data[j] in _DIGITS
     return data[j] in _DIGITS
 
 
+_BLANKS = re.compile(rb"[ \t]*")
+
+
 def comment_and_literal_spans(data: bytes, end: int) -> list[tuple[int, int]]:
     """(start, end) of every comment and string or character literal that starts before `end`,
     as the preprocessor's phases 1-3 lex them: splices continue `//` comments and literals, a
     raw string spans lines, a `'` inside a number separates digits, and an `#include`'s header
-    name (`<a/*b>`) is neither a comment nor a literal."""
+    name (`<a/*b>`) is neither a comment nor a literal. Linear in the file's size."""
     spans: list[tuple[int, int]] = []
     search = _LEX_START.search
     i = 0
+    line = last = 0  # the line of the last token looked at starts at `line`; no newline
+    # lies between it and `last`
+    header_line, header = -1, None  # a line's open header name, when it is an #include
+    floor, separator = 0, -1
     while i < end:
         m = search(data, i, end)
         if m is None:
             break
         i = m.start()
+        nl = data.rfind(b"\n", last, i)
+        if nl >= 0:
+            line = nl + 1
+        last = i
+        if header_line != line:
+            header_line, header = line, None
+            blanks = _BLANKS.match(data, line)
+            assert blanks is not None  # `[ \t]*` matches anywhere
+            if data[blanks.end()] == 0x23:  # `#` first on the line
+                header = _HEADER_NAME_OPEN.match(data, line)
         c = data[i]
-        line = data.rfind(b"\n", 0, i) + 1
-        if data[line : i + 1].lstrip(b" \t")[:1] == b"#":
-            h = _HEADER_NAME_OPEN.match(data, line)
-            if h is not None and h.end() >= i:  # inside the header name: up to its delimiter
-                i = h.end() + 1
-                continue
+        if header is not None and header.end() >= i:  # inside the header name
+            i = header.end() + 1
+            continue
         if c == 0x2F:  # /
             j = _line_comment_end(data, i) if data[i + 1] == 0x2F else data.find(b"*/", i + 2)
             j = len(data) if j < 0 else (j if data[i + 1] == 0x2F else j + 2)
-        elif c == 0x27 and _digit_separator(data, i):  # '
+        elif c == 0x27 and _digit_separator(data, i, floor, separator):  # '
+            separator = i
             i += 1
             continue
         else:
             j = _literal_end(data, i)
         spans.append((i, j))
-        i = j
+        i = floor = j
     return spans
 
 
@@ -305,25 +327,43 @@ class Directives:
     """Which line-start `#` of a file begin a preprocessing directive (see above). Most files
     are decided without lexing: a `#` is a directive when its line continues no other line, the
     last `/*` before it is closed before it, and no raw string precedes it; otherwise the file is
-    lexed (once, up to the last `#` asked about)."""
+    lexed, once. Asked in ascending order (as `_includes` asks), each byte is searched once."""
 
     def __init__(self, data: bytes):
         self.data = data
         self._raw = data.find(b'R"')
         self._spans: list[tuple[int, int]] | None = None
-        self._lexed_to = 0
+        self._pos = 0  # the last `#` asked about: the comment state below holds up to it
+        self._open = -1  # the last `/*` before it (-1: none)
+        self._closed = True  # a `*/` follows that `/*` before it
 
-    def starts_directive(self, hash_pos: int) -> bool:
-        """Does the `#` at `hash_pos`, preceded on its physical line by blanks only, begin a
-        directive?"""
+    def _comment_may_hold(self, pos: int) -> bool:
+        """May a block comment hold `pos`? (Its last `/*` is not closed before it.)"""
         data = self.data
-        line = max(data.rfind(b"\n", 0, hash_pos), data.rfind(b"\r", 0, hash_pos)) + 1
+        if pos < self._pos:  # asked out of order: from the start
+            self._pos, self._open, self._closed = 0, -1, True
+        q = data.rfind(b"/*", max(0, self._pos - 1), pos)
+        if q >= 0:
+            self._open = q
+            self._closed = data.find(b"*/", q + 2, pos) >= 0
+        elif not self._closed:
+            self._closed = data.find(b"*/", max(self._open + 2, self._pos - 1), pos) >= 0
+        self._pos = pos
+        return not self._closed
+
+    def starts_directive(self, hash_pos: int, line: int | None = None) -> bool:
+        """Does the `#` at `hash_pos`, preceded on its physical line (which starts at `line`,
+        when the caller knows it) by blanks only, begin a directive?"""
+        data = self.data
+        if line is None:
+            line = max(data.rfind(b"\n", 0, hash_pos), data.rfind(b"\r", 0, hash_pos)) + 1
         continued = line > 0 and data[line - 1] == 0x0A and _spliced(data, line - 1)
-        if not continued and not (0 <= self._raw < hash_pos):
-            q = data.rfind(b"/*", 0, hash_pos)
-            if q < 0 or data.find(b"*/", q + 2, hash_pos) >= 0:
-                return True
-        spans = self._lexed(hash_pos + 1)
+        may_comment = self._comment_may_hold(hash_pos)
+        if not continued and not (0 <= self._raw < hash_pos) and not may_comment:
+            return True
+        if self._spans is None:
+            self._spans = comment_and_literal_spans(data, len(data))
+        spans = self._spans
         if in_spans(spans, hash_pos):
             return False
         if not continued:
@@ -334,15 +374,12 @@ class Directives:
         while start > 0 and _spliced(data, start - 1):
             start = data.rfind(b"\n", 0, start - 1) + 1
         text = bytearray(data[start:hash_pos])
-        for a, b in spans:
-            if b > start and a < hash_pos:
+        first = max(0, bisect.bisect_right(spans, (start, -1)) - 1)
+        for a, b in spans[first:]:
+            if a >= hash_pos:
+                break
+            if b > start:
                 text[max(a, start) - start : min(b, hash_pos) - start] = b" " * (
                     min(b, hash_pos) - max(a, start)
                 )
         return not _SPLICE.sub(b"", bytes(text)).strip()
-
-    def _lexed(self, end: int) -> list[tuple[int, int]]:
-        if self._spans is None or end > self._lexed_to:
-            self._spans = comment_and_literal_spans(self.data, end)
-            self._lexed_to = end
-        return self._spans
