@@ -19,7 +19,9 @@ from porter.engine import EngineOptions, process_one
 from porter.mappings.index import load_index
 from porter.parse import cuda as P
 from porter.rewrite.cuda import CudaRewriter, PortOptions
+from porter.rewrite.includes import include_directives
 from porter.rewrite.lex import Directives
+from porter.rules.base import RuleContext, RuleOptions
 from porter.source import SourceFile
 
 MARKER = b'#include "porter_marker.h"'
@@ -209,3 +211,113 @@ def test_include_only_files_are_decided_as_the_tree_decides_them(opts):
             faults.append(rel)
     assert not faults, f"the paths disagree on {len(faults)} inputs: {faults[:10]}"
     assert unparsed >= len(CASES), "the include-only path was not taken"
+
+
+# -- the rules' view ----------------------------------------------------------------------------
+CUDNN_INCLUDE = b"#include <cudnn.h>"
+
+
+def _reports_cudnn(data: bytes) -> bool:
+    """Does PT851 (a rule reading `ctx.includes`) report the `#include <cudnn.h>`?"""
+    return any(f.code == "PT851" for f in process_one("m.cu", data, EngineOptions()).findings)
+
+
+def test_rules_see_the_directives_the_rewriter_rewrites():
+    """Over every case, with and without CUDA code after it (a file the engine parses and one it
+    does not), and with and without a tree: `ctx.includes`, which every rule reads, lists the
+    include exactly where the rewriter rewrites it, which is exactly where it is a directive;
+    end to end, PT851 reports `#include <cudnn.h>` exactly there too."""
+    index = load_index()
+    opts = EngineOptions()
+    wrong = []
+    for name, text, directive in CASES:
+        for j, tail in enumerate(TAILS):
+            data = _with(text, CUDA_INCLUDE) + tail
+            at = _hash_of(data, CUDA_INCLUDE)
+            ported = process_one("m.cu", data, opts).new_data
+            assert ported is not None
+            rewritten = b"<cuda_runtime.h>" not in ported
+            for tree in (None, P.parse(data)):
+                ctx = RuleContext(SourceFile("m.cu", data), tree, RuleOptions(), index)
+                seen = any(i.start == at and i.path == "cuda_runtime.h" for i in ctx.includes)
+                if {seen, rewritten} != {directive}:
+                    wrong.append(
+                        f"{name}-{j} (tree: {tree is not None}): rules {seen}, "
+                        f"rewriter {rewritten}, preprocessor {directive}"
+                    )
+            if _reports_cudnn(_with(text, CUDNN_INCLUDE) + tail) is not directive:
+                wrong.append(f"{name}-{j}: PT851 disagrees with the preprocessor")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize(
+    "text,directive",
+    [
+        # each decided wrongly by tree-sitter's preproc_include nodes, which the rules read when
+        # the file was parsed (porter <= the commit before this test)
+        (b"struct S {\n@INC\n  int x;\n};\n", True),
+        (b"enum E {\n  A,\n@INC\n  B\n};\n", True),
+        (b"int t[] = {\n@INC\n};\n", True),
+        (b'const char* s = "a"\n@INC\n"b";\n', True),
+        (b"#error don't /* stop\n@INC\n// */\n", True),
+        (b"int a = 1; \\\n@INC\n", False),
+        # each decided wrongly from block-comment spans, which the rules read when it was not
+        (b'const char* s = R"(\n@INC\n)";\n', False),
+        (b"// a comment \\\n@INC\n", False),
+        (b"#define M(a) a \\\n@INC\n", False),
+        (b'const char* s = "/*";\n@INC\nint t; // */\n', True),
+        (b"// see /* here\n@INC\n", True),
+        (b'#include "dir/*x.h"\n@INC\n// */\n', True),
+    ],
+)
+def test_rules_decide_where_the_old_deciders_did_not(text, directive):
+    """PT851 reports an include in a struct or initializer and not one in a raw string or
+    after a line splice, whether the file is parsed (a CUDA name follows) or not."""
+    data = _with(text, CUDNN_INCLUDE)
+    assert _reports_cudnn(data) is directive
+    assert _reports_cudnn(data + b"void g() { cudaStream_t t; }\n") is directive
+    found = [d.start for d in include_directives(data) if d.path == "cudnn.h"]
+    assert found == ([_hash_of(data, CUDNN_INCLUDE)] if directive else [])
+
+
+def test_include_directives_spans():
+    """Each directive's `#`, path start and end, and path, in order (a BOM, spaces around `#`,
+    quotes, CRLF); a computed include and `#include_next` are not listed."""
+    data = (
+        b'\xef\xbb\xbf#include "a.h"\r\n  #  include < b/c.h >\r\n#include M\r\n'
+        b"#include_next <d.h>\r\n"
+    )
+    b = data.index(b"#  include")
+    assert include_directives(data) == [
+        (3, 17, "a.h", 12),
+        (b, b + 20, "b/c.h", b + 11),
+    ]
+
+
+# -- PT003 (documented in porter/rules/api.py): only for files porter parses ---------------------
+SYNTAX_ERROR = b"int a = (1 + ;\n"
+
+
+@pytest.mark.parametrize(
+    "text,reported",
+    [
+        # only include lines of CUDA text: ported without a parse, so no PT003
+        (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR, False),
+        (b'#include "cuda_fp16.h"\n' + SYNTAX_ERROR + b"#include <vector>\n", False),
+        # a CUDA name or device code: parsed, so the region is reported
+        (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR + b"cudaStream_t s;\n", True),
+        (SYNTAX_ERROR + b"void f() { cudaDeviceSynchronize(); }\n", True),
+        (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR + b"__global__ void k() {}\n", True),
+        # an identifier naming AMD/HIP: a possible vendor switch, read from the tree
+        (CUDA_INCLUDE + b"\n#ifdef __HIP_PLATFORM_AMD__\n#endif\n" + SYNTAX_ERROR, True),
+        # no CUDA text at all
+        (SYNTAX_ERROR, False),
+    ],
+)
+def test_pt003_only_for_parsed_files(text, reported):
+    for suffix in (".cu", ".h"):
+        r = process_one("m" + suffix, text, EngineOptions())
+        assert any(f.code == "PT003" for f in r.findings) is reported, suffix
+        assert r.new_data is not None
+        if CUDA_INCLUDE in text:
+            assert b"<hip/hip_runtime.h>" in r.new_data  # the include-only file is still ported

@@ -1,4 +1,5 @@
-"""`#include` directives of a file (`ctx.includes`), from the tree or, without one, the bytes."""
+"""`#include` directives of a file (`ctx.includes`): the ones the rewriter decides are
+directives (`rewrite.includes.include_directives`, one decision from the bytes, parsed or not)."""
 
 from __future__ import annotations
 
@@ -24,20 +25,4 @@ class Include:
 
 
 def find_includes(ctx) -> list[Include]:
-    if ctx.root is not None:  # from the node query the rules share (no extra tree walk)
-        out = []
-        for inc in ctx.nodes("preproc_include"):
-            p = inc.child_by_field_name("path")
-            if p is not None:
-                raw = ctx.text(p)
-                out.append(
-                    Include(inc.start_byte, p.end_byte, raw.strip('<>"').strip(), p.start_byte)
-                )
-        return out
-    out = []
-    for start, end, path in include_directives(ctx.data, None):
-        # the path token ends at `end`; it starts at the last `<` or `"` before it
-        raw = ctx.data[start:end]
-        k = max(raw.rfind(b"<"), raw.rfind(b'"', 0, len(raw) - 1))
-        out.append(Include(start, end, path, start + k if k >= 0 else start))
-    return out
+    return [Include(d.start, d.end, d.path, d.path_start) for d in include_directives(ctx.data)]

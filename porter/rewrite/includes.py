@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from ..findings import Edit
-from .lex import block_comment_spans, in_spans, line_end
+from .lex import Directives, line_end
 
 # Include paths that belong to the CUDA toolkit or its libraries (CUTLASS & co. are reported by
 # their own rules, not as unconverted CUDA headers).
@@ -102,25 +103,30 @@ def quoted_like(raw: bytes, new: str) -> bytes:
     return b"<" + new.encode() + b">"
 
 
-def include_directives(data: bytes, root=None) -> list[tuple[int, int, str]]:
-    """(offset of '#', end of the path, path) of each #include that is code: from the tree when
-    there is one, else from the bytes (line-start directives outside block comments)."""
-    out = []
-    if root is not None:
-        from ..parse.cuda import captures
+class IncludeDirective(NamedTuple):
+    start: int  # offset of the `#`
+    end: int  # end of the path (after `>` or the closing quote)
+    path: str  # the path without `<>`/quotes
+    path_start: int  # offset of the path (`<` or the opening quote)
 
-        for inc in captures("(preproc_include) @i", root).get("i", []):
-            path = inc.child_by_field_name("path")
-            if path is not None:
-                raw = data[path.start_byte : path.end_byte].decode("utf-8", "replace")
-                out.append((inc.start_byte, path.end_byte, raw.strip('<>"').strip()))
-        return out
-    comments = block_comment_spans(data)
+
+def include_directives(data: bytes) -> list[IncludeDirective]:
+    """Each `#include <path>` / `#include "path"` line of the file that is a directive, in order.
+    Decided from the bytes as the preprocessor decides it (`lex.Directives`: splices, comments,
+    string and raw-string literals, digit separators, header names), with the arguments the
+    rewriter's `_includes` gives it: the rules (`ctx.includes`) and the rewriter see the same
+    directives, whether or not the file was parsed. A computed include (`#include MACRO`) names
+    no path and is not listed."""
+    out: list[IncludeDirective] = []
+    directives: Directives | None = None
     for m in include_lines(data):
+        if directives is None:
+            directives = Directives(data)
         hash_pos = data.index(b"#", m.start())
-        if in_spans(comments, hash_pos):
-            continue
-        out.append((hash_pos, m.end(1), m.group(1)[1:-1].decode("utf-8", "replace").strip()))
+        if not directives.starts_directive(hash_pos, m.start()):
+            continue  # in a comment, a literal or a macro body (a continued line)
+        path = m.group(1)[1:-1].decode("utf-8", "replace").strip()
+        out.append(IncludeDirective(hash_pos, m.end(1), path, m.start(1)))
     return out
 
 

@@ -84,7 +84,15 @@ class SyntaxErrorRegion(Rule):
 
     ## What it finds
     ERROR and MISSING nodes of the tree-sitter-cuda parse: code the grammar does not understand
-    (unbalanced preprocessor branches, unusual attribute macros, genuine syntax errors).
+    (unbalanced preprocessor branches, unusual attribute macros, genuine syntax errors), once per
+    file, naming the first regions.
+
+    Reported only for files porter parses to port them: files that name a CUDA API or hold
+    device code (`__global__`, `threadIdx`, `<<<`...). A file whose only CUDA text is its
+    `#include` lines is ported without a parse (which includes are directives is decided from
+    the bytes, as the preprocessor decides it) and gets no PT003, unless an identifier of it
+    names HIP, ROCm, AMD or a gfx target (a possible vendor switch, which porter reads from
+    the tree); nor does a file with no CUDA text at all.
 
     ## Why it breaks on AMD
     It does not break by itself; but inside such a region porter only rewrites whole identifiers
