@@ -223,7 +223,7 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
     tree = rw.tree
     rules = _STATE["triggers"].rules_for(data, rw.idents or None)
     if rules and rw.idents:
-        rules = [r for r in rules if r.wanted(rw.idents, _STATE["index"])]
+        rules = [r for r in rules if r.wanted(rw.idents, _STATE["index"], data)]
     if rules:
         from .rules.base import RuleContext
 

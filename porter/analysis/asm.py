@@ -306,6 +306,12 @@ def find_asm_sites(ctx) -> list[AsmSite]:
     return out
 
 
+def may_have_sites(data: bytes) -> bool:
+    """Can `find_asm_sites` find any site in `data`? Each asm site starts at an `asm` of the
+    bytes, each wrapper site at a match of `_PTX_NS`: a cheap test before the parse."""
+    return b"asm" in data or (b"ptx" in data and _PTX_NS.search(data) is not None)
+
+
 class AsmSites:
     """The asm sites of one file: `all` of them, and `live` ones, in code HIP-Clang compiles
     and that is not AMD-only (already ported)."""

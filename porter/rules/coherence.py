@@ -177,6 +177,8 @@ _PINNED = (
     "cuMemAllocHost",
     "cuMemHostRegister",
 )
+_PINNED_BYTES = frozenset(n.encode() for n in _PINNED)
+_SYSTEM_ATOMIC_BYTES = re.compile(_SYSTEM_ATOMIC.pattern.encode())
 
 
 @register
@@ -222,6 +224,16 @@ class HostCoherence(Rule):
         b"HostRegister",
         b"MemAllocHost",
     )
+
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is on a system-scope atomic, on `thread_scope_system` or on a pinned
+        allocation call: without one of those identifiers (the trigger `_system` also fires on
+        `__thread_scope_system_tag` or `thrust_system`) the file needs no parse for this rule."""
+        return (
+            b"thread_scope_system" in idents
+            or not _PINNED_BYTES.isdisjoint(idents)
+            or any(n.endswith(b"_system") and _SYSTEM_ATOMIC_BYTES.fullmatch(n) for n in idents)
+        )
 
     def check(self, ctx: RuleContext) -> Iterator:
         sys_uses = []

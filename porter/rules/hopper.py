@@ -9,10 +9,11 @@ skipped (`ctx.pp.skip`).
 
 from __future__ import annotations
 
+from ..analysis.asm import may_have_sites
 from ..analysis.lazyre import re
 from ..analysis.lex import code_matches
 from ..findings import Applicability, Severity
-from .base import Rule
+from .base import Rule, any_ident
 from .registry import register
 
 
@@ -84,6 +85,16 @@ class HopperBlackwellMma(Rule):
         b"ptx::",
     )
     family = "hopper"
+
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is on an asm site, an `SM90_*` atom identifier or an `arch::Sm90`:
+        without one the file needs no parse for this rule."""
+        return (
+            may_have_sites(data)
+            or any_ident(_SM90_ATOM, idents)
+            or _SM90_ARCH.search(data) is not None
+        )
+
     ADVICE = (
         "redesign around MFMA/rocWMMA with LDS double buffering, or use hipBLASLt/Composable Kernel"
     )
@@ -176,6 +187,12 @@ class TmaTensorMap(Rule):
         b"ptx::",
     )
     family = "tma"
+
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is on an asm site or a TMA identifier: without one the file needs no
+        parse for this rule."""
+        return may_have_sites(data) or any_ident(_TMA_IDS, idents)
+
     ADVICE = (
         "load tiles with pointer arithmetic into LDS (16-byte vector loads) and `__syncthreads()`"
     )
@@ -218,6 +235,7 @@ _BARRIER_HEADERS = {
     "cuda_awbarrier_primitives.h",
     "cuda_awbarrier_helpers.h",
 }
+_BARRIER_HEADER_BYTES = tuple(sorted(h.encode() for h in _BARRIER_HEADERS))
 
 
 @register
@@ -264,6 +282,17 @@ class AsyncBarrier(Rule):
     fix = Applicability.DISPLAY
     triggers = (b"barrier", b"latch", b"semaphore", b"mbarrier", b"awbarrier")
     family = "mbarrier"
+
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is on an asm site, a qualified barrier name, an mbarrier intrinsic or
+        the path of a barrier header: without one the file needs no parse for this rule."""
+        return (
+            may_have_sites(data)
+            or _BARRIER_QUAL.search(data) is not None
+            or any_ident(_BARRIER_IDS, idents)
+            or any(h in data for h in _BARRIER_HEADER_BYTES)
+        )
+
     ADVICE = "use `__syncthreads()`, or LDS/global flags with atomics and `__threadfence*()`"
 
     def check(self, ctx):

@@ -109,7 +109,7 @@ class CollapsingOverloads(Rule):
         b"nvrtc",
     )
 
-    def wanted(self, idents: set[bytes], index) -> bool:
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
         """Two overloads collapse only when two distinct identifiers of the file map to one name
         (`cudaError_t` and `CUresult` -> `hipError_t`, or `cudaStream_t` beside `hipStream_t`):
         without such a pair the file needs no parse for this rule."""

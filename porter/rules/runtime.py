@@ -656,6 +656,7 @@ _CSTRING_FUNCS = (
     "strchr",
     "strstr",
 )
+_CSTRING_FUNC_BYTES = frozenset(f.encode() for f in _CSTRING_FUNCS)
 _CSTRING_HEADERS = ("cstring", "string.h")
 
 
@@ -704,6 +705,11 @@ class HostStringFunctions(Rule):
     severity = Severity.ERROR
     fix = Applicability.SAFE
     triggers = tuple(f.encode() for f in _CSTRING_FUNCS)
+
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is on a call of one of the functions, whose name is then a whole
+        identifier (the triggers also fire inside `__builtin_memcpy` or `cudaMemset`)."""
+        return not _CSTRING_FUNC_BYTES.isdisjoint(idents)
 
     def check(self, ctx):
         includes = [(i.start, i.end, i.path) for i in ctx.includes]

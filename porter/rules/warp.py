@@ -402,7 +402,7 @@ class WarpSizeLiteral(Rule):
     fix = Applicability.NONE
     triggers = (b"31", b"32", b">> 5", b">>5", b"0x1f", b"0x1F")
 
-    def wanted(self, idents: set[bytes], index) -> bool:
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
         """Every finding needs a thread-index identifier (`threadIdx`, `blockDim`,
         `hipThreadIdx_x`, `thread_rank`, a name like `tid` or `lane`) or a warp-size name
         (`WARP_SIZE`): without one the file needs no tree walk for this rule."""

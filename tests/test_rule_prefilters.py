@@ -1,0 +1,85 @@
+"""A rule's `wanted` prefilter (porter/rules/base.py `Rule.wanted`) lets the engine skip the rule,
+and the parse it would need, on a file where the rule cannot report: on every fixture and
+example source, and on cases built for each prefilter, a rule that finds something is wanted."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import FIXTURES, ROOT
+
+from porter.mappings.index import load_index
+from porter.parse.cuda import parse
+from porter.rewrite.lex import identifiers
+from porter.rules.base import Rule, RuleContext, RuleOptions
+from porter.rules.registry import all_rules
+from porter.source import SourceFile
+
+SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
+
+# each: a case the prefilter must let through (the rule reports on it); the `...skipped`
+# ones trigger the rule but give no finding, and the prefilter skips them
+CASES = [
+    # PT502: a system-scope atomic, thread_scope_system in a function body, a pinned allocation
+    # in a file that polls volatile memory
+    b"__global__ void k(int* p) { atomicAdd_system(p, 1); }\n",
+    b"#include <cuda/atomic>\n__device__ void f(int* p) {\n"
+    b"  cuda::atomic_ref<int, cuda::thread_scope_system> r(*p); r.fetch_add(1);\n"
+    b"  auto s = cuda::thread_scope_system; (void)s; }\n",
+    b"__global__ void k(volatile int* f) { while (*f == 0) {} }\n"
+    b"void h() { int* p; cudaMallocHost(&p, 4); }\n",
+    # PT206: asm, an SM90 atom, arch::Sm90; a cuda::ptx:: wrapper
+    b'__device__ void f() { asm volatile("wgmma.fence.sync.aligned;"); }\n',
+    b"using Atom = SM90_64x64x16_F16F16F16_SS<>;\n",
+    b"using K = Gemm<cutlass::arch::Sm90, float>;\n",
+    b"#include <cuda/ptx>\n__device__ void f(unsigned* b) { cuda::ptx::mbarrier_init(b, 1); }\n",
+    # PT207: a TMA identifier
+    b"void f(CUtensorMap* m) { cuTensorMapEncodeTiled(m); }\n",
+    # PT208: a qualified barrier, an mbarrier intrinsic, a barrier header
+    b"__shared__ cuda::barrier<cuda::thread_scope_block> bar;\n",
+    b"__device__ void f(unsigned long long* b) { __mbarrier_init(b, 1); }\n",
+    b"#include <cuda/std/latch>\nint x;\n",
+    b"#include < cuda/semaphore >\nint x;\n",
+    # PT808: a host memset in a .cu-like file
+    b"#include <cuda_runtime.h>\nvoid f(void* p) { memset(p, 0, 4); }\n",
+    # triggered, no finding possible: skipped by the prefilters
+    b"struct __thread_scope_system_tag {}; int thrust_system;\n",
+    b"void f(void* p) { __builtin_memcpy(p, p, 0); cudaMemset(p, 0, 4); }\n",
+    b"int sm90_count; // wgmma in a comment\nstruct barrier_like {}; int latch_count;\n",
+    b"int TMA_enabled; int tma_size; void* tensormap_ptr;\n",
+]
+
+
+def _sources():
+    for base in (FIXTURES, ROOT / "examples"):
+        for p in sorted(base.rglob("*")):
+            if p.suffix in SOURCE_SUFFIXES and p.is_file():
+                yield p.name, p.read_bytes()
+    for i, data in enumerate(CASES):
+        yield f"case{i}.cu", data
+
+
+def _prefiltered():
+    return [r() for r in all_rules() if r.wanted is not Rule.wanted and "cuda" in r.languages]
+
+
+@pytest.mark.parametrize("rule", _prefiltered(), ids=lambda r: r.code)
+def test_prefilter_never_drops_a_finding(rule):
+    """Run the rule on every source (the tree parsed, as the engine does when the rule runs):
+    where it reports, its prefilter says wanted; the prefilter also skips some triggered
+    sources (it is not always true)."""
+    index = load_index()
+    reported = skipped = 0
+    for name, data in _sources():
+        idents = identifiers(data)
+        if not any(t in data for t in rule.triggers):
+            continue
+        wanted = rule.wanted(idents, index, data)
+        ctx = RuleContext(SourceFile(name, data), parse(data), RuleOptions(), index, idents)
+        found = list(rule.check(ctx))
+        if found:
+            reported += 1
+            assert wanted, (rule.code, name, [f.message for f in found][:2])
+        elif not wanted:
+            skipped += 1
+    assert reported, f"{rule.code}: no source gives a finding, the test proves nothing"
+    assert skipped, f"{rule.code}: the prefilter skipped no triggered source"
