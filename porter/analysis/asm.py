@@ -193,21 +193,30 @@ def _ptx_suffixes(dotted: str) -> bool:
 
 
 def classify(site: AsmSite) -> None:
-    t = site.template
+    """Set the site's ops, special registers, ptx and family from its template (a function of
+    the template alone: a header repeats the same few templates, each classified once)."""
+    ops, special, ptx, family = _classify(site.template)
+    site.ops, site.special, site.ptx, site.family = list(ops), list(special), ptx, family
+
+
+#: Distinct asm templates classify remembers per process.
+_TEMPLATE_CACHE = 4096
+
+
+@lru_cache(maxsize=_TEMPLATE_CACHE)
+def _classify(t: str) -> tuple[tuple[str, ...], tuple[str, ...], bool, str | None]:
     ops = [m.group(1) + m.group(2) for m in _DOTTED.finditer(t) if _ptx_suffixes(m.group(2))]
     if _EXIT_ONLY.match(t):
         ops = ["exit"]
-    site.ops = ops
-    site.special = [m.group(1) for m in _SPECIAL.finditer(t)]
-    site.ptx = bool(ops or site.special or _REG_DECL.search(t))
-    if not site.ptx or _DEBUG_ONLY.match(t):
-        site.family = None  # not PTX, or `trap;`/`brkpt;` (the debug-intrinsics rule)
-        return
+    special = [m.group(1) for m in _SPECIAL.finditer(t)]
+    ptx = bool(ops or special or _REG_DECL.search(t))
+    if not ptx or _DEBUG_ONLY.match(t):
+        # not PTX, or `trap;`/`brkpt;` (the debug-intrinsics rule)
+        return tuple(ops), tuple(special), ptx, None
     for fam, rx in FAMILIES:
         if rx.search(t):
-            site.family = fam
-            return
-    site.family = "special" if site.special else "generic"
+            return tuple(ops), tuple(special), ptx, fam
+    return tuple(ops), tuple(special), ptx, "special" if special else "generic"
 
 
 def _ptx_name_to_template(name: str) -> str:
@@ -318,8 +327,20 @@ class AsmSites:
 
     def __init__(self, ctx):
         self.all: list[AsmSite] = find_asm_sites(ctx)
+        self.live: list[AsmSite] = []
+        if not self.all:
+            return
         pp = ctx.pp
-        self.live: list[AsmSite] = [s for s in self.all if not pp.skip(s.start)]
+        # pp.skip(pos) is decided by the #if branches around pos, the chain up from the
+        # innermost one (PPState.enclosing): once per innermost branch, not once per site
+        skip: dict[int, bool] = {}
+        for s in self.all:
+            key = id(pp.branch_at(s.start))
+            hit = skip.get(key)
+            if hit is None:
+                hit = skip[key] = pp.skip(s.start)
+            if not hit:
+                self.live.append(s)
 
     def family(self, name: str) -> list[AsmSite]:
         """Live sites of one family (`FAMILIES` names, "special", "generic")."""
