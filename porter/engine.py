@@ -117,20 +117,25 @@ class TriggerIndex:
         known = self._by_ident
         for i in idents & self._hitters:
             present |= known[i]
+        rules_of = self._rules_of
+        chosen: set[int] = set()
+        for t in present:
+            chosen.update(rules_of.get(t, ()))
         runs = self._runs
         for t in self.text_triggers:
+            # a scan of the file's bytes only for a trigger that would select a rule not yet
+            # chosen (`31` and `32` need none once PT101 is in)
+            if chosen.issuperset(rules_of[t]):
+                continue
             for r in runs[t]:
                 if r not in present:
                     break
             else:
                 if t in data:
-                    present.add(t)
-        if not present:
+                    chosen.update(rules_of[t])
+        if not chosen:
             return self.always
-        chosen = set(self._always_idx)
-        rules_of = self._rules_of
-        for t in present:
-            chosen.update(rules_of.get(t, ()))
+        chosen.update(self._always_idx)
         return [self.rules[i] for i in sorted(chosen)]
 
 

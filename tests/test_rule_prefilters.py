@@ -83,3 +83,17 @@ def test_prefilter_never_drops_a_finding(rule):
             skipped += 1
     assert reported, f"{rule.code}: no source gives a finding, the test proves nothing"
     assert skipped, f"{rule.code}: the prefilter skipped no triggered source"
+
+
+def test_trigger_index_is_the_plain_substring_test():
+    """TriggerIndex.rules_for (identifier triggers looked up per distinct identifier, text
+    triggers scanned only while they could add a rule) selects exactly the rules one of whose
+    triggers is in the file, plus those without triggers, in registry order."""
+    from porter.engine import TriggerIndex
+
+    rules = [r() for r in all_rules() if not r.emitted_by_engine and "cuda" in r.languages]
+    index = TriggerIndex(rules)
+    for name, data in [*_sources(), ("all.cu", b"\n".join(d for _, d in _sources()))]:
+        plain = [r for r in rules if not r.triggers or any(t in data for t in r.triggers)]
+        assert index.rules_for(data) == plain, name
+        assert index.rules_for(data, identifiers(data)) == plain, name
