@@ -41,7 +41,15 @@ CASES = [
     b"#include < cuda/semaphore >\nint x;\n",
     # PT808: a host memset in a .cu-like file
     b"#include <cuda_runtime.h>\nvoid f(void* p) { memset(p, 0, 4); }\n",
+    # PT203: a pipeline header, a qualified pipeline call, a pipeline intrinsic
+    b"#include <cuda/pipeline>\nint x;\n",
+    b"__device__ void f(int* d, int* s) { cuda::memcpy_async(d, s, 4, bar); }\n",
+    b"__device__ void f() { __pipeline_commit(); }\n",
+    # PT204: a CUTLASS SM80 atom, an mma in asm
+    b"using Mma = SM80_16x8x16_F32F16F16F32_TN;\n",
+    b'__device__ void f() { asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16;"); }\n',
     # triggered, no finding possible: skipped by the prefilters
+    b"int pipeline_depth; // mma and memcpy_async in a comment\n",
     b"struct __thread_scope_system_tag {}; int thrust_system;\n",
     b"void f(void* p) { __builtin_memcpy(p, p, 0); cudaMemset(p, 0, 4); }\n",
     b"int sm90_count; // wgmma in a comment\nstruct barrier_like {}; int latch_count;\n",

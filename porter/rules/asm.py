@@ -18,11 +18,11 @@ from __future__ import annotations
 import re as _re
 from functools import lru_cache
 
-from ..analysis.asm import FAMILY_CODE, AsmSite  # noqa: F401  (FAMILY_CODE: documented here)
+from ..analysis.asm import FAMILY_CODE, AsmSite, may_have_sites  # noqa: F401  (FAMILY_CODE: documented here)
 from ..analysis.lazyre import re
 from ..analysis.lex import code_matches
 from ..findings import Applicability, Edit, Severity
-from .base import Rule
+from .base import Rule, any_ident
 from .registry import register
 
 #: Distinct opcode lists whose suggestion is remembered per process.
@@ -342,6 +342,7 @@ _CP_ASYNC_HEADERS = {
     "cooperative_groups/memcpy_async.h",
     "cuda/annotated_ptr",
 }
+_CP_ASYNC_HEADER_BYTES = tuple(sorted(h.encode() for h in _CP_ASYNC_HEADERS))
 
 
 @register
@@ -389,6 +390,16 @@ class PtxCpAsync(Rule):
     fix = Applicability.DISPLAY
     triggers = (b"cp.async", b"pipeline", b"memcpy_async", b"ptx::cp_async")
     family = "cp_async"
+
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is on an asm site, a pipeline intrinsic, a qualified pipeline name or
+        the path of a pipeline header: without one the file needs no parse for this rule."""
+        return (
+            may_have_sites(data)
+            or any_ident(_CP_ASYNC_IDS, idents)
+            or _CP_ASYNC_QUAL.search(data) is not None
+            or any(h in data for h in _CP_ASYNC_HEADER_BYTES)
+        )
 
     ADVICE = (
         "load through registers into `__shared__` memory and `__syncthreads()` "
@@ -480,6 +491,11 @@ class PtxMmaLdmatrix(Rule):
     fix = Applicability.DISPLAY
     triggers = (b"mma", b"ldmatrix", b"stmatrix", b"movmatrix", b"SM80_", b"SM75_", b"SM89_")
     family = "mma"
+
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is on an asm site or a CUTLASS SM80 atom identifier: without one the
+        file needs no parse for this rule."""
+        return may_have_sites(data) or any_ident(_CUTLASS_SM80, idents)
 
     def advice(self, ctx) -> str:
         cdna = [t.arch for t in ctx.options.targets if t.wave == 64 and t.arch != "gfx906"]
