@@ -48,7 +48,14 @@ CASES = [
     # PT204: a CUTLASS SM80 atom, an mma in asm
     b"using Mma = SM80_16x8x16_F32F16F16F32_TN;\n",
     b'__device__ void f() { asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16;"); }\n',
+    # PT209: __cluster_dims__, a cluster object's method, a cluster identifier
+    b"__global__ void __cluster_dims__(2, 1, 1) k() {}\n",
+    b"__global__ void k() { auto c = cg::this_cluster(); c.sync(); }\n",
+    b"__device__ void f(cg::cluster_group g) { g.sync(); }\n",
+    b"__device__ int* f(X x, int* p) { return x.map_shared_rank(p, 0); }\n",
+    b"void f() { cudaLaunchAttributeClusterDimension; }\n",
     # triggered, no finding possible: skipped by the prefilters
+    b"int cluster_count; // CLUSTER size\n",
     b"int pipeline_depth; // mma and memcpy_async in a comment\n",
     b"struct __thread_scope_system_tag {}; int thrust_system;\n",
     b"void f(void* p) { __builtin_memcpy(p, p, 0); cudaMemset(p, 0, 4); }\n",

@@ -393,6 +393,20 @@ class ThreadBlockCluster(Rule):
     fix = Applicability.NONE
     triggers = (b"cluster", b"Cluster", b"CLUSTER", b"mapa", b"getctarank")
     family = "cluster"
+
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is on an asm site, `__cluster_dims__`, a cluster identifier or a
+        method call on a cluster object (`map_shared_rank`, or a variable from `this_cluster()`
+        or typed `cluster_group`): without one the file needs no parse for this rule."""
+        return (
+            may_have_sites(data)
+            or b"__cluster_dims__" in data
+            or b"map_shared_rank" in data
+            or b"this_cluster" in data
+            or b"cluster_group" in data
+            or any_ident(_CLUSTER_IDS, idents)
+        )
+
     ADVICE = "exchange data through global memory (flags/atomics or a second kernel) instead"
 
     def check(self, ctx):
