@@ -349,3 +349,21 @@ def test_names_by_file_follows_unconditional_includes():
         b"#if CUDART_VERSION < 11000\n#include <c.h>\n#endif\n#endif\n"
     )
     assert unconditional_includes(text) == ("a.h", "c.h")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'/* old layout:\n#include "compat.h"\n*/\n',  # in a block comment
+        b'const char* s = R"(\n#include "compat.h"\n)";\n',  # in a raw string
+        b'#define INC \\\n#include "compat.h"\n',  # a macro body's continued line
+        b'// see \\\n#include "compat.h"\n',  # a spliced line comment
+    ],
+)
+def test_an_include_that_is_no_directive_does_not_bring_a_headers_names(text: bytes):
+    """The includes followed for project names are the directives the rewriter and the rules see
+    (includes.include_directives), not every line that looks like one."""
+    from porter.rewrite.project import unconditional_includes
+
+    assert unconditional_includes(text) == ()
+    assert unconditional_includes(text + b'#include "compat.h"\n') == ("compat.h",)

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..source import SourceFile
-from .includes import include_lines
+from .includes import include_directives
 from .shims import preproc_model
 
 
@@ -35,18 +35,15 @@ class FileScan:
 def unconditional_includes(data: bytes) -> tuple[str, ...]:
     """The paths of the `#include` directives every AMD build of the file reads (no `#if` around
     them but guards and tests taken on AMD: `cuda._shared_on_amd`), without their delimiters.
-    The #if model comes from the directives alone (no parse)."""
+    The #if model comes from the directives alone (no parse); an `#include` in a comment, a
+    literal or a macro body is none (`includes.include_directives`)."""
     from .cuda import _shared_on_amd
 
-    hits = include_lines(data)
+    hits = include_directives(data)  # the directives the rewriter and the rules see
     if not hits:
         return ()
     pp = preproc_model(SourceFile("", data), None)
-    return tuple(
-        m.group(1)[1:-1].decode("utf-8", "replace")
-        for m in hits
-        if _shared_on_amd(pp, data, m.start(1))
-    )
+    return tuple(d.path for d in hits if _shared_on_amd(pp, data, d.path_start))
 
 
 def names_by_file(files: Iterable[FileScan]) -> dict[str, frozenset[str]]:
