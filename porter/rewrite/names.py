@@ -422,13 +422,11 @@ def _one_transform(data: bytes, t: str, args: list) -> list[Edit] | None:
         i = int(m.group(1))
         if len(args) <= i or not is_null_literal(data, args[i]):
             return None
-        return [drop_argument(args, i)]
+        return drop_arguments(args, {i})
     if not args:
         return None
     if t == "drop_arg0":
-        a0 = args[0]
-        end = args[1].start_byte if len(args) > 1 else a0.end_byte
-        return [Edit(a0.start_byte, end, b"")]
+        return drop_arguments(args, {0})
     if t in ("symbol_arg0", "symbol_arg1"):
         i = 0 if t == "symbol_arg0" else 1
         if len(args) <= i:
@@ -454,16 +452,6 @@ def is_null_literal(data: bytes, arg) -> bool:
     """Is this argument a null pointer written as a literal: `0`, `NULL`, `nullptr`, possibly in
     parentheses or after a C cast (`(CUoccupancyB2DSize)0`)?"""
     return _NULL.fullmatch(data[arg.start_byte : arg.end_byte].strip()) is not None
-
-
-def drop_argument(args: list, i: int) -> Edit:
-    """The edit removing argument i with its separating comma."""
-    a = args[i]
-    if i + 1 < len(args):
-        return Edit(a.start_byte, args[i + 1].start_byte, b"")
-    if i > 0:
-        return Edit(args[i - 1].end_byte, a.end_byte, b"")
-    return Edit(a.start_byte, a.end_byte, b"")
 
 
 def refusal(data: bytes, row: Row, args: list, new: str) -> str | None:
