@@ -36,7 +36,6 @@ from .includes import (
     hip_complex_define,
     include_directives,
     include_edit_text,
-    include_lines,
     include_position,
     quoted_like,
 )
@@ -45,7 +44,6 @@ from .lex import (
     CUDA_LOOKING,
     QUALIFIED_SEP,
     WORD,
-    Directives,
     Scanner,
     Span,
     block_comment_spans,
@@ -119,9 +117,8 @@ _SCOPE_LOOKAHEAD = 16  # bytes after a name searched for its `::`
 _NO_TREE = {"opaque": "inside a macro body", "lexical": "in a region tree-sitter could not parse"}
 
 
-def _is_hip_include(raw: bytes) -> bool:
-    path = raw[1:-1].strip()
-    return path.startswith(b"hip/") or path == b"hip_runtime.h"
+def _is_hip_include(path: str) -> bool:
+    return path.startswith("hip/") or path == "hip_runtime.h"
 
 
 class Declarations(NamedTuple):
@@ -348,7 +345,7 @@ class CudaRewriter:
         idents = identifiers(data)
         res.idents = idents
         name_hits, qual_hits = self._candidates(data, idents)
-        include_hits = [m for m in include_lines(data) if self._relevant_include(m.group(1))]
+        include_hits = include_directives(data, self._relevant_include)
         device_hit = any(w in idents for w in _DEVICE_WORDS) or b"<<<" in data
         if not (name_hits or qual_hits or device_hit or include_hits):
             return res
@@ -359,7 +356,7 @@ class CudaRewriter:
         if (
             tree is None
             and not (name_hits or qual_hits or device_hit)
-            and not (amd and not all(_is_hip_include(m.group(1)) for m in include_hits))
+            and not (amd and not all(_is_hip_include(d.path) for d in include_hits))
         ):
             # only #include lines to decide, and no vendor switch to read (a file that names
             # AMD macros may put an include on the NVIDIA side: see `_vendor_nv`): every
@@ -777,18 +774,15 @@ class CudaRewriter:
         headers it includes after the port)."""
         cuda_includes = 0
         hip_headers: set[str] = set()
-        directives = Directives(data)
         seen: dict[str, int] = {}  # HIP include path -> end of the line that includes it
-        for m in hits:
-            if self._vendor_nv(m.start(1)):
+        for d in hits:  # the directives (includes.include_directives), as the rules see them
+            if self._vendor_nv(d.path_start):
                 continue
-            if not directives.starts_directive(data.index(b"#", m.start()), m.start()):
-                continue  # in a comment, a literal or a macro body (a continued line)
-            path_node = Span(m.start(1), m.end(1))
+            path_node = Span(*d.path_span)
             raw = data[path_node.start_byte : path_node.end_byte]
             if len(raw) < 2 or raw[:1] not in (b"<", b'"'):
                 continue
-            path = raw[1:-1].decode("utf-8", "replace").strip()
+            path = d.path
             if path.startswith("hip/") or path in ("hip_runtime.h",):
                 hip_headers.add(path)
                 cuda_includes += 1
@@ -854,8 +848,7 @@ class CudaRewriter:
         self.res.stats.launches += count
         return count
 
-    def _relevant_include(self, raw: bytes) -> bool:
-        path = raw[1:-1].decode("utf-8", "replace").strip()
+    def _relevant_include(self, path: str) -> bool:
         return (
             path.startswith("hip/")
             or self.index.lookup_header(path, None) is not None

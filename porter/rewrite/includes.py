@@ -4,7 +4,7 @@ which replaced lines became duplicates."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from ..findings import Edit
@@ -104,28 +104,43 @@ def quoted_like(raw: bytes, new: str) -> bytes:
 
 
 class IncludeDirective(NamedTuple):
+    """An `#include` directive of a file (the rewriter's and the rules' `ctx.includes`)."""
+
     start: int  # offset of the `#`
     end: int  # end of the path (after `>` or the closing quote)
     path: str  # the path without `<>`/quotes
     path_start: int  # offset of the path (`<` or the opening quote)
 
+    @property
+    def span(self) -> tuple[int, int]:
+        return self.start, self.end
 
-def include_directives(data: bytes) -> list[IncludeDirective]:
+    @property
+    def path_span(self) -> tuple[int, int]:
+        return self.path_start, self.end
+
+
+def include_directives(
+    data: bytes, keep: Callable[[str], bool] | None = None
+) -> list[IncludeDirective]:
     """Each `#include <path>` / `#include "path"` line of the file that is a directive, in order.
     Decided from the bytes as the preprocessor decides it (`lex.Directives`: splices, comments,
     string and raw-string literals, digit separators, header names), with the arguments the
     rewriter's `_includes` gives it: the rules (`ctx.includes`) and the rewriter see the same
     directives, whether or not the file was parsed. A computed include (`#include MACRO`) names
-    no path and is not listed."""
+    no path and is not listed. `keep`: only the paths it accepts are decided (the rewriter's
+    relevant ones: a file without one is not lexed)."""
     out: list[IncludeDirective] = []
     directives: Directives | None = None
     for m in include_lines(data):
+        path = m.group(1)[1:-1].decode("utf-8", "replace").strip()
+        if keep is not None and not keep(path):
+            continue
         if directives is None:
             directives = Directives(data)
         hash_pos = data.index(b"#", m.start())
         if not directives.starts_directive(hash_pos, m.start()):
             continue  # in a comment, a literal or a macro body (a continued line)
-        path = m.group(1)[1:-1].decode("utf-8", "replace").strip()
         out.append(IncludeDirective(hash_pos, m.end(1), path, m.start(1)))
     return out
 
