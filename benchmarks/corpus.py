@@ -29,7 +29,8 @@ Reported per package: CUDA files, files each tool changed, porter's converted, u
 unsupported references and findings by rule, the CUDA-looking identifiers left in the code of
 each tool's output (the same scan for both), and the translation units that compile after each.
 
-    python benchmarks/corpus.py                   # every package (about 20-30 min on 2 cores)
+    python benchmarks/corpus.py                   # the six default packages (20-30 min, 2 cores)
+    python benchmarks/corpus.py --only warp-lang --units  # a package outside the default run
     python benchmarks/corpus.py --quick           # torch-scatter only, about a minute
     python benchmarks/corpus.py --only cupy,pycuda --json corpus.json
     python benchmarks/corpus.py --fetch-only      # download and unpack, nothing else
@@ -73,6 +74,11 @@ class Package:
     roc: bool = False  # port with porter --roc / hipify-perl -roc
     defines: tuple[str, ...] = ()  # what the project's own AMD build defines (both tools)
     what: str = ""
+    sdist: str = ""  # the sdist's file name when it is not <name_with_underscores>-<version>
+    # environment pip's metadata step needs here (no nvcc, no CUDA_HOME): the package's own
+    # switch that skips its CUDA build (nothing is built: pip only reads the metadata)
+    fetch_env: tuple[tuple[str, str], ...] = ()
+    default: bool = True  # in a run without --only / --quick
 
 
 #: The corpus. Chosen for: real CUDA, an sdist whose metadata pip can prepare here without a CUDA
@@ -162,6 +168,70 @@ PACKAGES: tuple[Package, ...] = (
         what="ggml's CUDA backend (quantized matmul, flash attention); needs "
         "scikit-build-core installed for pip to prepare its metadata",
     ),
+    # Not in the default run (--only NAME): added by the accuracy sweep of real code porter had
+    # not seen. The PyTorch extensions among them have no unit that compiles without PyTorch's
+    # headers; they measure the rename (names left, converted, findings).
+    Package(
+        "torch-cluster",
+        "1.6.3",
+        "78d5a930a5bbd0d8788df8c6d66addd68d6dd292fe3edb401e3dacba26308152",
+        roots=("csrc",),
+        includes=("csrc",),
+        torch=True,
+        python=True,
+        default=False,
+        what="PyTorch extension: graph clustering, kNN/radius, random walks",
+    ),
+    Package(
+        "torch-sparse",
+        "0.6.18",
+        "2f14c510a6e93f404c6ea357210615b3c15a71731f9dbd86f25434e34fb5a741",
+        roots=("csrc",),
+        includes=("csrc",),
+        torch=True,
+        python=True,
+        default=False,
+        what="PyTorch extension: sparse matrix products, conversions, random walks",
+    ),
+    Package(
+        "mamba-ssm",
+        "2.3.2.post1",
+        "104cc47e9101e5401a675fa2b784f2952b9b037f3b1dd83b5ac544394e95d028",
+        roots=("csrc",),
+        includes=("csrc/selective_scan",),
+        torch=True,
+        python=True,
+        fetch_env=(("MAMBA_SKIP_CUDA_BUILD", "TRUE"),),  # its setup.py's switch
+        default=False,
+        what="PyTorch extension: selective scan with CUB block load/store/scan",
+    ),
+    Package(
+        "gsplat",
+        "1.5.3",
+        "343f080c470e891ba3c697c03bdf0952cb982d1d535fdc24adb23c2cb4fba906",
+        roots=("gsplat/cuda",),
+        includes=("gsplat/cuda/include", "gsplat/cuda/csrc/third_party/glm"),
+        exclude=("gsplat/cuda/csrc/third_party",),
+        torch=True,
+        python=True,
+        defines=("USE_ROCM",),  # its setup.py on a ROCm PyTorch
+        fetch_env=(("BUILD_NO_CUDA", "1"),),  # its setup.py's switch
+        default=False,
+        what="PyTorch extension: Gaussian splatting rasterization, cooperative groups",
+    ),
+    Package(
+        "warp-lang",
+        "0.8.0",
+        "713d2cc552cde1a6e739112c02cc11327d99715fa3d97fa9c2b382ff8be239aa",
+        roots=("warp/native",),
+        includes=("warp/native",),
+        sdist="warp-lang-0.8.0.tar.gz",
+        # warp/build.py's nvcc line without CUTLASS (no AMD build of its own)
+        defines=("NDEBUG", "WP_CUDA", "WP_ENABLE_CUDA=1", "WP_ENABLE_CUTLASS=0"),
+        default=False,
+        what="NVIDIA Warp's native runtime: BVH, hash grid, marching cubes, NanoVDB, CUB "
+        "scan/sort (no PyTorch)",
+    ),
 )
 QUICK = ("torch-scatter",)
 
@@ -209,7 +279,7 @@ def sha256(path: Path) -> str:
 
 
 def sdist_name(pkg: Package) -> str:
-    return f"{pkg.name.replace('-', '_')}-{pkg.version}.tar.gz"
+    return pkg.sdist or f"{pkg.name.replace('-', '_')}-{pkg.version}.tar.gz"
 
 
 def fetch(pkg: Package, cache: Path) -> Path:
@@ -237,7 +307,12 @@ def fetch(pkg: Package, cache: Path) -> Path:
             f"{pkg.name}=={pkg.version}",
         ]
         proc = subprocess.run(
-            cmd, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL
+            cmd,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, **dict(pkg.fetch_env)},
         )
         if proc.returncode != 0 or not archive.is_file():
             last = [ln for ln in proc.stderr.splitlines() if "rror" in ln][-1:]
@@ -699,7 +774,9 @@ def main(argv: list[str] | None = None) -> int:
         print_tables(old_res)
         return 0
 
-    chosen = list(PACKAGES)
+    chosen = [p for p in PACKAGES if p.default]
+    if args.only:
+        chosen = list(PACKAGES)
     if args.quick:
         chosen = [p for p in PACKAGES if p.name in QUICK]
     if args.only:
