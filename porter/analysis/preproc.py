@@ -18,6 +18,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..rewrite.lex import Directives
+
+_BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark: the compiler drops it from the file's start
+
 # -- macro worlds ------------------------------------------------------------------------------
 # Verified with clang-22 -x hip -dM -E (host and device passes, --offload-arch=gfx942): HIP-Clang
 # defines __HIP__, __HIPCC__, __clang__, __AMDGCN__ and, in the device pass, __HIP_DEVICE_COMPILE__,
@@ -359,19 +363,34 @@ def _not(a):
 
 
 # -- directive structure -----------------------------------------------------------------------
-# Found from the `#` (a literal prefix Python's re scans for quickly), then checked to start its
-# line: a `^`-anchored multi-line pattern is tried at every byte of the file.
-_DIRECTIVE = re.compile(rb"#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
+# Which `#` begin a directive, and where its name and its line end, is decided by
+# `porter.rewrite.lex.Directives` (translation phases 1-3: splices, comments, string, character
+# and raw-string literals, digit separators), the decider the rewriter's `#include`s use too.
+# The conditional directives' names; `_CANDIDATE` finds each `#` that may begin one: a `#` then
+# blanks and the start of such a name, or a splice or a comment that may hide one (`#i`
+# backslash-newline `f`, `# /* c */ if`). Found from the `#` (a literal prefix Python's re scans
+# for quickly), not with a `^`-anchored pattern tried at every byte.
+_CONDITIONAL = frozenset(
+    {b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", b"elifndef", b"else", b"endif"}
+)
+_CANDIDATE = re.compile(rb"#[ \t]*+(?:if|el|endif|[A-Za-z_]*+\\|/)")
 
 
-def _directives(data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:
-    """(start of the line, match) of each conditional directive: `#` first on its line after
-    spaces and tabs only (what `^[ \\t]*#` with re.MULTILINE matches)."""
-    for m in _DIRECTIVE.finditer(data):
+def _directives(data: bytes) -> Iterator[tuple[int, str, int, int]]:
+    """(start of the `#`'s physical line, directive name, offset after the name, offset after
+    its logical line) of each conditional directive of the file, in order."""
+    directives = Directives(data)
+    for m in _CANDIDATE.finditer(data):
         h = m.start()
         line = data.rfind(b"\n", 0, h) + 1
-        if not data[line:h].strip(b" \t"):
-            yield line, m
+        if h > line:
+            before = data[line:h] if line else data[:h].removeprefix(_BOM)
+            if before.strip(b" \t") and b"/" not in before:
+                continue  # a token precedes the `#` on its line (only a comment may)
+        name, name_end = directives.name_after(h)
+        if name not in _CONDITIONAL or not directives.starts_directive(h, line):
+            continue
+        yield line, name.decode(), name_end, directives.logical_end(name_end)
 
 
 @dataclass(eq=False)
@@ -405,21 +424,31 @@ class Branch:
         return _raw(self._src())
 
     def _src(self) -> str:
-        return self.text.decode("utf-8", "replace").replace("\\\n", " ").replace("\\\r\n", " ")
+        """The condition text with its splices removed (phase 2 joins the lines)."""
+        return self.text.decode("utf-8", "replace").replace("\\\r\n", "").replace("\\\n", "")
 
 
 def _branch_cond(kind: str, text: str) -> Cond | None:
     if kind == "else":
         return None
-    if kind in ("ifdef", "elifdef"):
-        return parse_cond(f"defined({text.strip().split()[0] if text.strip() else ''})")
-    if kind in ("ifndef", "elifndef"):
-        return parse_cond(f"!defined({text.strip().split()[0] if text.strip() else ''})")
+    if kind in ("ifdef", "elifdef", "ifndef", "elifndef"):
+        words = _uncomment(text).split()  # `#ifdef /* c */ X`: X
+        test = f"defined({words[0] if words else ''})"
+        return parse_cond(test if kind.endswith("ifdef") else "!" + test)
     return parse_cond(text)
 
 
+# a comment in a condition's text (its splices removed): a block comment may span lines
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+
+
+def _uncomment(text: str) -> str:
+    """The text with each comment a space (phase 3)."""
+    return _COMMENT.sub(" ", text) if "/" in text else text
+
+
 def _raw(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"/\*.*?\*/|//.*", "", text)).strip()
+    return re.sub(r"\s+", " ", _uncomment(text)).strip()
 
 
 @dataclass
@@ -441,20 +470,6 @@ class Group:
         return self.mentions(is_vendor_macro)
 
 
-def _logical_line_end(data: bytes, pos: int) -> int:
-    while True:
-        j = data.find(b"\n", pos)
-        if j < 0:
-            return len(data)
-        k = j - 1
-        if k >= 0 and data[k : k + 1] == b"\r":
-            k -= 1
-        if k >= 0 and data[k : k + 1] == b"\\":
-            pos = j + 1
-            continue
-        return j + 1
-
-
 class PPState:
     """Conditional-directive structure of one file."""
 
@@ -468,11 +483,7 @@ class PPState:
         self._memo: dict = {}
         self._nl: list[int] | None = None
         stack: list[Group] = []
-        for start, m in _directives(data):
-            if ctx.root is not None and ctx.in_comment_or_string(m.start(1), m.end(1)):
-                continue
-            kind = m.group(1).decode()
-            eol = _logical_line_end(data, m.end())
+        for start, kind, name_end, eol in _directives(data):
             if kind in ("if", "ifdef", "ifndef"):
                 g = Group(parent=self._innermost(stack, start))
                 stack.append(g)
@@ -488,10 +499,10 @@ class PPState:
                 continue
             b = Branch(
                 kind,
-                data[m.end() : eol],
+                data[name_end:eol],
                 start,
                 eol,
-                m.end(),
+                name_end,
                 eol,
                 end=len(data),
                 group=g,

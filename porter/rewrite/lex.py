@@ -220,6 +220,14 @@ _DIGITS = frozenset(b"0123456789")
 _HEADER_NAME_OPEN = re.compile(rb"[ \t]*#[ \t]*(?:include|include_next|import)[ \t]*[<\"][^>\"\n]*")
 
 
+_BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark: the compiler drops it from the file's start
+
+
+def _after_bom(data: bytes, line: int) -> int:
+    """Where the line starting at `line` starts after a byte order mark (the file's first)."""
+    return 3 if line == 0 and data.startswith(_BOM) else line
+
+
 def _spliced(data: bytes, nl: int) -> bool:
     """Does the line ending with the newline at `nl` end with a splice (backslash-newline)?"""
     k = nl - 1
@@ -276,6 +284,9 @@ def _digit_separator(data: bytes, i: int, floor: int, separator: int) -> bool:
 
 
 _BLANKS = re.compile(rb"[ \t]*")
+# a directive name right after its `#` and blanks, not followed by a backslash (a splice may
+# continue it): what most directives are; `Directives.name_after` reads the others
+_NAME_AFTER_HASH = re.compile(rb"[ \t]*+([A-Za-z_][A-Za-z0-9_]*+)(?!\\)")
 
 
 def comment_and_literal_spans(data: bytes, end: int) -> list[tuple[int, int]]:
@@ -351,35 +362,100 @@ class Directives:
         self._pos = pos
         return not self._closed
 
+    def spans(self) -> list[tuple[int, int]]:
+        """The file's comment and literal spans (`comment_and_literal_spans`), lexed once."""
+        if self._spans is None:
+            self._spans = comment_and_literal_spans(self.data, len(self.data))
+        return self._spans
+
     def starts_directive(self, hash_pos: int, line: int | None = None) -> bool:
-        """Does the `#` at `hash_pos`, preceded on its physical line (which starts at `line`,
-        when the caller knows it) by blanks only, begin a directive?"""
+        """Does the `#` at `hash_pos` (on a physical line which starts at `line`, when the
+        caller knows it) begin a directive? It does when nothing but blanks, splices and
+        comments precede it on its logical line (`/* c */ #if X` is one) and it is in no
+        comment or literal."""
         data = self.data
         if line is None:
             line = max(data.rfind(b"\n", 0, hash_pos), data.rfind(b"\r", 0, hash_pos)) + 1
         continued = line > 0 and data[line - 1] == 0x0A and _spliced(data, line - 1)
+        blank = not data[_after_bom(data, line) : hash_pos].strip(b" \t")
         may_comment = self._comment_may_hold(hash_pos)
-        if not continued and not (0 <= self._raw < hash_pos) and not may_comment:
+        if blank and not continued and not (0 <= self._raw < hash_pos) and not may_comment:
             return True
-        if self._spans is None:
-            self._spans = comment_and_literal_spans(data, len(data))
-        spans = self._spans
+        spans = self.spans()
         if in_spans(spans, hash_pos):
             return False
-        if not continued:
+        if blank and not continued:
             return True
-        # a continuation line: a directive only if nothing but blanks, splices and comments
-        # precede the `#` on its logical line
+        # a directive only if nothing but blanks, splices and comments precede the `#` on its
+        # logical line: back over spliced newlines and newlines inside comments (`/* a`
+        # newline `b */ #if X`), then blank the comments (not the literals: tokens)
         start = line
-        while start > 0 and _spliced(data, start - 1):
+        while start > 0 and (_spliced(data, start - 1) or in_spans(spans, start - 1)):
             start = data.rfind(b"\n", 0, start - 1) + 1
+        start = _after_bom(data, start)
         text = bytearray(data[start:hash_pos])
         first = max(0, bisect.bisect_right(spans, (start, -1)) - 1)
         for a, b in spans[first:]:
             if a >= hash_pos:
                 break
-            if b > start:
+            if b > start and data[a] == 0x2F:  # a comment (`/`), not a literal
                 text[max(a, start) - start : min(b, hash_pos) - start] = b" " * (
                     min(b, hash_pos) - max(a, start)
                 )
         return not _SPLICE.sub(b"", bytes(text)).strip()
+
+    def name_after(self, hash_pos: int) -> tuple[bytes, int]:
+        """(directive name, offset after it) of the directive whose `#` is at `hash_pos`: the
+        identifier after the `#` and any blanks, splices and comments, with splices inside it
+        removed (`#if` backslash-newline `def X` is `#ifdef X`). b"" when none follows."""
+        data = self.data
+        m = _NAME_AFTER_HASH.match(data, hash_pos + 1)
+        if m is not None:
+            return m.group(1), m.end()
+        i, n = hash_pos + 1, len(data)
+        while i < n:  # blanks, splices and comments before the name
+            s = _SPLICE.match(data, i)
+            if data[i] in b" \t":
+                i += 1
+            elif s is not None:
+                i = s.end()
+            elif data.startswith(b"/*", i):
+                j = data.find(b"*/", i + 2)
+                i = n if j < 0 else j + 2
+            else:
+                break
+        name = bytearray()
+        while i < n:
+            s = _SPLICE.match(data, i)
+            if s is not None:
+                i = s.end()
+            elif data[i] in _IDENT_BYTES and (name or data[i] not in _DIGITS):
+                name.append(data[i])
+                i += 1
+            else:
+                break
+        return bytes(name), i
+
+    def logical_end(self, pos: int) -> int:
+        """Offset after the newline that ends the logical line holding `pos` (the file's end
+        when none does): the first newline from `pos` on that is neither spliced nor inside a
+        comment (`#if A /* newline */ || B` is one line)."""
+        data = self.data
+        j = pos
+        while True:
+            j = data.find(b"\n", j)
+            if j < 0:
+                end = len(data)
+                break
+            if not _spliced(data, j):
+                end = j + 1
+                break
+            j += 1
+        q = data.rfind(b"/*", pos, end)
+        if q < 0 or data.find(b"*/", q + 2, end) >= 0:
+            return end  # every comment opened on the line closes on it
+        spans = self.spans()
+        j = data.find(b"\n", pos)
+        while j >= 0 and (_spliced(data, j) or in_spans(spans, j)):
+            j = data.find(b"\n", j + 1)
+        return len(data) if j < 0 else j + 1
