@@ -11,8 +11,12 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .exits import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from .engine import Job
 
 LATEST_ROCM = (7, 2)  # default target: the newest ROCm whose headers the compile proof has;
 # the tables also cover the releases of porter.mappings.model.CHECKED_ROCM (10.0 included)
@@ -817,7 +821,9 @@ def _project_prepass(
     source's SHA-256 by id(job), and takes what it reads of an unchanged file from the cache.
 
     The engine reads each file again: holding a whole tree's bytes until its worker takes them
-    would cost the tree's size in memory, and the second read is served by the OS's page cache."""
+    would cost the tree's size in memory, and the second read is served by the OS's page cache.
+    Which files include which (the unconditional includes, each from the file's #if model) is
+    read only in a project where some header defines names of its own: most define none."""
     import hashlib
 
     from .mappings.index import load_index
@@ -826,43 +832,49 @@ def _project_prepass(
 
     index = load_index()
     names: set[str] = set()
-    scans: list[FileScan] = []
+    provided: list[tuple[Job, frozenset[str]]] = []  # (job, project names), every source
     cache = None
     if digests is not None:
         from .cache import ResultCache
 
-        cache = ResultCache({"project_prepass": 3})
+        cache = ResultCache({"project_prepass": 4})
 
-    def scan(j, data: bytes) -> tuple[set[str], frozenset[str], tuple[str, ...]]:
-        return (
-            shim_names(data),
-            project_names(j.entry.rel, data, index),
-            unconditional_includes(data),
-        )
+    def read(j) -> bytes | None:
+        try:
+            if res.max_file_size and j.entry.path.stat().st_size > res.max_file_size:
+                return None  # not read: the engine copies it unchanged
+            return j.entry.path.read_bytes()
+        except OSError:
+            return None
+
+    def cached(j, data: bytes, kind: str, compute):
+        """`compute(data)`, through the check's cache when there is one."""
+        if cache is None:
+            return compute(data)
+        assert digests is not None  # the cache is the cached check's
+        digest = digests.get(id(j))
+        if digest is None:
+            digest = hashlib.sha256(data).digest()
+            digests[id(j)] = digest
+        key = cache.key("", kind, False, digest)
+        found = cache.get(key)
+        if found is None:
+            found = compute(data)
+            cache.put(key, found)
+        return found
+
+    def scan(j, data: bytes) -> tuple[set[str], frozenset[str]]:
+        return shim_names(data), project_names(j.entry.rel, data, index)
 
     def sources():
         for j in jobs:
             if j.entry.kind == "cuda":
-                try:
-                    if res.max_file_size and j.entry.path.stat().st_size > res.max_file_size:
-                        continue  # not read: the engine copies it unchanged
-                    data = j.entry.path.read_bytes()
-                except OSError:
+                data = read(j)
+                if data is None:
                     continue
-                if cache is not None:
-                    digest = hashlib.sha256(data).digest()
-                    digests[id(j)] = digest
-                    key = cache.key("", "prepass", False, digest)
-                    found = cache.get(key)
-                    if found is None:
-                        found = scan(j, data)
-                        cache.put(key, found)
-                else:
-                    found = scan(j, data)
+                found = cached(j, data, "prepass", lambda d, j=j: scan(j, d))
                 names.update(found[0])
-                scans.append(
-                    FileScan(j.entry.rel, os.path.abspath(j.entry.path), found[1], found[2])
-                )
+                provided.append((j, found[1]))
                 yield data
 
     areas: frozenset = frozenset()
@@ -885,7 +897,17 @@ def _project_prepass(
         for _ in sources():
             pass
     shims = frozenset(n for n in names if n in index.by_name or n in index.qualified)
-    return shims, tuple(sorted(names_by_file(scans).items())), areas
+    seen: dict[str, frozenset[str]] = {}
+    if any(n for _, n in provided):
+        # some header defines the project's own names: which files include it (a second read
+        # of each source, only in such projects; most define none, and skip the #if models)
+        scans: list[FileScan] = []
+        for j, own in provided:
+            data = read(j)
+            incs = () if data is None else cached(j, data, "includes", unconditional_includes)
+            scans.append(FileScan(j.entry.rel, os.path.abspath(j.entry.path), own, incs))
+        seen = names_by_file(scans)
+    return shims, tuple(sorted(seen.items())), areas
 
 
 def _display(input_path: Path, rel: str, root) -> str:

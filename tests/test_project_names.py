@@ -194,6 +194,33 @@ def test_files_without_definition_sites_are_not_parsed(monkeypatch):
     assert project_names("k.cu", KERNEL.encode(), idx) == frozenset()
 
 
+def test_include_models_only_where_a_header_defines_names(compat: Path, tmp_path, monkeypatch):
+    """The pre-pass reads which files include which (each file's #if model) only in a project
+    where some header defines table names: in one where none does, no model is built, and the
+    port is the same."""
+    from porter.rewrite import project
+
+    calls = []
+    real = project.unconditional_includes
+
+    def counted(data: bytes):
+        calls.append(data)
+        return real(data)
+
+    monkeypatch.setattr(project, "unconditional_includes", counted)
+    _port_json(compat, tmp_path / "with")
+    assert len(calls) >= 2  # compat.h defines names: every source's includes are read
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "k.cu").write_text(KERNEL.replace('#include "compat.h"', '#include "util.h"'))
+    (plain / "util.h").write_text("#pragma once\n#include <cuda_runtime.h>\n")
+    calls.clear()
+    report = _port_json(plain, tmp_path / "out")
+    assert calls == []
+    assert report["summary"]["api"]["converted"] > 0
+    assert "hipStream_t" in (tmp_path / "out" / "k.cu").read_text()
+
+
 def test_a_compat_headers_names_stay_in_every_file(compat: Path, tmp_path: Path):
     report = _port_json(compat, tmp_path / "out")
     out = tmp_path / "out"
