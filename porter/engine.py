@@ -62,6 +62,9 @@ class FileResult:
 
 #: Distinct identifiers TriggerIndex remembers per process (a few MB at most).
 _TRIGGER_CACHE_MAX = 100_000
+#: TriggerIndex looks up the triggers that may start at each position of an identifier by
+#: their first this many bytes.
+_GRAM = 3
 
 
 class TriggerIndex:
@@ -81,6 +84,14 @@ class TriggerIndex:
         # trigger is absent without a scan of the whole file
         self._runs = {t: tuple(self._IDENTLIKE.findall(t)) for t in self.text_triggers}
         self._match = sorted(set(self.ident_triggers).union(*self._runs.values()))
+        # the triggers to match in each new identifier, by their first _GRAM bytes (a look-up
+        # at each position of the identifier instead of a scan for each trigger; the shorter
+        # ones are looked for as they are)
+        self._short = [t for t in self._match if len(t) < _GRAM]
+        self._by_gram: dict[bytes, list[bytes]] = {}
+        for t in self._match:
+            if len(t) >= _GRAM:
+                self._by_gram.setdefault(t[:_GRAM], []).append(t)
         # identifier -> the identifier-like triggers it contains, for those that contain one;
         # `_seen` holds every identifier matched so far: a tree's files share most of their
         # identifiers, so each distinct one is matched once
@@ -105,14 +116,16 @@ class TriggerIndex:
                 self._by_ident.clear()
                 self._hitters.clear()
             self._seen |= new
-            joined = b"\n".join(new)
-            hits = [t for t in self._match if t in joined]
-            if hits:
-                for i in new:
-                    found = frozenset(t for t in hits if t in i)
-                    if found:
-                        self._by_ident[i] = found
-                        self._hitters.add(i)
+            by_gram, short = self._by_gram, self._short
+            for i in new:
+                found = [t for t in short if t in i]
+                for p in range(len(i) - _GRAM + 1):
+                    candidates = by_gram.get(i[p : p + _GRAM])
+                    if candidates is not None:
+                        found += [t for t in candidates if i.startswith(t, p)]
+                if found:
+                    self._by_ident[i] = frozenset(found)
+                    self._hitters.add(i)
         present: set[bytes] = set()
         known = self._by_ident
         for i in idents & self._hitters:
