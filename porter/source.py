@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 CUDA_EXTS = frozenset(
     {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".cuinl", ".hip"}
@@ -20,13 +21,11 @@ class SourceFile:
     @property
     def line_starts(self) -> list[int]:
         if self._lines is None:
-            starts = [0]
-            find = self.data.find
-            i = find(b"\n")
-            while i >= 0:
-                starts.append(i + 1)
-                i = find(b"\n", i + 1)
-            self._lines = starts
+            # 0, then one past each newline: the running sum of the lines' lengths (split and
+            # accumulate run in C; a find per line cost ~0.1 s over CCCL's 450,000 lines)
+            lines = self.data.split(b"\n")
+            lines.pop()
+            self._lines = list(accumulate([len(line) + 1 for line in lines], initial=0))
         return self._lines
 
     def position(self, offset: int) -> tuple[int, int]:
