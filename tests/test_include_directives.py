@@ -304,10 +304,16 @@ SYNTAX_ERROR = b"int a = (1 + ;\n"
         # only include lines of CUDA text: ported without a parse, so no PT003
         (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR, False),
         (b'#include "cuda_fp16.h"\n' + SYNTAX_ERROR + b"#include <vector>\n", False),
-        # a CUDA name or device code: parsed, so the region is reported
+        # a CUDA name: parsed, so the region is reported
         (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR + b"cudaStream_t s;\n", True),
         (SYNTAX_ERROR + b"void f() { cudaDeviceSynchronize(); }\n", True),
-        (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR + b"__global__ void k() {}\n", True),
+        # device code and qualified names only (CudaRewriter._lexical): decided from the bytes
+        (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR + b"__global__ void k() {}\n", False),
+        (b"#include <thrust/sort.h>\n" + SYNTAX_ERROR + b"auto p = thrust::cuda::par;\n", False),
+        # ... unless hip_runtime.h must be added: where goes by the tree
+        (SYNTAX_ERROR + b"__global__ void k() {}\n", True),
+        # a kernel launch is read from the tree
+        (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR + b"void h() { k<<<1, 1>>>(); }\n", True),
         # an identifier naming AMD/HIP: a possible vendor switch, read from the tree
         (CUDA_INCLUDE + b"\n#ifdef __HIP_PLATFORM_AMD__\n#endif\n" + SYNTAX_ERROR, True),
         # no CUDA text at all
@@ -319,5 +325,57 @@ def test_pt003_only_for_parsed_files(text, reported):
         r = process_one("m" + suffix, text, EngineOptions())
         assert any(f.code == "PT003" for f in r.findings) is reported, suffix
         assert r.new_data is not None
-        if CUDA_INCLUDE in text:
-            assert b"<hip/hip_runtime.h>" in r.new_data  # the include-only file is still ported
+        if CUDA_INCLUDE in text or b"__global__" in text:
+            assert b"<hip/hip_runtime.h>" in r.new_data  # the unparsed file is still ported
+
+
+# -- files decided without a tree (CudaRewriter._lexical) ----------------------------------------
+QUALIFIED = b"thrust::cuda::par"
+LEXICAL_CASES = [
+    b"auto p = " + QUALIFIED + b";\n",
+    b"// " + QUALIFIED + b"\nint x;\n",
+    b"/* " + QUALIFIED + b"\n */ int x;\n",
+    b'const char* s = "' + QUALIFIED + b'";\n',
+    b'const char* s = R"x(' + QUALIFIED + b')x";\n',
+    b'const char* s = R"x(\n)" ' + QUALIFIED + b' \n)x"; auto q = ' + QUALIFIED + b";\n",
+    b"#define P " + QUALIFIED + b"\n",
+    b'#define S "' + QUALIFIED + b'"\n',
+    b"// a comment \\\n " + QUALIFIED + b"\nauto q = " + QUALIFIED + b";\n",
+    b"int n = 1'000; auto p = " + QUALIFIED + b"; char c = '\\'';\n",
+    b"char c = '\"'; auto p = " + QUALIFIED + b'; // "\n',
+    b"#if 0\nit's " + QUALIFIED + b"\n#endif\nauto q = " + QUALIFIED + b";\n",
+    b"namespace tc = thrust::cuda;\nauto p = tc::par;\n",
+    b"namespace /* x */ tc = thrust::cuda_cub;\n",
+    b"auto p = thrust :: cuda :: par;\n",
+    b"auto a = cuda::std::atomic<int>{};\n",
+    b"__device__ int f();\n",
+    b"// __device__\nint f();\n",
+    b'const char* s = "__global__";\n',
+    b"#define D __device__\n",
+    b"/* __shared__ */ int threadIdx_x;\n",
+    b"int a = (1 + ;\nauto p = " + QUALIFIED + b";\n__device__ int g();\n",
+]
+LEXICAL_HEADERS = (b"", b"#include <thrust/sort.h>\n", b"#include <hip/hip_runtime.h>\n")
+
+
+def test_files_without_names_are_decided_as_the_tree_decides_them():
+    """A file whose only CUDA text is qualified names, device code and includes is ported from
+    its bytes alone: the same edits, findings (but PT003), counts and declared names as from
+    its tree, with qualified names and device keywords in comments, literals (raw strings,
+    character literals, digit separators), macro bodies and `#if 0` blocks."""
+    rw = CudaRewriter(load_index(), PortOptions())
+    lexical, faults = 0, []
+    for i, case in enumerate(LEXICAL_CASES):
+        for head in LEXICAL_HEADERS:
+            for suffix in (".cu", ".h"):
+                data = head + case
+                fast = rw.run(SourceFile(f"m{i}{suffix}", data))
+                tree = rw.run(SourceFile(f"m{i}{suffix}", data), P.parse(data))
+                want = _result(tree)
+                if fast.tree is None:
+                    lexical += 1
+                    want = (want[0], [f for f in want[1] if f[0] != "PT003"], *want[2:])
+                if _result(fast) != want:
+                    faults.append((suffix, data))
+    assert not faults, faults[:5]
+    assert lexical >= len(LEXICAL_CASES) * 2, "the lexical path was not taken"

@@ -13,6 +13,7 @@ a name sits, declarations, call transforms), `includes`, `launch`, `roc` (--roc 
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from .lex import (
     Scanner,
     Span,
     block_comment_spans,
+    comment_and_literal_spans,
     cuda_looking,
     find_word,
     identifiers,
@@ -112,9 +114,33 @@ _DEVICE_WORDS = (
     b"blockIdx",
     b"__syncthreads",
 )
+# `namespace` then `=` in one declaration (`namespace cg = cooperative_groups;`, with comments
+# or line breaks between): a namespace alias, which the rewriter reads from the tree
+_ALIAS_LIKE = re.compile(rb"\bnamespace\b[^;{}]*=")
 _MAX_REGIONS_SHOWN = 5
 _SCOPE_LOOKAHEAD = 16  # bytes after a name searched for its `::`
 _NO_TREE = {"opaque": "inside a macro body", "lexical": "in a region tree-sitter could not parse"}
+
+
+class LexicalContexts:
+    """`Contexts` for a file porter does not parse (`CudaRewriter._lexical`): ("comment" |
+    "string" | "code", None) of a byte range, from the comments and literals as the
+    preprocessor lexes them (`lex.comment_and_literal_spans`: splices, raw strings, digit
+    separators, header names), found once, on first use."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self._starts: list[int] | None = None
+        self._spans: list[tuple[int, int]] = []
+
+    def at(self, start: int, end: int) -> tuple[str, None]:
+        if self._starts is None:
+            self._spans = comment_and_literal_spans(self.data, len(self.data))
+            self._starts = [a for a, _ in self._spans]
+        k = bisect.bisect_right(self._starts, start) - 1
+        if k >= 0 and start < self._spans[k][1]:
+            return ("comment" if self.data[self._starts[k]] == 0x2F else "string"), None  # /
+        return "code", None
 
 
 def _is_hip_include(path: str) -> bool:
@@ -335,6 +361,7 @@ class CudaRewriter:
         self._project_names: dict[str, frozenset] = dict(options.project_names)
         self._fallbacks: set[int] = set()
         self._deleted: list[tuple[int, int]] = []
+        self._ctx: Contexts | LexicalContexts  # per file: see run
         v = options.rocm_version
         self.version_text = ".".join(map(str, v))
 
@@ -365,6 +392,13 @@ class CudaRewriter:
             cuda_includes, _ = self._includes(data, include_hits)
             res.uses_cuda = cuda_includes > 0
             return res
+        if tree is None and self._lexical(data, name_hits, idents, amd):
+            if self._run_lexical(data, include_hits, qual_hits):
+                return res
+            # a #include <hip/hip_runtime.h> to add: where goes by the tree (include_position),
+            # and so does the rest of the file, as if the lexical pass had not run
+            res = self.res = RewriteResult(EditSet(), [], Stats(), set())
+            res.idents = idents
         if tree is None:
             tree = P.parse(data)
         res.tree = tree
@@ -389,6 +423,36 @@ class CudaRewriter:
         if root.has_error:
             self._report_errors(src, root)
         return res
+
+    def _lexical(self, data: bytes, name_hits: list, idents: set[bytes], amd: bool) -> bool:
+        """Can every decision about this file come from its bytes? Yes when it has no table or
+        CUDA-looking identifier (whose decisions read the tree: declarations, members, calls),
+        no kernel launch, no vendor switch, and no namespace alias (`namespace X = ...`): what is
+        left to decide are its #include lines, its qualified names (`cub::`, `thrust::`), which
+        are rewritten in code and kept in comments and strings, and whether it has device code,
+        all of which the preprocessor's own lexing decides (`LexicalContexts`). CUDA C++ header
+        libraries are mostly such files; a file porter does not parse gets no PT003."""
+        if name_hits or amd or b"<<<" in data:
+            return False
+        return b"namespace" not in idents or _ALIAS_LIKE.search(data) is None
+
+    def _run_lexical(self, data: bytes, include_hits, qual_hits) -> bool:
+        """Rewrite the file without its tree (see `_lexical`). False when hip_runtime.h must be
+        added: the caller then ports the file from its tree (nothing is kept of this pass)."""
+        self._ctx = LexicalContexts(data)
+        self._implicit_use = False
+        self._own, self._fallbacks, self._deleted = set(), set(), []
+        cuda_includes, hip_headers = self._includes(data, include_hits)
+        for m, key, skip in qual_hits:
+            self._qualified(data, m, key, skip)
+        uses_device = self._has_device_code(data)
+        if self._runtime_include_missing(uses_device, hip_headers):
+            return False
+        res = self.res
+        res.uses_cuda = bool(
+            res.stats.converted or res.stats.unsupported or cuda_includes or uses_device
+        )
+        return True
 
     def _candidates(self, data: bytes, idents: set[bytes]) -> tuple[list, list]:
         """(offset, name) of every table or CUDA-looking identifier token, and the qualified
@@ -416,18 +480,20 @@ class CudaRewriter:
         is (or becomes) that header. A dual-vendor file (it tests AMD/HIP macros) or a project
         with its own shim layer includes the right runtime itself: adding hip_runtime.h would
         break its CUDA build."""
-        if not self.opts.add_runtime_include or self._pp is not None or self.opts.shims:
-            return
-        if uses_device:
-            has = HIP_RUNTIME in hip_headers
-        elif self._implicit_use and self.src.path.lower().endswith(CUDA_SOURCE_SUFFIXES):
-            has = bool(hip_headers & RUNTIME_API_HEADERS)
-        else:
-            return
-        if not has:
+        if self._runtime_include_missing(uses_device, hip_headers):
             pos = include_position(data, root)
             if self.res.edits.add_group([Edit(pos, pos, include_edit_text(data, pos))]):
                 self.res.stats.includes_added += 1
+
+    def _runtime_include_missing(self, uses_device: bool, hip_headers: set[str]) -> bool:
+        """Does the port need `#include <hip/hip_runtime.h>` added (see _add_runtime_include)?"""
+        if not self.opts.add_runtime_include or self._pp is not None or self.opts.shims:
+            return False
+        if uses_device:
+            return HIP_RUNTIME not in hip_headers
+        if self._implicit_use and self.src.path.lower().endswith(CUDA_SOURCE_SUFFIXES):
+            return not hip_headers & RUNTIME_API_HEADERS
+        return False
 
     def _report_errors(self, src: SourceFile, root) -> None:
         """One PT003 finding per file, naming the first regions tree-sitter could not parse."""
@@ -592,6 +658,7 @@ class CudaRewriter:
         names = {n for n in names if not config_macro(self.index.by_name.get(n.decode()))}
         if not names:
             return set(), set()
+        assert isinstance(self._ctx, Contexts)  # a file with names is parsed (see _lexical)
         found = declarations(self.src, self._ctx, names, self._pp)
         own = found.own
         shared = self._project_names.get(self.src.path)
