@@ -201,6 +201,9 @@ class PyFacts:
             return None, None
         if isinstance(expr, ast.Call):
             name = dotted(expr.func) or ""
+            if name == "bool" and len(expr.args) == 1 and not expr.keywords:
+                # `HIP_BUILD = bool(torch.version.hip)` (mamba-ssm's setup.py): the same test
+                return self.test_vendor(expr.args[0])
             last = name.rsplit(".", 1)[-1]
             if _AMD_FN.match(last):
                 return AMD, NVIDIA
