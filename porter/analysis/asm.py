@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from ..parse.cuda import COMMENT_TYPES, STRING_TYPES
 from .lazyre import re
 from .lex import lex_code_spans
 
@@ -96,6 +97,7 @@ _ASM_KW = re.compile(
     rb"|inline|goto))*(?:\s|\\\r?\n)*\("
 )
 _PTX_NS = re.compile(rb"ptx(\s*::\s*)([A-Za-z_]\w*)")
+_NOT_CODE = COMMENT_TYPES | STRING_TYPES  # what ctx.in_comment_or_string looks for
 _WORDCH = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
 
 
@@ -136,12 +138,14 @@ class AsmSite:
 #: Distinct dotted opcode suffixes classify remembers per process.
 _SUFFIX_CACHE = 4096
 
-_ASM_TOKEN = re.compile(rb'"(?:\\.|[^"\\])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[():]|[A-Za-z_]\w*', re.S)
+_ASM_TOKEN = re.compile(
+    rb'"[^"\\]*(?:\\.[^"\\]*)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[():]|[A-Za-z_]\w*', re.S
+)
 
 
 # After the template (the first `:` at depth 1) only strings, comments and parentheses matter:
 # the operands' names and colons are skipped by the regex engine, not one token at a time.
-_ASM_REST = re.compile(rb'"(?:\\.|[^"\\])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[()]', re.S)
+_ASM_REST = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[()]', re.S)
 
 
 def _scan_parens(
@@ -173,13 +177,29 @@ def _scan_parens(
     return depth, -1
 
 
-def _lex_asm(data: bytes, pos: int, limit: int) -> tuple[str, int]:
-    """From the `(` after `asm`: (template text, end offset after the matching `)`)."""
+# The common template: string literals separated by white space, then the `:` or `)` that ends
+# it. Matched at once, it gives what `_scan_parens` gives for it (the bodies of the strings), with
+# no Python step per token; anything else in the template (a macro name, a comment, a line
+# continuation) makes it fail, and the tokens are read one at a time.
+# (`[^"\\]*(?:\\.[^"\\]*)*` is `(?:\\.|[^"\\])*` with a run of plain bytes read in one step)
+_TEMPLATE_STRINGS = re.compile(rb'\s*((?:"[^"\\]*(?:\\.[^"\\]*)*"\s*)*)([:)])', re.S)
+_STRING_BODY = re.compile(rb'"([^"\\]*(?:\\.[^"\\]*)*)"', re.S)
+
+
+def _lex_asm(data: bytes, pos: int, limit: int, need_end: bool = True) -> tuple[str, int]:
+    """From the `(` after `asm`: (template text, end offset after the matching `)`). Without
+    `need_end` (the caller knows the end: the tree's asm node) the operands are not read and the
+    offset returned is the template's end."""
     assert data[pos : pos + 1] == b"("
-    parts: list[str] = []
     n = min(limit, len(data))
-    depth, at = _scan_parens(_ASM_TOKEN.finditer(data, pos + 1, n), 1, parts)
-    if depth and at >= 0:  # stopped at the template's `:`: skip the operands
+    m = _TEMPLATE_STRINGS.match(data, pos + 1, n)
+    if m is not None:
+        parts = [b.decode("utf-8", "replace") for b in _STRING_BODY.findall(m.group(1))]
+        depth, at = (0 if m.group(2) == b")" else 1), m.end()
+    else:
+        parts = []
+        depth, at = _scan_parens(_ASM_TOKEN.finditer(data, pos + 1, n), 1, parts)
+    if depth and at >= 0 and need_end:  # stopped at the template's `:`: skip the operands
         _, at = _scan_parens(_ASM_REST.finditer(data, at, n), depth, None)
     text = "".join(parts).replace("\\n", " ").replace("\\t", " ").replace("\\\n", " ")
     return text, at if at >= 0 else n
@@ -203,19 +223,51 @@ def classify(site: AsmSite) -> None:
 _TEMPLATE_CACHE = 4096
 
 
+# family -> substrings one of which every match of its FAMILIES pattern contains: a template
+# holding none of them is not searched with the pattern (most templates are of no family)
+FAMILY_HINTS = {
+    "tma": ("cp.", "tensormap", "prefetch.tensor"),
+    "hopper": ("wgmma.", "tcgen05.", "setmaxnreg.", "elect.sync", "fence.proxy.async"),
+    "cluster": ("cluster", "mapa.", "getctarank.", "st.async", "red.async"),
+    "pdl": ("griddepcontrol",),
+    "mbarrier": ("mbarrier.",),
+    "cp_async": ("cp.async.",),
+    "mma": ("mma.", "matrix."),
+}
+
+
+@lru_cache(maxsize=1)
+def _matchers():
+    """The compiled patterns' methods classify calls per template, looked up once (each look-up
+    through the lazily compiled pattern costs a Python call)."""
+    families = tuple((fam, FAMILY_HINTS[fam], rx.search) for fam, rx in FAMILIES)
+    return (
+        _DOTTED.finditer,
+        _EXIT_ONLY.match,
+        _SPECIAL.finditer,
+        _REG_DECL.search,
+        _DEBUG_ONLY.match,
+        families,
+    )
+
+
 @lru_cache(maxsize=_TEMPLATE_CACHE)
 def _classify(t: str) -> tuple[tuple[str, ...], tuple[str, ...], bool, str | None]:
-    ops = [m.group(1) + m.group(2) for m in _DOTTED.finditer(t) if _ptx_suffixes(m.group(2))]
-    if _EXIT_ONLY.match(t):
+    dotted, exit_only, special_regs, reg_decl, debug_only, families = _matchers()
+    ops = [m.group(1) + m.group(2) for m in dotted(t) if _ptx_suffixes(m.group(2))]
+    if exit_only(t):
         ops = ["exit"]
-    special = [m.group(1) for m in _SPECIAL.finditer(t)]
-    ptx = bool(ops or special or _REG_DECL.search(t))
-    if not ptx or _DEBUG_ONLY.match(t):
+    special = [m.group(1) for m in special_regs(t)]
+    ptx = bool(ops or special or reg_decl(t))
+    if not ptx or debug_only(t):
         # not PTX, or `trap;`/`brkpt;` (the debug-intrinsics rule)
         return tuple(ops), tuple(special), ptx, None
-    for fam, rx in FAMILIES:
-        if rx.search(t):
-            return tuple(ops), tuple(special), ptx, fam
+    for fam, hints, search in families:
+        for h in hints:
+            if h in t:
+                if search(t):
+                    return tuple(ops), tuple(special), ptx, fam
+                break
     return tuple(ops), tuple(special), ptx, "special" if special else "generic"
 
 
@@ -261,7 +313,15 @@ def find_asm_sites(ctx) -> list[AsmSite]:
         node = root.descendant_for_byte_range(kw0, kw1)
         if node is None:
             continue
-        if ctx.in_comment_or_string(kw0, kw1):
+        # one walk up from the keyword: in a comment or string (not a site), or its
+        # gnu_asm_expression (no comment or string holds one: the walk ends there)
+        asm_node = node
+        while asm_node is not None:
+            t = asm_node.type
+            if t == "gnu_asm_expression" or t in _NOT_CODE:
+                break
+            asm_node = asm_node.parent
+        if asm_node is not None and asm_node.type in _NOT_CODE:
             continue
         in_macro = False
         # a #define body is one token (the grammar's preproc_arg has no children): the keyword
@@ -278,14 +338,13 @@ def find_asm_sites(ctx) -> list[AsmSite]:
             if any(a <= rel < b for a, b in spans):
                 continue
             limit = p.end_byte
-        asm_node = node
-        while asm_node is not None and asm_node.type != "gnu_asm_expression":
-            asm_node = asm_node.parent
         if asm_node is not None and asm_node.start_byte != kw0:
             asm_node = None
-        template, end = _lex_asm(data, m.end() - 1, limit)
-        if asm_node is not None:
+        if asm_node is not None:  # the tree has its end: only the template is read
+            template = _lex_asm(data, m.end() - 1, limit, need_end=False)[0]
             end = asm_node.end_byte
+        else:
+            template, end = _lex_asm(data, m.end() - 1, limit)
         site = AsmSite(kw0, end, template, asm_node, in_macro)
         classify(site)
         out.append(site)
