@@ -61,6 +61,12 @@ CASES = [
     b"void f(void* p) { __builtin_memcpy(p, p, 0); cudaMemset(p, 0, 4); }\n",
     b"int sm90_count; // wgmma in a comment\nstruct barrier_like {}; int latch_count;\n",
     b"int TMA_enabled; int tma_size; void* tensormap_ptr;\n",
+    # PT705: `long double` in a file with no __device__/__global__ function
+    b"long double host_sum(long double a, long double b) { return a + b; }\n",
+    # PT401: a big __shared__ array in a file with no kernel (only a kernel is reported)
+    b"__device__ void f() { __shared__ float s[65536]; s[0] = 0; }\n",
+    # PT101: thread indices and `uint32_t`, but no literal 31, 32, 5 or 64
+    b"__device__ void f(uint32_t* o) { int tid = threadIdx.x; o[tid & 15] = tid / 16; }\n",
 ]
 
 

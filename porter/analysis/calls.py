@@ -9,6 +9,7 @@ member, args) in document order.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -72,22 +73,45 @@ class Call:
         return self.node.child_by_field_name("function")
 
 
+#: A plain identifier: a callee named so is one of the file's identifier tokens (ctx.idents).
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 class CallIndex:
-    """All call_expressions of one file, indexed by name once."""
+    """All call_expressions of one file, indexed by name on first need: asked only for names
+    none of which is an identifier token of the file, it answers without the tree."""
 
     def __init__(self, ctx):
         self._ctx = ctx
-        self._by: dict[str, list[Call]] = {}
-        for c in ctx.nodes("call_expression"):
-            node, member = callee(c)
-            if node is None:
-                continue
-            name = ctx.text(node)
-            self._by.setdefault(name, []).append(Call(name, c, node, member))
+        self._index: dict[str, list[Call]] | None = None
+
+    @property
+    def _by(self) -> dict[str, list[Call]]:
+        if self._index is None:
+            ctx = self._ctx
+            by: dict[str, list[Call]] = {}
+            for c in ctx.nodes("call_expression"):
+                node, member = callee(c)
+                if node is None:
+                    continue
+                name = ctx.text(node)
+                by.setdefault(name, []).append(Call(name, c, node, member))
+            self._index = by
+        return self._index
 
     def names(self) -> frozenset[str]:
         """Every callee name of the file."""
         return frozenset(self._by)
+
+    def may_call(self, names: Iterable[str]) -> bool:
+        """False when no call of the file can have one of these names: a callee's name node is
+        an identifier token of the file's bytes (`ctx.idents`), so a plain name missing from
+        them is called nowhere. (A name of other characters counts as present.)"""
+        idents = self._ctx.idents
+        for n in names:
+            if n.encode() in idents or not _PLAIN_NAME.fullmatch(n):
+                return True
+        return False
 
     def named(
         self, names: Iterable[str], *, members: bool = False, forwarding: bool = True
@@ -97,7 +121,11 @@ class CallIndex:
         name (an overload wrapper `f(T** p) { return f((void**)p); }` forwarding to the API)."""
         if isinstance(names, str):
             names = (names,)
-        out = [c for n in set(names) for c in self._by.get(n, ()) if members or not c.member]
+        names = set(names)
+        if self._index is None and not self.may_call(names):
+            return []
+        by = self._by
+        out = [c for n in names for c in by.get(n, ()) if members or not c.member]
         if not forwarding:
             out = [c for c in out if not self.is_forwarding(c)]
         out.sort(key=lambda c: c.node.start_byte)

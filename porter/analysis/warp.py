@@ -47,14 +47,37 @@ WRAPPER_NAME = re.compile(
 )
 
 
+_WRAPPER_BYTES = re.compile(WRAPPER_NAME.pattern.encode())
+
+
 class WarpCollectives:
     """Which scopes of a file call a raw warp shuffle/vote builtin or a wrapper of one
     (`ctx.warp_collectives`). A tile's own collectives (`tile.shfl_down()`) do not count."""
 
     def __init__(self, ctx):
-        names = COLLECTIVE | {n for n in ctx.calls.names() if WRAPPER_NAME.search(n)}
-        self._calls = ctx.calls.named(names)  # member calls left out
+        self._ctx = ctx
+        self._found: list | None = None
         self._memo: dict[int, bool] = {}
+
+    @property
+    def _calls(self) -> list:
+        """The collective calls (member calls left out), found on first use."""
+        if self._found is None:
+            ctx = self._ctx
+            if ctx.data.isascii() and b"$" not in ctx.data:
+                # a callee's name is then one of the identifier tokens: the wrappers are
+                # looked for among those, and the file's calls are indexed only if one is there
+                idents = ctx.idents
+                search = _WRAPPER_BYTES.search
+                wrappers = (
+                    {i.decode() for i in idents if search(i)}
+                    if search(b"\n".join(idents))  # (a match holds no newline)
+                    else set()
+                )
+            else:
+                wrappers = {n for n in ctx.calls.names() if WRAPPER_NAME.search(n)}
+            self._found = ctx.calls.named(COLLECTIVE | wrappers)
+        return self._found
 
     def present(self, scope) -> bool:
         """Does `scope` (a function node, or None for the whole file) make such a call?"""

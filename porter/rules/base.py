@@ -199,6 +199,16 @@ class RuleContext:
             raise ValueError(f"{self.src.path}: py_facts needs the parsed Python source")
         return build(self._py_source)
 
+    @property
+    def idents(self) -> set[bytes]:
+        """The file's identifier-like tokens (comments and strings included): the rewriter's
+        `identifiers(data)`, or computed here on first use."""
+        if self._idents is None:
+            from ..analysis.lex import identifiers
+
+            self._idents = identifiers(self.data)
+        return self._idents
+
     # text and positions
     def text(self, node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -252,16 +262,15 @@ class RuleContext:
         the regular expression `names` (a str pattern matched in full); with `within`, only
         those starting in that byte range (a function: found by binary search, so asking for
         each of a thousand same-named locals stays linear)."""
-        from ..analysis.lex import find_word, identifiers
+        from ..analysis.lex import find_word
 
-        if self._idents is None:
-            self._idents = identifiers(self.data)
+        idents = self.idents
         if hasattr(names, "pattern"):  # a compiled (or lazily compiled) pattern
             pat = names.pattern
             rx = re.compile(pat if isinstance(pat, bytes) else pat.encode())
-            wanted = [n for n in self._idents if rx.fullmatch(n)]
+            wanted = [n for n in idents if rx.fullmatch(n)]
         else:
-            wanted = [n for n in (x.encode() for x in set(names)) if n in self._idents]
+            wanted = [n for n in (x.encode() for x in set(names)) if n in idents]
         out: list = []
         for n in wanted:
             found = self._word_nodes.get(n)
@@ -299,16 +308,49 @@ class RuleContext:
 # -- rules -----------------------------------------------------------------------------------
 def any_ident(rx, idents: set[bytes]) -> bool:
     """Does one of `idents` match `rx` (a str or bytes regex, in full, as `ctx.identifiers`
-    matches it)? One search over the joined identifiers (a token holds no newline)."""
+    matches it)? Answered by an `IdentMatcher` (each distinct identifier matched once)."""
     pat = rx.pattern
-    pat = pat if isinstance(pat, bytes) else pat.encode()
-    joined = b"\n".join(idents)
-    return _any_ident_rx(pat).search(joined) is not None
+    return _matcher(pat if isinstance(pat, bytes) else pat.encode())(idents)
 
 
 @cache
-def _any_ident_rx(pat: bytes):
-    return re.compile(rb"(?m)^(?:" + pat + rb")$")
+def _matcher(pat: bytes) -> IdentMatcher:
+    return IdentMatcher(pat)
+
+
+#: Distinct identifiers one IdentMatcher remembers; past that it starts over (bounded memory).
+_IDENT_MEMO_MAX = 200_000
+
+
+class IdentMatcher:
+    """``matcher(idents)``: does one of a file's identifier tokens match `pattern` (bytes) in
+    full? Each distinct identifier is matched once per process (a tree's files share most of
+    theirs): per file a set difference and a disjointness test, and one search over the
+    identifiers not seen before (joined by newlines; a token holds none)."""
+
+    def __init__(self, pattern: bytes, flags: int = 0):
+        self._pattern = pattern
+        self._flags = flags
+        self._rx: tuple | None = None
+        self._seen: set[bytes] = set()
+        self._hits: set[bytes] = set()
+
+    def __call__(self, idents: set[bytes]) -> bool:
+        new = idents - self._seen
+        if new:
+            if len(self._seen) + len(new) > _IDENT_MEMO_MAX:
+                self._seen.clear()
+                self._hits.clear()
+            self._seen |= new
+            if self._rx is None:
+                self._rx = (
+                    re.compile(rb"^(?:" + self._pattern + rb")$", self._flags | re.M).search,
+                    re.compile(self._pattern, self._flags).fullmatch,
+                )
+            lines, full = self._rx
+            if lines(b"\n".join(new)) is not None:
+                self._hits.update(i for i in new if full(i))
+        return not self._hits.isdisjoint(idents)
 
 
 class Rule:

@@ -269,12 +269,15 @@ class HostCoherence(Rule):
                 f"memory; allocate the buffer with hipHostMallocCoherent or hipHostMallocMapped, "
                 f"or hipMalloc for device-only use",
             )
+        pinned = ctx.calls.named(_PINNED, forwarding=False)
+        if not pinned:
+            return  # nothing to report below (and no walk for `volatile`)
         polls = bool(sys_uses) or any(
             ctx.text(q) == "volatile" and _device_fn(ctx, q) for q in ctx.nodes("type_qualifier")
         )
         if not polls:
             return
-        for cl in ctx.calls.named(_PINNED, forwarding=False):
+        for cl in pinned:
             name, call, args = cl.name, cl.node, cl.args
             if ctx.vendor.at(call).not_for_amd:
                 continue

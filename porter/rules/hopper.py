@@ -448,7 +448,14 @@ class ThreadBlockCluster(Rule):
             lambda t: f"`{t}` (thread-block clusters) has no HIP equivalent; {self.ADVICE}",
         )
         # methods on cluster objects: variables initialised from this_cluster() or typed
-        # cluster_group
+        # cluster_group (neither, nor `map_shared_rank`, in the file: none, and no tree walk)
+        data = ctx.data
+        if (
+            b"map_shared_rank" not in data
+            and b"this_cluster" not in data
+            and b"cluster_group" not in data
+        ):
+            return
         cluster_vars = set()
         for d in ctx.nodes("init_declarator"):
             val, name = d.child_by_field_name("value"), d.child_by_field_name("declarator")

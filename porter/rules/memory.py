@@ -146,6 +146,12 @@ class LdsStaticLimit(Rule):
     severity = Severity.ERROR
     triggers = (b"__shared__",)
 
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is on a function whose qualifiers hold `__global__`
+        (functions.function_qualifiers): without the word the file needs no parse for this
+        rule."""
+        return b"__global__" in data
+
     def check(self, ctx: RuleContext) -> Iterator:
         fns = [n for n in ctx.nodes("function_definition")]
         device_fns: dict[str, list] = {}
@@ -291,7 +297,8 @@ class LdsDynamicOptin(Rule):
                 f = report(call, args[2], f"`{name}` opts in to")
                 if f:
                     yield f
-        for ks in ctx.nodes("kernel_call_syntax"):
+        # (a kernel_call_syntax node holds a `<<<` token: without one, no tree walk)
+        for ks in ctx.nodes("kernel_call_syntax") if b"<<<" in ctx.data else ():
             exprs = [n for n in ks.named_children if n.type != "comment"]
             if len(exprs) >= 3:
                 f = report(ks, exprs[2], "this launch requests")
@@ -766,7 +773,8 @@ class GridSize2p32(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator:
         launches = []
-        for ks in ctx.nodes("kernel_call_syntax"):
+        # (a kernel_call_syntax node holds a `<<<` token: without one, no tree walk)
+        for ks in ctx.nodes("kernel_call_syntax") if b"<<<" in ctx.data else ():
             exprs = [n for n in ks.named_children if n.type != "comment"]
             if len(exprs) >= 2:
                 launches.append((ks, exprs[0], exprs[1]))

@@ -324,6 +324,12 @@ class LongDouble(Rule):
     severity = Severity.WARNING
     triggers = (b"long double",)
 
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """A finding is in a function whose head says `__device__` or `__global__`
+        (functions.device_kind), or a member of a struct named in a `__global__` function's
+        head: without either word the file needs no parse for this rule."""
+        return b"__device__" in data or b"__global__" in data
+
     def check(self, ctx):
         kernel_types: set[str] = set()
         for fn in ctx.nodes("function_definition"):

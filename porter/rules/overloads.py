@@ -115,15 +115,25 @@ class CollapsingOverloads(Rule):
         without such a pair the file needs no parse for this rule."""
         if index is None:
             return True
+        if self._images_of is not index:  # identifier -> its HIP name, per mapping index
+            self._images_of, self._image = index, {}
+        image = self._image
         images: set[str] = set()
         for name in idents & index.relevant:
-            row = index.pick(index.by_name.get(name.decode("ascii", "replace")), None)
-            if row is None or not row.hip:
+            if name in image:
+                hip = image[name]
+            else:
+                row = index.pick(index.by_name.get(name.decode("ascii", "replace")), None)
+                hip = image[name] = row.hip if row is not None and row.hip else None
+            if hip is None:
                 continue
-            if row.hip in images or row.hip.encode() in idents:
+            if hip in images or hip.encode() in idents:
                 return True
-            images.add(row.hip)
+            images.add(hip)
         return False
+
+    _images_of: object = None
+    _image: dict[bytes, str | None] = {}
 
     def check(self, ctx):
         if ctx.root is None or ctx.index is None:

@@ -15,6 +15,9 @@ switches whose AMD side the model cannot decide (``#if __AMDGCN_WAVEFRONT_SIZE =
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 from ..analysis.calls import call_args, call_name
 from ..analysis.consts import int_value
 from ..analysis.decls import Decl, type_text, type_width
@@ -33,8 +36,11 @@ from ..analysis.warp import (
 )
 from ..findings import Applicability, Edit, Severity
 from ..parse import cuda as P
-from .base import Rule, RuleContext
+from .base import IdentMatcher, Rule, RuleContext
 from .registry import register
+
+if TYPE_CHECKING:
+    from re import Match
 
 NAMES32 = frozenset({"UINT_MAX", "UINT32_MAX"})
 WARP_SIZE_NAME = re.compile(
@@ -62,15 +68,77 @@ def _names_body(rx) -> str:
 
 # PT101's pre-filter: an identifier of the file every finding needs (a thread index for the
 # `x & 31` forms, a warp-size name for the definitions), one search over the joined identifiers
-_PT101_NAMES = re.compile(
+_PT101_NAMES = IdentMatcher(
     (
-        "(?im)^(?:threadIdx|blockDim|thread_rank|hipThreadIdx_\\w*|hipBlockDim_\\w*|(?:"
+        "threadIdx|blockDim|thread_rank|hipThreadIdx_\\w*|hipBlockDim_\\w*|(?:"
         + _names_body(TID_NAME)
         + ")|(?:"
         + _names_body(WARP_SIZE_NAME)
-        + "))$"
-    ).encode()
+        + ")"
+    ).encode(),
+    re.I,
 )
+
+
+# PT101's other pre-filter: every finding compares with an integer literal (consts.int_value) of
+# value 31, 32 or 5 (64 for `#define WARP_SIZE 64` on wave32 targets). A number_literal token of
+# such a value is one of these spellings (any leading zeros, a u/l/z suffix, maybe a sign before
+# it), not after a digit and not followed by a character that would continue the token; a digit
+# separator (`3'2`) anywhere in the file lets it through. Each alternative starts with a digit,
+# so the regex engine scans for those bytes fast; the "not after a digit" test is made on each
+# match (`_literal_matches`), not by a leading look-behind, which would cost that scan.
+def _literal_rx(values: tuple[int, ...]):
+    alts = (
+        ["0[xX]0*(?:" + "|".join(f"(?i:{format(v, 'x')})" for v in values) + ")"]
+        + ["0[bB]0*(?:" + "|".join(format(v, "b") for v in values) + ")"]
+        + ["00*(?:" + "|".join(format(v, "o") for v in values) + ")"]
+        + [format(v, "d") for v in values]
+    )
+    return re.compile(("(?:" + "|".join(alts) + ")[uUlLzZ]*(?![0-9A-Za-z_.])").encode())
+
+
+_WARP_LITERAL = _literal_rx((5, 31, 32, 64))  # any options
+_OP_LITERAL = _literal_rx((5, 31, 32))  # `& 31`, `& ~31`, `% 32`, `/ 32`, `>> 5`
+_LITERAL_32 = _literal_rx((32,))  # the warp-size definitions
+_LITERAL_64 = _literal_rx((64,))  # `#define WARP_SIZE 64` by vendor (wave32 targets)
+_DIGIT_SEPARATOR = re.compile(rb"[0-9A-Fa-f]'[0-9A-Fa-f]")
+_DIGITS = frozenset(b"0123456789")
+
+
+def _literal_matches(rx, data: bytes) -> Iterator[Match[bytes]]:
+    """The matches of `rx` (a `_literal_rx`) in `data` that do not follow a digit, in order: what
+    `(?<![0-9])` before the pattern would find."""
+    search = rx.search
+    pos = 0
+    while True:
+        m = search(data, pos)
+        if m is None:
+            return
+        start = m.start()
+        if start and data[start - 1] in _DIGITS:
+            pos = start + 1
+            continue
+        yield m
+        pos = m.end()
+
+
+def _may_hold_literal(rx, data: bytes) -> bool:
+    return (
+        next(_literal_matches(rx, data), None) is not None
+        or _DIGIT_SEPARATOR.search(data) is not None
+    )
+
+
+_WARP_SIZE_IDENTS = IdentMatcher(_names_body(WARP_SIZE_NAME).encode(), re.I)
+
+
+def _may_name_warp_size(ctx: RuleContext) -> bool:
+    """Can an identifier of the file match WARP_SIZE_NAME? Its names are identifier tokens of
+    the bytes when the file is ASCII without `$` (otherwise: yes)."""
+    data = ctx.data
+    if not data.isascii() or b"$" in data:
+        return True
+    return _WARP_SIZE_IDENTS(ctx.idents)
 
 
 # -- generic helpers --------------------------------------------------------------------------
@@ -292,6 +360,22 @@ def is_lane_index(ctx: RuleContext, node) -> bool:
     return False
 
 
+# the identifiers is_lane_index needs one of (a lane-named variable, a lane-id call, warpSize),
+# searched in the file's identifier tokens joined by newlines
+_LANE_IDENTS = IdentMatcher(
+    (_names_body(LANE_NAME) + "|__lane_id|lane_id|laneid|__laneid|warpSize").encode(), re.I
+)
+
+
+def _may_index_lanes(ctx: RuleContext) -> bool:
+    """Can is_lane_index hold anywhere in the file? Its names are identifier tokens of the
+    bytes when the file is ASCII without `$` (otherwise: yes)."""
+    data = ctx.data
+    if not data.isascii() or b"$" in data:
+        return True
+    return _LANE_IDENTS(ctx.idents)
+
+
 def wave64_or_none(ctx: RuleContext):
     """The wave64 archs selected, or None when only wave32 targets are selected."""
     w = ctx.options.wave64()
@@ -352,6 +436,10 @@ def _is_field(parent, field: str, node) -> bool:
 
 
 # =============================================================================================
+# node types between a literal and the binary expression whose right operand holds it
+_UP_TO_OPERATOR = frozenset({"number_literal", "parenthesized_expression", "unary_expression"})
+
+
 @register
 class WarpSizeLiteral(Rule):
     """Warp size hard-coded as 32 (`& 31`, `% 32`, `/ 32`, `>> 5`, `#define WARP_SIZE 32`).
@@ -406,17 +494,22 @@ class WarpSizeLiteral(Rule):
         """Every finding needs a thread-index identifier (`threadIdx`, `blockDim`,
         `hipThreadIdx_x`, `thread_rank`, a name like `tid` or `lane`) or a warp-size name
         (`WARP_SIZE`): without one the file needs no tree walk for this rule."""
-        return _PT101_NAMES.search(b"\n".join(idents)) is not None
+        return _PT101_NAMES(idents) and _may_hold_literal(_WARP_LITERAL, data)
 
     def check(self, ctx):
+        # each part needs a literal of its value (and the definitions a warp-size name): a
+        # part that cannot report does not walk the tree
+        data = ctx.data
         w32 = ctx.options.wave32()
-        if w32:
+        if w32 and _may_hold_literal(_LITERAL_64, data) and _may_name_warp_size(ctx):
             yield from self._vendor_64(ctx, w32)
         w64 = wave64_or_none(ctx)
         if not w64:
             return
-        yield from self._ops(ctx, w64)
-        yield from self._definitions(ctx, w64)
+        if _may_hold_literal(_OP_LITERAL, data):
+            yield from self._ops(ctx, w64)
+        if _may_hold_literal(_LITERAL_32, data) and _may_name_warp_size(ctx):
+            yield from self._definitions(ctx, w64)
 
     _ARCH_COND = re.compile(r"(?i)__gfx\d|GFX9|GFX1\d|WAVEFRONT_SIZE|wave64|wave32|RDNA|CDNA")
 
@@ -454,8 +547,27 @@ class WarpSizeLiteral(Rule):
     def _arch_macro(cls, name: str) -> bool:
         return cls._ARCH_COND.search(name) is not None
 
+    @staticmethod
+    def _op_candidates(ctx) -> list:
+        """The binary expressions `_ops` can report, in document order: those reached from a
+        literal of value 5, 31 or 32 up through parentheses and unary operators (the right
+        operand `_kind` accepts is such a literal under `(`, `~`), found from the literals'
+        offsets instead of a walk over every binary expression of the file."""
+        data = ctx.data
+        if _DIGIT_SEPARATOR.search(data) is not None:
+            return ctx.nodes("binary_expression")
+        root = ctx.root
+        found = {}
+        for m in _literal_matches(_OP_LITERAL, data):
+            n = root.descendant_for_byte_range(m.start(), m.end())
+            while n is not None and n.type in _UP_TO_OPERATOR:
+                n = n.parent
+            if n is not None and n.type == "binary_expression":
+                found[n.start_byte, n.end_byte] = n
+        return [found[k] for k in sorted(found, key=lambda k: (k[0], -k[1]))]
+
     def _ops(self, ctx, w64):
-        for b in ctx.nodes("binary_expression"):
+        for b in self._op_candidates(ctx):
             op = b.child_by_field_name("operator")
             if op is None or op.type not in ("&", "%", "/", ">>"):
                 continue
@@ -1301,7 +1413,7 @@ class WarpLaneMask32(Rule):
 
     def check(self, ctx):
         w64 = wave64_or_none(ctx)
-        if not w64:
+        if not w64 or not _may_index_lanes(ctx):
             return
         for b in ctx.nodes("binary_expression"):
             op = b.child_by_field_name("operator")
@@ -1624,10 +1736,12 @@ class WarpShflWidth(Rule):
 
 
 # =============================================================================================
-SYNC_SHIM = re.compile(
-    r"^(?:__(?:shfl|shfl_up|shfl_down|shfl_xor|ballot|any|all|match_any|"
-    r"match_all)_sync|__syncwarp|__activemask)$"
-)
+SYNC_SHIM_NAMES = tuple(
+    f"__{n}_sync"
+    for n in ("shfl", "shfl_up", "shfl_down", "shfl_xor", "ballot", "any", "all", "match_any")
+) + ("__match_all_sync", "__syncwarp", "__activemask")
+SYNC_SHIM = re.compile(r"^(?:" + "|".join(SYNC_SHIM_NAMES) + r")$")
+_SYNC_SHIM_BYTES = frozenset(n.encode() for n in SYNC_SHIM_NAMES)
 VERSION_GUARD = re.compile(
     r"HIP_VERSION|ROCM_VERSION|HIP_VERSION_MAJOR|WARP_SYNC_BUILTINS"
     r"|__CUDACC__|__CUDA_ARCH__|__NVCC__|__HIP_PLATFORM_NVIDIA__"
@@ -1713,8 +1827,8 @@ class WarpSyncBuiltinsVersion(Rule):
                     f"uses `{name[:-5]}`, which ignores the mask and acts on the whole wavefront;"
                     f" apply the mask explicitly or target ROCm 7.0+",
                 )
-        if v < (6, 2):
-            return
+        if v < (6, 2) or _SYNC_SHIM_BYTES.isdisjoint(ctx.idents):
+            return  # (a shim's name is one of the file's identifier tokens)
         for d in ctx.nodes("preproc_function_def", "preproc_def", "function_definition"):
             if d.type == "function_definition":
                 decl = d.child_by_field_name("declarator")

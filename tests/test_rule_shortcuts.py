@@ -1,0 +1,216 @@
+"""The rules' shortcuts give what the long way gives: the asm template fast path, the family
+hints, the call index answering from the identifier tokens, the identifier matcher's memo, PT101's
+literal scan and its binary expressions found from the literals, the warp-collective names taken
+from the identifier tokens. Each is checked against the long way on every fixture and example
+source and on cases built for it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import FIXTURES, ROOT
+
+from porter.analysis import asm as A
+from porter.analysis.warp import COLLECTIVE, WRAPPER_NAME
+from porter.parse.cuda import parse
+from porter.rewrite.lex import identifiers
+from porter.rules.base import IdentMatcher, RuleContext, RuleOptions
+from porter.rules.warp import (
+    _LITERAL_32,
+    _OP_LITERAL,
+    _WARP_LITERAL,
+    WarpSizeLiteral,
+    _literal_matches,
+)
+from porter.source import SourceFile
+
+SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
+
+EXTRA = [
+    b'__device__ void f(unsigned* r) { asm volatile("mov.u32 %0, %%laneid;" : "=r"(*r)); }\n',
+    b'__device__ void f() { asm("bar.sync 0;" "\\n\\t" "membar.gl;"); asm(); }\n',
+    b'__device__ void f(int* p) { asm("st.global.u32 [%0], 1; // \\"q\\"" :: "l"(p)); }\n',
+    b"#define F(x) asm volatile(\"ld.global.nc.f32 %0, [%1];\" : \"=f\"(x) : \"l\"(p))\n",
+    b'#define G asm(PREFIX "cp.async.bulk.shared::cluster.global [%0];" :: "r"(a))\n',
+    b"__global__ void k(int* o) { int lane = threadIdx.x & 0x1F, w = threadIdx.x >> 5;\n"
+    b"  o[lane] = w % (32u) + (threadIdx.x & ~31) + threadIdx.x / 0b100000; }\n",
+    b"constexpr int kWarpSize = 040; enum { WARP_SIZE = 32 };\n#define WARP_SZ (32)\n",
+    b"__global__ void k(int* o) { int tid = threadIdx.x; o[tid % 3'2] = 1; }\n",
+    b"__device__ int warp_reduce_sum(int v) { return __shfl_xor_sync(0xffffffff, v, 1); }\n"
+    b"__global__ void k(int* o) { int lane = threadIdx.x % 32; o[0] = warp_reduce_sum(lane); }\n",
+]
+
+
+def _sources() -> list[tuple[str, bytes]]:
+    out = []
+    for base in (FIXTURES, ROOT / "examples"):
+        for p in sorted(base.rglob("*")):
+            if p.suffix in SOURCE_SUFFIXES and p.is_file():
+                out.append((str(p), p.read_bytes()))
+    out += [(f"extra{i}.cu", d) for i, d in enumerate(EXTRA)]
+    return out
+
+
+def _ctx(name: str, data: bytes) -> RuleContext:
+    return RuleContext(SourceFile(name, data), parse(data), RuleOptions())
+
+
+def _span(node) -> tuple[int, int]:
+    return node.start_byte, node.end_byte
+
+
+def _lex_token_by_token(data: bytes, pos: int, limit: int) -> tuple[str, int]:
+    """`_lex_asm` without its fast path."""
+    parts: list[str] = []
+    n = min(limit, len(data))
+    depth, at = A._scan_parens(A._ASM_TOKEN.finditer(data, pos + 1, n), 1, parts)
+    if depth and at >= 0:
+        _, at = A._scan_parens(A._ASM_REST.finditer(data, at, n), depth, None)
+    text = "".join(parts).replace("\\n", " ").replace("\\t", " ").replace("\\\n", " ")
+    return text, at if at >= 0 else n
+
+
+def test_asm_template_fast_path_is_the_token_scan():
+    seen = 0
+    for _, data in _sources():
+        for m in A._asm_keywords(data):
+            pos = m.end() - 1
+            for limit in (len(data), pos + 40):
+                want = _lex_token_by_token(data, pos, limit)
+                assert A._lex_asm(data, pos, limit) == want
+                assert A._lex_asm(data, pos, limit, need_end=False)[0] == want[0]
+                seen += 1
+    assert seen > 100
+
+
+def _classify_without_hints(t: str):
+    ops = [m.group(1) + m.group(2) for m in A._DOTTED.finditer(t) if A._ptx_suffixes(m.group(2))]
+    if A._EXIT_ONLY.match(t):
+        ops = ["exit"]
+    special = [m.group(1) for m in A._SPECIAL.finditer(t)]
+    ptx = bool(ops or special or A._REG_DECL.search(t))
+    if not ptx or A._DEBUG_ONLY.match(t):
+        return tuple(ops), tuple(special), ptx, None
+    for fam, rx in A.FAMILIES:
+        if rx.search(t):
+            return tuple(ops), tuple(special), ptx, fam
+    return tuple(ops), tuple(special), ptx, "special" if special else "generic"
+
+
+FAMILY_TEMPLATES = [
+    "cp.async.bulk.tensor.2d.shared::cluster.global [%0], [%1];",
+    "cp.reduce.async.bulk.global.shared::cta.add.f32 [%0], [%1], 4;",
+    "prefetch.tensormap [%0];",
+    "prefetch.global.tensormap [%0];",
+    "wgmma.fence.sync.aligned;",
+    "tcgen05.alloc.cta_group::1.sync.aligned [%0], 32;",
+    "setmaxnreg.inc.sync.aligned.u32 240;",
+    "elect.sync %0|%1, 0xffffffff;",
+    "fence.proxy.async.shared::cta;",
+    "barrier.cluster.arrive;",
+    "mov.u32 %0, %%cluster_ctarank;",
+    "mov.u32 %0, %clusterid.x;",
+    "mov.u32 %0, %%is_explicit_cluster;",
+    "mapa.shared::cluster.u32 %0, %1, %2;",
+    "getctarank.shared::cluster.u32 %0, %1;",
+    "st.async.shared::cluster.u32 [%0], %1;",
+    "red.async.relaxed.cluster.shared::cluster.add.u32 [%0], %1;",
+    "griddepcontrol.wait;",
+    "mbarrier.init.shared.b64 [%0], %1;",
+    "cp.async.ca.shared.global [%0], [%1], 16;",
+    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0}, {%1}, {%2}, {%3};",
+    "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%0}, {%1}, {%2}, {%3};",
+    "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0}, [%1];",
+    "stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1};",
+    "movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;",
+    "wmma.load.a.sync.aligned.row.m16n16k16.f16 {%0}, [%1];",
+    "xmma.sync.aligned.f32 %0;",
+    "shfl.sync.bfly.b32 %0, %1, %2, %3, %4;",
+    "mov.u32 %0, %%laneid;",
+    "trap;",
+    "exit;",
+]
+
+
+def test_family_hints_change_no_classification():
+    templates = set(FAMILY_TEMPLATES)
+    for name, data in _sources():
+        ctx = _ctx(name, data)
+        templates.update(s.template for s in A.find_asm_sites(ctx))
+    for t in sorted(templates):
+        assert A._classify.__wrapped__(t) == _classify_without_hints(t), t
+    assert {_classify_without_hints(t)[3] for t in FAMILY_TEMPLATES} >= set(A.FAMILY_HINTS)
+
+
+def test_call_index_answers_from_the_identifiers_as_the_tree_does():
+    names = sorted(COLLECTIVE) + ["cudaMalloc", "memcpy", "f", "sync", "warp_reduce_sum"]
+    skipped = 0
+    for name, data in _sources():
+        lazy, full = _ctx(name, data), _ctx(name, data)
+        full.calls.names()  # the whole index first
+        for n in names:
+            for members in (False, True):
+                got = [_span(c.node) for c in lazy.calls.named([n], members=members)]
+                assert got == [_span(c.node) for c in full.calls.named([n], members=members)]
+        skipped += lazy.calls._index is None
+    assert skipped
+
+
+def test_ident_matcher_is_the_joined_search():
+    patterns = [
+        (rb"cudaLaunch\w+|__cluster_\w+|this_cluster", 0),
+        (rb"lane_?id|tid|warp_?size", re.I),
+    ]
+    files = [identifiers(d) for _, d in _sources()]
+    for pat, flags in patterns:
+        matcher = IdentMatcher(pat, flags)
+        joined_rx = re.compile(rb"^(?:" + pat + rb")$", flags | re.M)
+        answers = []
+        for idents in files + files[::-1]:  # the memo filled, then asked again
+            want = joined_rx.search(b"\n".join(idents)) is not None
+            assert matcher(idents) == want
+            answers.append(want)
+        assert True in answers and False in answers
+
+
+@pytest.mark.parametrize("rx", [_WARP_LITERAL, _OP_LITERAL, _LITERAL_32], ids=["any", "op", "32"])
+def test_literal_scan_is_the_look_behind_regex(rx):
+    with_look_behind = re.compile(rb"(?<![0-9])" + rx.pattern)
+    cases = [d for _, d in _sources()] + [
+        b"x & 31; y % 0x20u; z >> 05; 132 1031 0x05 0b11111 3.5 31.0 uint32_t 64 0100 6432",
+        b"31", b"a 032", b"0X1f 0x001F 00005ull",
+    ]  # fmt: skip
+    for data in cases:
+        want = [m.span() for m in with_look_behind.finditer(data)]
+        assert [m.span() for m in _literal_matches(rx, data)] == want
+
+
+def test_pt101_candidates_hold_every_reportable_binary_expression():
+    rule = WarpSizeLiteral()
+    checked = 0
+    for name, data in _sources():
+        ctx = _ctx(name, data)
+        reportable = []
+        for b in ctx.nodes("binary_expression"):
+            op = b.child_by_field_name("operator")
+            right = b.child_by_field_name("right")
+            if op is None or right is None or op.type not in ("&", "%", "/", ">>"):
+                continue
+            if rule._kind(ctx, op.type, right) is not None:
+                reportable.append(b.id)
+        candidates = [b.id for b in WarpSizeLiteral._op_candidates(ctx)]
+        assert set(reportable) <= set(candidates), name
+        order = {i: k for k, i in enumerate(b.id for b in ctx.nodes("binary_expression"))}
+        assert [order[i] for i in candidates] == sorted(order[i] for i in candidates)
+        checked += len(reportable)
+    assert checked
+
+
+def test_warp_collectives_from_identifiers_are_those_from_the_calls():
+    for name, data in _sources():
+        ctx = _ctx(name, data)
+        got = [_span(c.node) for c in ctx.warp_collectives._calls]
+        full = _ctx(name, data)
+        wrappers = {n for n in full.calls.names() if WRAPPER_NAME.search(n)}
+        assert got == [_span(c.node) for c in full.calls.named(COLLECTIVE | wrappers)], name
