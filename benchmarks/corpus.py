@@ -81,6 +81,10 @@ class Package:
     default: bool = True  # in a run without --only / --quick
 
 
+#: What PyTorch's cpp_extension passes every HIP compile of an extension (its COMMON_HIP_FLAGS,
+#: torch 2.13): the extensions' own USE_ROCM branches test it.
+_TORCH_HIP = ("USE_ROCM=1",)
+
 #: The corpus. Chosen for: real CUDA, an sdist whose metadata pip can prepare here without a CUDA
 #: build of PyTorch, and a size that keeps the whole run near 20-30 minutes on 2 cores.
 PACKAGES: tuple[Package, ...] = (
@@ -179,6 +183,7 @@ PACKAGES: tuple[Package, ...] = (
         includes=("csrc",),
         torch=True,
         python=True,
+        defines=_TORCH_HIP,
         default=False,
         what="PyTorch extension: graph clustering, kNN/radius, random walks",
     ),
@@ -190,6 +195,7 @@ PACKAGES: tuple[Package, ...] = (
         includes=("csrc",),
         torch=True,
         python=True,
+        defines=_TORCH_HIP,
         default=False,
         what="PyTorch extension: sparse matrix products, conversions, random walks",
     ),
@@ -201,6 +207,7 @@ PACKAGES: tuple[Package, ...] = (
         includes=("csrc/selective_scan",),
         torch=True,
         python=True,
+        defines=_TORCH_HIP,
         fetch_env=(("MAMBA_SKIP_CUDA_BUILD", "TRUE"),),  # its setup.py's switch
         default=False,
         what="PyTorch extension: selective scan with CUB block load/store/scan",
@@ -214,7 +221,7 @@ PACKAGES: tuple[Package, ...] = (
         exclude=("gsplat/cuda/csrc/third_party",),
         torch=True,
         python=True,
-        defines=("USE_ROCM",),  # its setup.py on a ROCm PyTorch
+        defines=_TORCH_HIP,  # its setup.py also defines USE_ROCM itself
         fetch_env=(("BUILD_NO_CUDA", "1"),),  # its setup.py's switch
         default=False,
         what="PyTorch extension: Gaussian splatting rasterization, cooperative groups",
