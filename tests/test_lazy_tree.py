@@ -1,0 +1,64 @@
+"""The rules' tree is parsed when a rule first reads it (engine._lazy_context_class): on every
+rule fixture, port fixture and example source the findings and the port are those of a tree
+parsed before the rules run, and fewer files are parsed."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES, ROOT
+
+from porter import engine
+from porter.engine import EngineOptions, process_one
+from porter.parse import cuda as P
+
+SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl"}
+
+
+def _sources():
+    for base in (FIXTURES / "rules", FIXTURES / "port", ROOT / "examples"):
+        for p in sorted(base.rglob("*")):
+            if p.suffix in SUFFIXES and p.is_file() and ".fixed." not in p.name:
+                yield p.name, p.read_bytes()
+
+
+def _result(r):
+    return (
+        r.new_data,
+        [(f.code, f.line, f.col, f.end_line, f.end_col, f.message) for f in r.findings],
+        r.errors,
+    )
+
+
+def test_lazy_tree_gives_the_eager_results_with_fewer_parses(monkeypatch):
+    lazy_class = engine._lazy_context_class()
+    parses = {"n": 0}
+    real_parse = P.parse
+
+    def counted(data: bytes):
+        parses["n"] += 1
+        return real_parse(data)
+
+    class Eager(lazy_class):  # type: ignore[misc, valid-type]
+        """The tree parsed before any rule runs (what the engine did before)."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            assert self.root is not None
+
+    monkeypatch.setattr(P, "parse", counted)
+    options = EngineOptions(unsafe_fixes=True)
+    lazy_results, lazy_parses = [], 0
+    eager_results, eager_parses = [], 0
+    sources = list(_sources())
+    assert len(sources) > 150
+    for name, data in sources:
+        parses["n"] = 0
+        lazy_results.append(_result(process_one(name, data, options)))
+        lazy_parses += parses["n"]
+    monkeypatch.setattr(engine, "_lazy_context_class", lambda: Eager)
+    for name, data in sources:
+        parses["n"] = 0
+        eager_results.append(_result(process_one(name, data, options)))
+        eager_parses += parses["n"]
+    faults = [name for (name, _), a, b in zip(sources, lazy_results, eager_results) if a != b]
+    assert not faults, faults[:10]
+    assert lazy_parses < eager_parses
