@@ -17,10 +17,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate
 
 from ..rewrite.lex import Directives
-
-_BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark: the compiler drops it from the file's start
 
 # -- macro worlds ------------------------------------------------------------------------------
 # Verified with clang-22 -x hip -dM -E (host and device passes, --offload-arch=gfx942): HIP-Clang
@@ -84,13 +83,20 @@ _AMD_UNKNOWN = re.compile(
 )
 
 
+#: Distinct macro names the classifications below remember per process (a tree's #if conditions
+#: name a few thousand).
+_NAME_CACHE = 16384
+_GFX_TOKEN = re.compile(r"GFX\d+\w*")
+
+
+@lru_cache(maxsize=_NAME_CACHE)
 def is_amd_macro(name: str) -> bool:
     """A macro that names AMD/HIP/ROCm: official (`__HIP_PLATFORM_AMD__`, `__HIPCC__`, `__gfx942__`)
     or a project's own flag (`USE_ROCM`, `GGML_USE_HIP`)."""
     if name in ("__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"):
         return False
     toks = [t.upper() for t in name.split("_") if t]
-    return any(t in _AMD_TOKENS or re.fullmatch(r"GFX\d+\w*", t) for t in toks)
+    return any(t in _AMD_TOKENS or _GFX_TOKEN.fullmatch(t) for t in toks)
 
 
 def is_nv_macro(name: str) -> bool:
@@ -101,12 +107,14 @@ def is_nv_macro(name: str) -> bool:
 _NV_PLATFORM = frozenset({"__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
 
 
+@lru_cache(maxsize=_NAME_CACHE)
 def is_vendor_macro(name: str) -> bool:
     """A macro whose test picks a vendor: an AMD/HIP/ROCm one (`is_amd_macro`) or HIP's
     NVIDIA-platform macros (`#ifdef __HIP_PLATFORM_NVIDIA__ ... #else ... #endif`)."""
     return name in _NV_PLATFORM or is_amd_macro(name)
 
 
+@lru_cache(maxsize=_NAME_CACHE)
 def macro(name: str, world: str) -> tuple[bool | None, int | None]:
     """(defined?, value) of a macro in world "amd" (HIP-Clang) or "nv" (nvcc); None = unknown."""
     if world == "amd":
@@ -173,9 +181,17 @@ class Cond:
     text: str
     names: list[str]
     ast: object
+    # world -> value with no override: a Cond is shared by every branch of every file whose
+    # condition reads the same (parse_cond's cache), and its value in a world never changes
+    _values: dict[str, int | None] = field(default_factory=dict, repr=False, compare=False)
 
     def eval(self, world: str, override: dict | None = None) -> int | None:
-        return _eval(self.ast, world, override or {})
+        if override:
+            return _eval(self.ast, world, override)
+        values = self._values
+        if world not in values:
+            values[world] = _eval(self.ast, world, {})
+        return values[world]
 
 
 _BIN_PREC = [
@@ -191,9 +207,11 @@ _BIN_PREC = [
     ("*", "/", "%"),
 ]
 
+_PREC = {op: level for level, ops in enumerate(_BIN_PREC) for op in ops}
+
 
 class _Parser:
-    def __init__(self, toks):
+    def __init__(self, toks: list[tuple[str, object]]) -> None:
         self.t = toks
         self.i = 0
         self.names: list[str] = []
@@ -218,14 +236,25 @@ class _Parser:
         return c
 
     def binary(self, level):
-        if level == len(_BIN_PREC):
-            return self.unary()
-        left = self.binary(level + 1)
-        while self.peek()[0] == "op" and self.peek()[1] in _BIN_PREC[level]:
-            op = self.take()[1]
-            right = self.binary(level + 1)
+        """The operators of `level` (an index of _BIN_PREC) and tighter ones, left-associative:
+        the tree a recursive descent per level builds, by precedence climbing (one call per
+        operand, not one per operand and level)."""
+        return self._climb(self.unary(), level)
+
+    def _climb(self, left, level):
+        while True:
+            kind, op = self.peek()
+            op_level = _PREC.get(op) if kind == "op" else None
+            if op_level is None or op_level < level:
+                return left
+            self.i += 1
+            right = self.unary()
+            while True:
+                kind, nxt = self.peek()
+                if kind != "op" or _PREC.get(nxt, -1) <= op_level:
+                    break
+                right = self._climb(right, op_level + 1)
             left = ("bin", op, left, right)
-        return left
 
     def unary(self):
         kind, val = self.take()
@@ -370,27 +399,19 @@ def _not(a):
 # blanks and the start of such a name, or a splice or a comment that may hide one (`#i`
 # backslash-newline `f`, `# /* c */ if`). Found from the `#` (a literal prefix Python's re scans
 # for quickly), not with a `^`-anchored pattern tried at every byte.
-_CONDITIONAL = frozenset(
-    {b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", b"elifndef", b"else", b"endif"}
-)
+_KINDS = {
+    k.encode(): k for k in ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif")
+}
+_CONDITIONAL = frozenset(_KINDS)
 _CANDIDATE = re.compile(rb"#[ \t]*+(?:if|el|endif|[A-Za-z_]*+\\|/)")
 
 
-def _directives(data: bytes) -> Iterator[tuple[int, str, int, int]]:
+def _directives(data: bytes) -> list[tuple[int, bytes, int, int]]:
     """(start of the `#`'s physical line, directive name, offset after the name, offset after
     its logical line) of each conditional directive of the file, in order."""
-    directives = Directives(data)
-    for m in _CANDIDATE.finditer(data):
-        h = m.start()
-        line = data.rfind(b"\n", 0, h) + 1
-        if h > line:
-            before = data[line:h] if line else data[:h].removeprefix(_BOM)
-            if before.strip(b" \t") and b"/" not in before:
-                continue  # a token precedes the `#` on its line (only a comment may)
-        name, name_end = directives.name_after(h)
-        if name not in _CONDITIONAL or not directives.starts_directive(h, line):
-            continue
-        yield line, name.decode(), name_end, directives.logical_end(name_end)
+    if b"#" not in data:
+        return []
+    return Directives(data).directive_lines(_CANDIDATE, _CONDITIONAL)
 
 
 @dataclass(eq=False)
@@ -409,6 +430,7 @@ class Branch:
     group: Group | None = None
     index: int = 0
     _cond: Cond | None | bool = field(default=False, repr=False)
+    _raw: str | None = field(default=None, repr=False)
 
     @property
     def cond(self) -> Cond | None:
@@ -421,7 +443,10 @@ class Branch:
     @property
     def raw(self) -> str:
         """The condition as written (comments dropped, white space collapsed)."""
-        return _raw(self._src())
+        r = self._raw
+        if r is None:
+            r = self._raw = _raw(self._src())
+        return r
 
     def _src(self) -> str:
         """The condition text with its splices removed (phase 2 joins the lines)."""
@@ -447,6 +472,7 @@ def _uncomment(text: str) -> str:
     return _COMMENT.sub(" ", text) if "/" in text else text
 
 
+@lru_cache(maxsize=_COND_CACHE)
 def _raw(text: str) -> str:
     return re.sub(r"\s+", " ", _uncomment(text)).strip()
 
@@ -473,19 +499,23 @@ class Group:
 class PPState:
     """Conditional-directive structure of one file."""
 
-    def __init__(self, ctx):
-        data = ctx.data
+    def __init__(self, ctx) -> None:
+        data: bytes = ctx.data
         self.data = data
         self.groups: list[Group] = []
         self.branches: list[Branch] = []
         self._starts: list[int] | None = None
         self._dstarts: list[int] | None = None
         self._memo: dict = {}
+        self._paths: dict[tuple[int, str], int | None] = {}
         self._nl: list[int] | None = None
         stack: list[Group] = []
-        for start, kind, name_end, eol in _directives(data):
+        for start, name, name_end, eol in _directives(data):
+            kind = _KINDS[name]
             if kind in ("if", "ifdef", "ifndef"):
-                g = Group(parent=self._innermost(stack, start))
+                # the new group's parent: the innermost open branch
+                parent = stack[-1].branches[-1] if stack and stack[-1].branches else None
+                g = Group(parent=parent)
                 stack.append(g)
                 self.groups.append(g)
             if not stack:
@@ -514,13 +544,6 @@ class PPState:
             g.end = len(data)
             if g.branches:
                 g.branches[-1].end = len(data)
-
-    @staticmethod
-    def _innermost(stack, pos):
-        if not stack:
-            return None
-        g = stack[-1]
-        return g.branches[-1] if g.branches else None
 
     def branch_at(self, pos: int) -> Branch | None:
         """Innermost branch whose body contains `pos`."""
@@ -560,10 +583,21 @@ class PPState:
         return v
 
     def path_value(self, pos: int, world: str) -> int | None:
-        """Is the code at `pos` compiled in `world`? (1 yes, 0 no, None unknown)."""
+        """Is the code at `pos` compiled in `world`? (1 yes, 0 no, None unknown). Decided by
+        the innermost branch around `pos` (the chain up from it): once per branch and world."""
+        inner = self.branch_at(pos)
+        if inner is None:
+            return 1
+        key = (id(inner), world)
+        paths = self._paths
+        if key in paths:
+            return paths[key]
         v: int | None = 1
-        for b in self.enclosing(pos):
+        b: Branch | None = inner
+        while b is not None:
             v = _and(v, self.branch_value(b, world))
+            b = b.group.parent if b.group is not None else None
+        paths[key] = v
         return v
 
     def enclosing(self, pos: int) -> Iterator[Branch]:
@@ -600,6 +634,10 @@ class PPState:
         return f"line {la}" if la == lb else f"lines {la}-{lb}"
 
     def line(self, pos: int) -> int:
+        """The 1-based line of offset `pos`: one more than the newlines before it."""
         if self._nl is None:
-            self._nl = [m.start() for m in re.finditer(rb"\n", self.data)]
-        return bisect.bisect_left(self._nl, pos) + 1
+            # the offset after each newline, from the lines' lengths (a split and running sums
+            # in C, not a regex match per line); the last line ends with no newline
+            self._nl = list(accumulate(map((1).__add__, map(len, self.data.split(b"\n")))))
+            self._nl.pop()
+        return bisect.bisect_right(self._nl, pos) + 1

@@ -228,6 +228,9 @@ def _after_bom(data: bytes, line: int) -> int:
     return 3 if line == 0 and data.startswith(_BOM) else line
 
 
+_SPLICES = (b"\\\n", b"\\\r\n")  # what a line that a splice continues ends with
+
+
 def _spliced(data: bytes, nl: int) -> bool:
     """Does the line ending with the newline at `nl` end with a splice (backslash-newline)?"""
     k = nl - 1
@@ -403,6 +406,46 @@ class Directives:
                     min(b, hash_pos) - max(a, start)
                 )
         return not _SPLICE.sub(b"", bytes(text)).strip()
+
+    def directive_lines(
+        self, hashes: re.Pattern[bytes], names: frozenset[bytes]
+    ) -> list[tuple[int, bytes, int, int]]:
+        """(start of the `#`'s physical line, name, offset after the name, `logical_end` of the
+        name) of each directive whose name is in `names`, among the `#`s `hashes` finds (it
+        must find each such `#`): what `starts_directive`, `name_after` and `logical_end` say,
+        with their common case (a `#` after blanks, on a line of its own) decided inline."""
+        data = self.data
+        raw = self._raw
+        out = []
+        for m in hashes.finditer(data):
+            h = m.start()
+            line = data.rfind(b"\n", 0, h) + 1
+            blank = True
+            if h > line:
+                before = data[line:h] if line else data[:h].removeprefix(_BOM)
+                if before.strip(b" \t"):
+                    if b"/" not in before:
+                        continue  # a token precedes the `#` on its line (only a comment may)
+                    blank = False
+            n = _NAME_AFTER_HASH.match(data, h + 1)
+            name, name_end = (n.group(1), n.end()) if n is not None else self.name_after(h)
+            if name not in names:
+                continue
+            # starts_directive's first test, then the rest of it when that does not decide
+            if not (
+                blank
+                and not data.endswith(_SPLICES, 0, line)
+                and not (0 <= raw < h)
+                and not self._comment_may_hold(h)
+            ) and not self.starts_directive(h, line):
+                continue
+            # logical_end: the line's newline, when no splice or comment opener is on the line
+            j = data.find(b"\n", name_end) + 1
+            if j and not data.endswith(_SPLICES, 0, j) and data.find(b"/*", name_end, j) < 0:
+                out.append((line, name, name_end, j))
+            else:
+                out.append((line, name, name_end, self.logical_end(name_end)))
+        return out
 
     def name_after(self, hash_pos: int) -> tuple[bytes, int]:
         """(directive name, offset after it) of the directive whose `#` is at `hash_pos`: the
