@@ -17,7 +17,8 @@ import subprocess
 
 import pytest
 
-from porter.analysis.preproc import PPState
+from porter.analysis.preproc import PPState, parse_cond
+from porter.engine import EngineOptions, process_one
 from porter.rewrite.lex import Directives
 from porter.rewrite.project import unconditional_includes
 
@@ -275,3 +276,19 @@ def test_include_expectations_are_the_preprocessors(tmp_path, hip_clang):
         if (b"porter_marker_included" in r.stdout) is not directive:
             wrong.append(f"{name}: clang {'does not include' if directive else 'includes'} it")
     assert not wrong, "\n".join(wrong)
+
+
+def test_an_invalid_octal_constant_is_unknown():
+    """`#if __CUDA_ARCH__ >= 09` (no octal constant: the preprocessor rejects it) is a condition
+    the model cannot evaluate, not an exception in the rules that read it."""
+    data = (
+        b"#include <cuda_runtime.h>\n#if __CUDA_ARCH__ >= 09\nint x;\n#endif\n"
+        b"__global__ void k() { cudaMalloc(0, 0); }\n"
+    )
+    pp = PPState(_View(data))
+    assert pp.branches[0].cond is not None and pp.branches[0].cond.eval("amd") is None
+    assert pp.path_value(data.index(b"int x"), "amd") is None
+    r = process_one("m.cu", data, EngineOptions())
+    assert r.errors == []
+    # an octal constant is read as one
+    assert parse_cond("010 == 8").eval("amd") == 1

@@ -5,9 +5,11 @@ macros each defines and that a project's vendor flags (`USE_ROCM`, `GGML_USE_HIP
 rules use it to find guards that silently change meaning on AMD; the rewriter uses it to leave
 the NVIDIA side of a dual-vendor file alone.
 
-`PPState(view)` takes any object with `.data` (bytes), `.root` (a tree-sitter root node or None)
-and `.in_comment_or_string(start, end)`. `porter.analysis.vendor` turns it into the question rules
-ask ("is this byte compiled for AMD, for NVIDIA, for both?").
+`PPState(view)` takes any object with `.data` (bytes): its directives are decided from the bytes
+alone (`porter.rewrite.lex.Directives`, as the preprocessor decides them), so the rewriter, the
+project pre-pass (no parse) and the rules read the same model of the same file, parsed or not.
+`porter.analysis.vendor` turns it into the question rules ask ("is this byte compiled for AMD, for
+NVIDIA, for both?").
 """
 
 from __future__ import annotations
@@ -150,6 +152,9 @@ _TOK = re.compile(
 )
 
 
+_OCTAL = re.compile(r"0\d+")
+
+
 def _tokens(text: str):
     out: list[tuple[str, object]] = []
     pos = 0
@@ -164,7 +169,10 @@ def _tokens(text: str):
         pos = m.end()
         if m.group("num"):
             s = m.group("num")
-            out.append(("num", int(s, 0) if not re.fullmatch(r"0\d+", s) else int(s, 8)))
+            try:
+                out.append(("num", int(s, 8) if _OCTAL.fullmatch(s) else int(s, 0)))
+            except ValueError:  # `09`: not an octal constant (the preprocessor rejects it)
+                out.append(("bad", s))
         elif m.group("id"):
             out.append(("id", m.group("id")))
         elif m.group("chr"):
