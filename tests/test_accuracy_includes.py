@@ -61,13 +61,13 @@ def test_no_include_for_files_that_use_no_runtime_name():
         ),
         # malformed or shared leading comments: at the top, never inside or after a comment
         (
-            b"/* unterminated\n__global__ void k() {}\n",
-            INC + b"\n/* unterminated\n__global__ void k() {}\n",
+            b"__global__ void k() {}\n/* unterminated\n",
+            INC + b"\n__global__ void k() {}\n/* unterminated\n",
         ),
-        (
-            b"/* a */ junk /*\n__global__ void k() {}\n",
-            INC + b"\n/* a */ junk /*\n__global__ void k() {}\n",
-        ),
+        # ... but device code inside an unterminated comment is no device code (the
+        # preprocessor's lexing: the comment runs to the end of the file)
+        (b"/* unterminated\n__global__ void k() {}\n", None),
+        (b"/* a */ junk /*\n__global__ void k() {}\n", None),
         (
             b"/* a */ /* b\n */ __global__ void k() {}\n",
             INC + b"\n/* a */ /* b\n */ __global__ void k() {}\n",
