@@ -12,6 +12,7 @@ written down."""
 
 from __future__ import annotations
 
+import random
 import re
 import subprocess
 
@@ -292,3 +293,48 @@ def test_an_invalid_octal_constant_is_unknown():
     assert r.errors == []
     # an octal constant is read as one
     assert parse_cond("010 == 8").eval("amd") == 1
+
+
+_PIECES = [
+    b"#if 0",
+    b"#ifdef X",
+    b"#else",
+    b"#endif",
+    b"#e\\\nlse",
+    b"# /* c */ endif",
+    b"/*",
+    b"*/",
+    b"//",
+    b'"',
+    b"'",
+    b'R"(',
+    b')"',
+    b"1'0",
+    b"\\\n",
+    b"\\\r\n",
+    b"\n",
+    b"\r\n",
+    b" ",
+    b"\t",
+    b"x",
+    b"#define M ",
+]
+
+
+def test_the_batch_decides_as_the_single_questions():
+    """`Directives.directive_lines` (what the model reads, with the common case decided inline)
+    answers as `starts_directive`, `name_after` and `logical_end` asked one `#` at a time, on
+    seeded random texts built from the pieces the decision depends on."""
+    rnd = random.Random(20261203)
+    names = frozenset({b"if", b"ifdef", b"else", b"endif"})
+    hashes = re.compile(rb"#")
+    for _ in range(3000):
+        data = b"".join(rnd.choice(_PIECES) for _ in range(rnd.randint(1, 24)))
+        want = []
+        for h in (m.start() for m in hashes.finditer(data)):
+            line = data.rfind(b"\n", 0, h) + 1
+            single = Directives(data)
+            name, name_end = single.name_after(h)
+            if name in names and single.starts_directive(h, line):
+                want.append((line, name, name_end, single.logical_end(name_end)))
+        assert Directives(data).directive_lines(hashes, names) == want, data
