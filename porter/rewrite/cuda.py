@@ -62,6 +62,7 @@ from .lex import (
 from .names import (
     Contexts,
     base_initializer,
+    beside_cuda_include,
     call_args,
     elaborated_keyword,
     in_undef,
@@ -69,6 +70,7 @@ from .names import (
     is_definition,
     is_location,
     is_ported_guard,
+    maps_tag_to_tag,
     project_declaration_sites,
     refusal,
     target_row,
@@ -176,6 +178,7 @@ def declarations(
     file's #if model when the caller has one."""
     data = src.data
     found = Declarations(set(), set(), set(), set())
+    cuda_includes: list[int] | None = None
     for start, end in project_declaration_sites(data, names):
         kind, node = ctx.at(start, end)
         if (
@@ -191,7 +194,12 @@ def declarations(
         if pp is None:
             pp = preproc_model(src, ctx.root)
         name = data[start:end].decode("ascii", "replace")
-        if pp.guarded_by(start, is_ported_guard):
+        if cuda_includes is None:
+            cuda_includes = [
+                d.start
+                for d in include_directives(data, lambda h: CUDA_HEADER.match(h) is not None)
+            ]
+        if pp.guarded_by(start, is_ported_guard) or beside_cuda_include(pp, start, cuda_includes):
             found.fallbacks.add(start)
             found.fallback_names.add(name)
         else:
@@ -749,9 +757,16 @@ class CudaRewriter:
             if other is not None:
                 new = other
         group = [] if new == name else [Edit(start, end, new.encode())]
-        if group and ctx == "code" and not self.src.path.endswith(".c"):
+        if (
+            group
+            and ctx == "code"
+            and not self.src.path.endswith(".c")
+            and not maps_tag_to_tag(row)
+        ):
             # `struct cudaDeviceProp p;`: HIP's name is a typedef whose struct tag may differ
-            # (hipIpcMemHandle_t is `struct hipIpcMemHandle_st`), so C++ drops the keyword
+            # (hipIpcMemHandle_t is `struct hipIpcMemHandle_st`), so C++ drops the keyword; a
+            # tag that maps to a tag (`struct CUstream_st` -> `struct ihipStream_t`) keeps it,
+            # which also declares the tag where no HIP header is included
             kw = elaborated_keyword(self.src.data, node)
             if kw is not None:
                 group.insert(0, Edit(kw[0], kw[1], b""))
@@ -806,6 +821,8 @@ class CudaRewriter:
             and node.parent.type == "namespace_alias_definition"
         ):
             return  # `namespace cub = hipcub;` is the project's own alias
+        if any(key == s or key.startswith(s + "::") for s in self.opts.shims if "::" in s):
+            return  # a namespace the project declares itself (`namespace cuda { namespace std`)
         rows = self.index.qualified[key]
         row, available = self._pick(rows)
         shown = data[m.start() : m.end()].decode("utf-8", "replace")

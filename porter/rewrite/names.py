@@ -145,6 +145,30 @@ def is_ported_guard(name: str) -> bool:
     return _PORTED_GUARD.match(name) is not None
 
 
+def beside_cuda_include(pp, pos: int, cuda_includes: list[int]) -> bool:
+    """Is `pos` in a branch of an `#if` chain (of the project's own switch, not a vendor test)
+    whose other branch includes a CUDA header, while its own branch includes none? A definition
+    there stands in for CUDA's name where the CUDA headers are not read (warp's `#if
+    WP_ENABLE_CUDA #include <cuda.h> ... #else typedef int CUdevice; #endif`): on AMD the other
+    branch means CUDA's name, which the port renames, so the stand-in is renamed with it.
+    `cuda_includes`: the offsets of the file's `#include` directives of CUDA headers."""
+    if not cuda_includes:
+        return False
+    for b in pp.enclosing(pos):
+        group = b.group
+        if group is None or group.mentions_vendor():
+            continue
+
+        def includes_cuda(br) -> bool:
+            return any(br.line_end <= i < br.end for i in cuda_includes)
+
+        if includes_cuda(b):
+            continue
+        if any(other is not b and includes_cuda(other) for other in group.branches):
+            return True
+    return False
+
+
 def project_declaration_sites(data: bytes, names: AbstractSet[bytes]):
     """(start, end) of each place where one of `names` may be declared by the file itself (to
     be checked with `is_declaration_name` and `is_definition`)."""
@@ -202,6 +226,17 @@ def elaborated_keyword(data: bytes, node) -> tuple[int, int] | None:
         return None
     m = _ELABORATED.fullmatch(data, spec.start_byte, node.start_byte)
     return (spec.start_byte, node.start_byte) if m else None
+
+
+# the note the tables give a row whose CUDA name is a struct/enum/union tag and whose HIP name is
+# a tag of the same sort (mappings/driver.csv `CUstream_st,ihipStream_t`); the rows of a CUDA tag
+# whose HIP name is a typedef (`curandGenerator_st,hiprandGenerator_st`) do not carry it
+_TAG_TO_TAG_NOTE = "struct/enum tag: maps to the HIP tag of the same sort"
+
+
+def maps_tag_to_tag(row) -> bool:
+    """Does the row map a CUDA tag to a HIP tag, so that `struct X` stays elaborated?"""
+    return row.notes.startswith(_TAG_TO_TAG_NOTE)
 
 
 def in_undef(node) -> bool:

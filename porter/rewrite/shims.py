@@ -16,6 +16,12 @@ _SHIM = re.compile(
     re.MULTILINE,
 )
 _SHIM_WORDS = (b"hip", b"HIP", b"roc")  # one of them is in every match of _SHIM
+# a namespace alias the project declares inside a CUDA namespace, which then names its own
+# `cuda::std` (mamba-ssm's ROCm branch: `namespace cuda { namespace std = ::std; }`)
+_NESTED_ALIAS = re.compile(
+    rb"\bnamespace[ \t\r\n]+([A-Za-z_]\w*)[ \t\r\n]*\{[ \t\r\n]*"
+    rb"namespace[ \t\r\n]+([A-Za-z_]\w*)[ \t\r\n]*="
+)
 # A file whose identifiers match this may test AMD/HIP macros (a dual-vendor file).
 AMD_HINT = re.compile(rb"HIP|ROCM|ROCm|AMD|[gG][fF][xX]\d")
 
@@ -40,6 +46,9 @@ def shim_names(data: bytes) -> set[str]:
         for m in _SHIM.finditer(data, start, end):
             name = m.group(1) or m.group(2) or m.group(3)
             out.add(name.decode())
+    if b"namespace" in data:
+        for m in _NESTED_ALIAS.finditer(data):
+            out.add(f"{m.group(1).decode()}::{m.group(2).decode()}")
     return out
 
 
