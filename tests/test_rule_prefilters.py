@@ -65,6 +65,11 @@ CASES = [
     b"long double host_sum(long double a, long double b) { return a + b; }\n",
     # PT401: a big __shared__ array in a file with no kernel (only a kernel is reported)
     b"__device__ void f() { __shared__ float s[65536]; s[0] = 0; }\n",
+    # PT201/PT202: `asm` and `get_sreg_` only inside words, `ptx::` a tag constant
+    b"int plasma_count; int get_sreg_laneid_count; auto t = cuda::ptx::space_shared;\n",
+    # PT104/PT109: `_sync` only in __syncthreads; PT106: `lane` only in a longer name;
+    # PT211: a kernel that launches nothing
+    b"__global__ void k(int* lanes_total) { __syncthreads(); lanes_total[0] = 1; }\n",
     # PT101: thread indices and `uint32_t`, but no literal 31, 32, 5 or 64
     b"__device__ void f(uint32_t* o) { int tid = threadIdx.x; o[tid & 15] = tid / 16; }\n",
 ]

@@ -6,19 +6,23 @@ source and on cases built for it."""
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
 from conftest import FIXTURES, ROOT
 
 from porter.analysis import asm as A
-from porter.analysis.warp import COLLECTIVE, WRAPPER_NAME
+from porter.analysis.warp import COLLECTIVE, DROPPED_BEFORE_70, WRAPPER_NAME
 from porter.parse.cuda import parse
 from porter.rewrite.lex import identifiers
-from porter.rules.base import IdentMatcher, RuleContext, RuleOptions
+from porter.rules.base import IdentMatcher, RuleContext, RuleOptions, matches_after
+from porter.rules.coop import CubLogicalWarp
+from porter.rules.overloads import _drop_word
 from porter.rules.warp import (
     _LITERAL_32,
     _OP_LITERAL,
+    _SYNC_SHIM_BYTES,
     _WARP_LITERAL,
     WarpSizeLiteral,
     _literal_matches,
@@ -31,7 +35,7 @@ EXTRA = [
     b'__device__ void f(unsigned* r) { asm volatile("mov.u32 %0, %%laneid;" : "=r"(*r)); }\n',
     b'__device__ void f() { asm("bar.sync 0;" "\\n\\t" "membar.gl;"); asm(); }\n',
     b'__device__ void f(int* p) { asm("st.global.u32 [%0], 1; // \\"q\\"" :: "l"(p)); }\n',
-    b"#define F(x) asm volatile(\"ld.global.nc.f32 %0, [%1];\" : \"=f\"(x) : \"l\"(p))\n",
+    b'#define F(x) asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(x) : "l"(p))\n',
     b'#define G asm(PREFIX "cp.async.bulk.shared::cluster.global [%0];" :: "r"(a))\n',
     b"__global__ void k(int* o) { int lane = threadIdx.x & 0x1F, w = threadIdx.x >> 5;\n"
     b"  o[lane] = w % (32u) + (threadIdx.x & ~31) + threadIdx.x / 0b100000; }\n",
@@ -143,6 +147,20 @@ def test_family_hints_change_no_classification():
     assert {_classify_without_hints(t)[3] for t in FAMILY_TEMPLATES} >= set(A.FAMILY_HINTS)
 
 
+def test_dotted_scan_is_the_look_behind_regex():
+    """`_dotted` (no look-behind in the pattern) finds what `_DOTTED.finditer` finds, also after
+    word characters, `.`, `%`, `$` and non-ASCII letters (seeded random templates)."""
+    rng = random.Random(7)
+    parts = ["ld", ".global", ".u32", "%", "$", "x", "\u00e9", "_", " ", ".", "mov", "cp.async"]
+    parts += ["::", "1", "shfl", ".sync", "%%laneid", "st.shared::cta.b32"]
+    templates = FAMILY_TEMPLATES + [
+        "".join(rng.choice(parts) for _ in range(rng.randint(0, 10))) for _ in range(20000)
+    ]
+    for t in templates:
+        want = [(m.span(), m.groups()) for m in A._DOTTED.finditer(t)]
+        assert [(m.span(), m.groups()) for m in A._dotted(t)] == want, t
+
+
 def test_call_index_answers_from_the_identifiers_as_the_tree_does():
     names = sorted(COLLECTIVE) + ["cudaMalloc", "memcpy", "f", "sync", "warp_reduce_sum"]
     skipped = 0
@@ -161,16 +179,20 @@ def test_ident_matcher_is_the_joined_search():
     patterns = [
         (rb"cudaLaunch\w+|__cluster_\w+|this_cluster", 0),
         (rb"lane_?id|tid|warp_?size", re.I),
+        (rb"SM(?:80|90)_(?!TMA)\w+|\w*Idx", 0),  # a look-ahead: one identifier at a time
+        (rb"[^_]+_t|__\w+", 0),  # `[^_]` matches a newline: matches across lines are redone
     ]
     files = [identifiers(d) for _, d in _sources()]
+    files.append({b"x", b"SM90_TMA_LOAD", b"SM80_16x8x8", b"uint32_t"})
     for pat, flags in patterns:
         matcher = IdentMatcher(pat, flags)
-        joined_rx = re.compile(rb"^(?:" + pat + rb")$", flags | re.M)
+        full = re.compile(pat, flags).fullmatch
         answers = []
         for idents in files + files[::-1]:  # the memo filled, then asked again
-            want = joined_rx.search(b"\n".join(idents)) is not None
-            assert matcher(idents) == want
-            answers.append(want)
+            want = {i for i in idents if full(i)}
+            assert matcher.matching(idents) == want
+            assert matcher(idents) == bool(want)
+            answers.append(bool(want))
         assert True in answers and False in answers
 
 
@@ -214,3 +236,62 @@ def test_warp_collectives_from_identifiers_are_those_from_the_calls():
         full = _ctx(name, data)
         wrappers = {n for n in full.calls.names() if WRAPPER_NAME.search(n)}
         assert got == [_span(c.node) for c in full.calls.named(COLLECTIVE | wrappers)], name
+
+
+def test_drop_word_is_the_boundary_sub():
+    rng = random.Random(11)
+    alpha = "ab_1 $\u00e9*(,)"
+    for _ in range(50000):
+        text = "".join(rng.choice(alpha) for _ in range(rng.randint(0, 12)))
+        word = "".join(rng.choice(alpha) for _ in range(rng.randint(1, 3)))
+        want = re.sub(r"\b" + re.escape(word) + r"\b", "", text, count=1)
+        assert _drop_word(text, word) == want, (text, word)
+
+
+def test_walked_lists_are_the_queries():
+    """Declarations and PT812's function declarators read from the file's walk (when another
+    rule made it) are the lists their own queries give."""
+    for name, data in _sources():
+        own, shared = _ctx(name, data), _ctx(name, data)
+        assert shared.walked("function_declarator") is None
+        shared.nodes("declaration")  # the walk, as another rule would make it
+        want = [(d.name, _span(d.node)) for d in own.decls.in_scope(None)]
+        assert own._by_type == {}  # (answered by its own query)
+        assert [(d.name, _span(d.node)) for d in shared.decls.in_scope(None)] == want
+        fds = shared.walked("function_declarator")
+        assert fds is not None
+        assert [_span(n) for n in fds] == [
+            _span(n) for n in own.captures("(function_declarator) @f").get("f", [])
+        ]
+
+
+def test_pt109_shim_names_hold_the_builtins_it_reports_before_70():
+    """PT109's prefilter (a SYNC_SHIM_NAMES token) covers its calls before ROCm 7.0."""
+    assert {n.encode() for n in DROPPED_BEFORE_70} <= _SYNC_SHIM_BYTES
+
+
+def test_matches_after_is_the_look_behind_regex():
+    """PT118's pattern without its `(?<![\\w$])`, searched with `matches_after`, finds what the
+    pattern with the look-behind finds (also inside a match whose start is rejected)."""
+    with_look_behind = re.compile(rb"(?<![\w$])" + CubLogicalWarp.RX.pattern)
+    rng = random.Random(5)
+    parts = [b"hipcub", b"cub", b"::", b" ", b"WarpReduce", b"WarpScan", b"<", b">", b"int", b","]
+    parts += [b"a", b"$", b"_"]
+    cases = [d for _, d in _sources()] + [b"acub::WarpReduce<hipcub::WarpScan<int>>"]
+    cases += [b"".join(rng.choice(parts) for _ in range(rng.randint(0, 14))) for _ in range(20000)]
+    for data in cases:
+        want = [(m.span(), m.groups()) for m in with_look_behind.finditer(data)]
+        assert [(m.span(), m.groups()) for m in matches_after(CubLogicalWarp.RX, data)] == want
+
+
+def test_ident_matcher_starting_over_forgets_nothing(monkeypatch):
+    """Past its memo's bound the matcher starts over: the file being matched is then matched in
+    full (its identifiers seen before included)."""
+    import porter.rules.base as B
+
+    monkeypatch.setattr(B, "_IDENT_MEMO_MAX", 40)
+    matcher = IdentMatcher(rb"\w*[Ii]dx\w*|tid")
+    full = re.compile(rb"\w*[Ii]dx\w*|tid").fullmatch
+    files = [identifiers(d) for _, d in _sources()]
+    for idents in files + files[::-1]:
+        assert matcher.matching(idents) == {i for i in idents if full(i)}

@@ -42,6 +42,9 @@ _PTX_SUFFIX = re.compile(
     r"launch_dependents|wait|red|or|and|popc|pred|b4|b2|leaky|mask|ptx|fetch|or_sync)$"
 )
 _DOTTED = re.compile(r"(?<![\w.%$])(" + _PTX_OPS + r")((?:\.[A-Za-z0-9_:]+)+)")
+# _DOTTED without its look-behind, which would cost the regex engine its fast scan for the first
+# letters of the opcodes: `_dotted` tests the byte before each match instead
+_DOTTED_OP = re.compile(r"(" + _PTX_OPS + r")((?:\.[A-Za-z0-9_:]+)+)")
 SPECIAL_REGS = (
     "laneid|warpid|nwarpid|smid|nsmid|gridid|clock64|clock_hi|clock|globaltimer_lo|"
     "globaltimer_hi|globaltimer|dynamic_smem_size|total_smem_size|aggr_smem_size|"
@@ -236,13 +239,32 @@ FAMILY_HINTS = {
 }
 
 
+def _dotted(t: str) -> Iterator[Match[str]]:
+    """What `_DOTTED.finditer(t)` finds: a match after a word character, `.`, `%` or `$` is
+    dropped and the search goes on from the next character, as the look-behind would."""
+    search = _DOTTED_OP.search
+    pos = 0
+    while True:
+        m = search(t, pos)
+        if m is None:
+            return
+        start = m.start()
+        if start:
+            c = t[start - 1]
+            if c in ".%$_" or c.isalnum():  # (`\w` in a str pattern: `_` or alphanumeric)
+                pos = start + 1
+                continue
+        yield m
+        pos = m.end()
+
+
 @lru_cache(maxsize=1)
 def _matchers():
     """The compiled patterns' methods classify calls per template, looked up once (each look-up
     through the lazily compiled pattern costs a Python call)."""
     families = tuple((fam, FAMILY_HINTS[fam], rx.search) for fam, rx in FAMILIES)
     return (
-        _DOTTED.finditer,
+        _dotted,
         _EXIT_ONLY.match,
         _SPECIAL.finditer,
         _REG_DECL.search,
@@ -303,13 +325,13 @@ def _asm_keywords(data: bytes) -> Iterator[Match[bytes]]:
 def find_asm_sites(ctx) -> list[AsmSite]:
     """Every asm statement (and `cuda::ptx::` wrapper call) of the file, classified."""
     data = ctx.data
-    root = ctx.root
+    root = None  # the tree, read at the first candidate (a context may parse it on first read)
     out: list[AsmSite] = []
     macro_spans: dict[int, list] = {}
-    for m in _asm_keywords(data):
+    for m in _asm_candidates(data):
         kw0, kw1 = m.start(1), m.end(1)
-        if not _word_start(data, kw0):
-            continue
+        if root is None:
+            root = ctx.root
         node = root.descendant_for_byte_range(kw0, kw1)
         if node is None:
             continue
@@ -349,35 +371,54 @@ def find_asm_sites(ctx) -> list[AsmSite]:
         classify(site)
         out.append(site)
     # libcu++ PTX wrappers: cuda::ptx::cp_async_bulk_tensor(...), ptx::mbarrier_arrive(...)
-    if b"ptx" in data:
-        # a bare `ptx::` counts when the file opens namespace ptx or aliases cuda::ptx (once)
-        bare_ok = (
-            b"namespace ptx" in data
-            or re.search(rb"namespace\s+\w+\s*=\s*cuda\s*::\s*ptx", data) is not None
-        )
-        for m in _PTX_NS.finditer(data):
-            if not _word_start(data, m.start()):
-                continue
-            before = data[max(0, m.start() - 12) : m.start()]
-            if not bare_ok and not re.search(rb"cuda\s*::\s*$", before):
-                continue
-            if ctx.in_comment_or_string(m.start(), m.end()):
-                continue
-            name = m.group(2).decode()
-            if not re.match(rb"\s*(?:\(|<)", data[m.end() : m.end() + 8]):
-                continue  # tag constants (ptx::space_shared, ptx::sem_release)
-            site = AsmSite(m.start(), m.end(), _ptx_name_to_template(name), libcu_ptx=name)
-            classify(site)
-            if not site.ptx:  # wrappers are PTX by definition
-                site.ptx, site.family = True, "generic"
-            out.append(site)
+    for m in _wrapper_candidates(data):
+        if ctx.in_comment_or_string(m.start(), m.end()):
+            continue
+        name = m.group(2).decode()
+        site = AsmSite(m.start(), m.end(), _ptx_name_to_template(name), libcu_ptx=name)
+        classify(site)
+        if not site.ptx:  # wrappers are PTX by definition
+            site.ptx, site.family = True, "generic"
+        out.append(site)
     return out
 
 
+def _asm_candidates(data: bytes) -> Iterator[Match[bytes]]:
+    """The asm keywords (`_ASM_KW` matches) that start a word: a site is each of them that is
+    code (the tree decides)."""
+    for m in _asm_keywords(data):
+        if _word_start(data, m.start(1)):
+            yield m
+
+
+def _wrapper_candidates(data: bytes) -> Iterator[Match[bytes]]:
+    """The `ptx::name(` / `ptx::name<` wrapper calls (`_PTX_NS` matches) the text allows: a site
+    is each of them that is code (the tree decides)."""
+    if b"ptx" not in data:
+        return
+    # a bare `ptx::` counts when the file opens namespace ptx or aliases cuda::ptx (once)
+    bare_ok = (
+        b"namespace ptx" in data
+        or re.search(rb"namespace\s+\w+\s*=\s*cuda\s*::\s*ptx", data) is not None
+    )
+    for m in _PTX_NS.finditer(data):
+        if not _word_start(data, m.start()):
+            continue
+        before = data[max(0, m.start() - 12) : m.start()]
+        if not bare_ok and not re.search(rb"cuda\s*::\s*$", before):
+            continue
+        if not re.match(rb"\s*(?:\(|<)", data[m.end() : m.end() + 8]):
+            continue  # tag constants (ptx::space_shared, ptx::sem_release)
+        yield m
+
+
 def may_have_sites(data: bytes) -> bool:
-    """Can `find_asm_sites` find any site in `data`? Each asm site starts at an `asm` of the
-    bytes, each wrapper site at a match of `_PTX_NS`: a cheap test before the parse."""
-    return b"asm" in data or (b"ptx" in data and _PTX_NS.search(data) is not None)
+    """Can `find_asm_sites` find any site in `data`? It keeps those of its candidates (the tests
+    it makes on the bytes alone) that are code: a cheap test before the parse."""
+    return (
+        next(_asm_candidates(data), None) is not None
+        or next(_wrapper_candidates(data), None) is not None
+    )
 
 
 class AsmSites:

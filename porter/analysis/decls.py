@@ -104,6 +104,17 @@ def _declarators(ctx, decl):
             yield Decl(ctx.text(node), decl, type_node, value, pointer, quals, node)
 
 
+_DECL_TYPES = (
+    "declaration",
+    "parameter_declaration",
+    "optional_parameter_declaration",
+    "field_declaration",
+)
+# one capture of those types, in document order (the file's walk gives the same list when it
+# has found them: ctx.walked)
+_DECL_QUERY = "[" + " ".join(f"({t})" for t in _DECL_TYPES) + "] @d"
+
+
 class Declarations:
     """Variable, parameter and field declarations of one file, per scope (computed on demand)."""
 
@@ -117,13 +128,11 @@ class Declarations:
         found = self._by_scope.get(key)
         if found is None:
             ctx = self._ctx
-            root = scope if scope is not None else ctx.root
-            nodes = ctx.captures(
-                "[(declaration) (parameter_declaration) "
-                "(optional_parameter_declaration) (field_declaration)] @d",
-                root,
-            )
-            found = [x for d in nodes.get("d", []) for x in _declarators(ctx, d)]
+            walked = ctx.walked(*_DECL_TYPES) if scope is None else None
+            if walked is None:
+                root = scope if scope is not None else ctx.root
+                walked = ctx.captures(_DECL_QUERY, root).get("d", [])
+            found = [x for d in walked for x in _declarators(ctx, d)]
             self._by_scope[key] = found
         return found
 

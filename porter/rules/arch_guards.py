@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..analysis.functions import enclosing_function
 from ..analysis.lazyre import re
+from ..analysis.lex import find_word
 from ..analysis.preproc import Branch, PPState
 from ..findings import Applicability, Edit, Severity
 from .base import Rule, RuleContext
@@ -24,7 +25,8 @@ def _directive_word(b: Branch) -> str:
 
 
 def _head(b: Branch) -> str:
-    raw = b.raw if len(b.raw) <= 60 else b.raw[:57] + "..."
+    raw = b.raw  # (a property computed on each read)
+    raw = raw if len(raw) <= 60 else raw[:57] + "..."
     return f"`#{b.kind} {raw}`"
 
 
@@ -97,6 +99,9 @@ def _nv_content(ctx: RuleContext, a: int, b: int) -> str:
 
 
 # -- PT301 -------------------------------------------------------------------------------------
+_ARCH_COMPARED = re.compile(r"__CUDA_ARCH\w*\s*(?:[<>]=?|[!=]=)|(?:[<>]=?|[!=]=)\s*__CUDA_ARCH")
+
+
 @register
 class CudaArchGuard(Rule):
     """`__CUDA_ARCH__` test: HIP-Clang never defines it, so the branch choice is wrong on AMD.
@@ -153,10 +158,22 @@ class CudaArchGuard(Rule):
 
     def check(self, ctx):
         pp = ctx.pp
-        for pp, b, hits in _guard_branches(ctx, lambda n: self.NAMES.fullmatch(n) is not None):
+        is_arch = self.NAMES.fullmatch  # (looked up once, not per macro name)
+        for pp, b, hits in _guard_branches(ctx, lambda n: is_arch(n) is not None):
             yield self._directive(ctx, pp, b, hits)
-        # __CUDA_ARCH__ used as a value in C++ code (not in a directive)
+        # __CUDA_ARCH__ used as a value in C++ code (not in a directive): none when each of its
+        # words is on a directive line (no tree read then)
+        data = ctx.data
+        if all(
+            pp.on_directive_line(pos)
+            for name in (b"__CUDA_ARCH__", b"__CUDA_ARCH_LIST__")
+            if name in ctx.idents
+            for pos in find_word(data, name)
+        ):
+            return
         for node in ctx.identifiers(re.compile(r"__CUDA_ARCH__|__CUDA_ARCH_LIST__")):
+            if pp.on_directive_line(node.start_byte):
+                continue  # (tested first: a bisect, where the walk up is per ancestor)
             p, in_pp = node.parent, False
             while p is not None:
                 if p.type in (
@@ -169,8 +186,6 @@ class CudaArchGuard(Rule):
                     break
                 p = p.parent
             if in_pp:
-                continue
-            if pp.on_directive_line(node.start_byte):
                 continue
             if pp.skip(node.start_byte):
                 continue
@@ -235,9 +250,7 @@ class CudaArchGuard(Rule):
         if b.kind in ("ifdef", "ifndef", "elifdef", "elifndef"):
             return True
         assert b.cond is not None
-        return not re.search(
-            r"__CUDA_ARCH\w*\s*(?:[<>]=?|[!=]=)|(?:[<>]=?|[!=]=)\s*__CUDA_ARCH", b.cond.text
-        )
+        return not _ARCH_COMPARED.search(b.cond.text)
 
 
 # -- PT302 -------------------------------------------------------------------------------------

@@ -169,6 +169,11 @@ class InlinePtx(Rule):
     triggers = (b"asm", b"ptx::")
     family = "generic"
 
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is an asm site: without a candidate in the bytes the file needs no
+        parse for this rule."""
+        return may_have_sites(data)
+
     def check(self, ctx):
         for s in ctx.asm.family(self.family):
             where = "in this macro " if s.in_macro else ""
@@ -275,6 +280,11 @@ class PtxSpecialRegister(Rule):
     fix = Applicability.UNSAFE
     triggers = (b"asm", b"get_sreg_")
     family = "special"
+
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is an asm site (`cuda::ptx::get_sreg_*` is a wrapper site): without a
+        candidate in the bytes the file needs no parse for this rule."""
+        return may_have_sites(data)
 
     def check(self, ctx):
         for s in ctx.asm.family(self.family):

@@ -87,6 +87,7 @@ _WANTED_TYPES: set[str] = {
     "kernel_call_syntax",
     "number_literal",
     "parameter_declaration",
+    "optional_parameter_declaration",
     "preproc_def",
     "preproc_function_def",
     "preproc_include",
@@ -246,6 +247,13 @@ class RuleContext:
             self._types[key] = merged
         return self._types[key]
 
+    def walked(self, *types: str) -> list | None:
+        """What `nodes(*types)` returns, when the file's walk has already found those types
+        (another rule asked first); else None, and no walk (the caller queries what it needs)."""
+        if all(t in self._by_type for t in types):
+            return self.nodes(*types)
+        return None
+
     def captures(self, pattern: str, node=None) -> dict[str, list]:
         return P.captures(pattern, node if node is not None else self.root)
 
@@ -267,8 +275,10 @@ class RuleContext:
         idents = self.idents
         if hasattr(names, "pattern"):  # a compiled (or lazily compiled) pattern
             pat = names.pattern
-            rx = re.compile(pat if isinstance(pat, bytes) else pat.encode())
-            wanted = [n for n in idents if rx.fullmatch(n)]
+            # (in any order: more than one name is sorted by offset below)
+            wanted = list(
+                _matcher(pat if isinstance(pat, bytes) else pat.encode()).matching(idents)
+            )
         else:
             wanted = [n for n in (x.encode() for x in set(names)) if n in idents]
         out: list = []
@@ -306,6 +316,28 @@ class RuleContext:
 
 
 # -- rules -----------------------------------------------------------------------------------
+_IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+
+
+def matches_after(rx, data: bytes, not_after: frozenset[int] = _IDENT_BYTES) -> Iterator:
+    """The matches of the bytes pattern `rx` in `data` whose first byte does not follow a byte
+    of `not_after`, in order: what `(?<![\\w$])` (by default) before the pattern finds, without
+    the look-behind that costs a pattern the regex engine's fast scan for its first bytes (a
+    rejected match's own bytes are searched again, as the look-behind would)."""
+    search = rx.search
+    pos = 0
+    while True:
+        m = search(data, pos)
+        if m is None:
+            return
+        start = m.start()
+        if start and data[start - 1] in not_after:
+            pos = start + 1
+            continue
+        yield m
+        pos = m.end()
+
+
 def any_ident(rx, idents: set[bytes]) -> bool:
     """Does one of `idents` match `rx` (a str or bytes regex, in full, as `ctx.identifiers`
     matches it)? Answered by an `IdentMatcher` (each distinct identifier matched once)."""
@@ -317,6 +349,9 @@ def any_ident(rx, idents: set[bytes]) -> bool:
 def _matcher(pat: bytes) -> IdentMatcher:
     return IdentMatcher(pat)
 
+
+# what may match differently in a line of the joined identifiers than in one identifier alone
+_LINE_SENSITIVE = re.compile(rb"[\^$]|\\[AZbB]|\(\?(?!:)")
 
 #: Distinct identifiers one IdentMatcher remembers; past that it starts over (bounded memory).
 _IDENT_MEMO_MAX = 200_000
@@ -336,21 +371,39 @@ class IdentMatcher:
         self._hits: set[bytes] = set()
 
     def __call__(self, idents: set[bytes]) -> bool:
+        return not self._learn(idents).isdisjoint(idents)
+
+    def matching(self, idents: set[bytes]) -> set[bytes]:
+        """The identifiers of `idents` that match."""
+        return self._learn(idents) & idents
+
+    def _learn(self, idents: set[bytes]) -> set[bytes]:
+        """Match the identifiers not seen before; the matching ones seen so far."""
         new = idents - self._seen
         if new:
             if len(self._seen) + len(new) > _IDENT_MEMO_MAX:
                 self._seen.clear()
                 self._hits.clear()
+                new = set(idents)  # (this file's identifiers seen before are forgotten too)
             self._seen |= new
             if self._rx is None:
-                self._rx = (
-                    re.compile(rb"^(?:" + self._pattern + rb")$", self._flags | re.M).search,
-                    re.compile(self._pattern, self._flags).fullmatch,
+                pat = self._pattern
+                full = re.compile(pat, self._flags).fullmatch
+                # one search over the joined identifiers, for a pattern without anchors, flags
+                # or look-arounds (whose meaning a neighbouring line could change)
+                lines = (
+                    None
+                    if _LINE_SENSITIVE.search(pat)
+                    else re.compile(rb"^(?:" + pat + rb")$", self._flags | re.M).finditer
                 )
+                self._rx = (lines, full)
             lines, full = self._rx
-            if lines(b"\n".join(new)) is not None:
+            found = [m.group() for m in lines(b"\n".join(new))] if lines is not None else None
+            if found is None or any(b"\n" in f for f in found):  # one identifier at a time
                 self._hits.update(i for i in new if full(i))
-        return not self._hits.isdisjoint(idents)
+            else:  # each match is a whole line: an identifier the pattern matches in full
+                self._hits.update(found)
+        return self._hits
 
 
 class Rule:

@@ -10,7 +10,7 @@ from ..analysis.targets import fmt_targets
 from ..analysis.warp import COLLECTIVE
 from ..findings import Applicability, Severity
 from ..parse import cuda as P
-from .base import Rule
+from .base import Rule, matches_after
 from .registry import register
 
 _TILE = re.compile(rb"(?<![\w$])(tiled_partition|thread_block_tile)\s*<\s*([^<>;(){}]*?)\s*>")
@@ -229,16 +229,16 @@ class CubLogicalWarp(Rule):
     severity = Severity.WARNING
     fix = Applicability.NONE
     triggers = (b"WarpReduce", b"WarpScan")
+    # `(?<![\w$])` before it is tested per match (base.matches_after)
     RX = re.compile(
-        rb"(?<![\w$])(?:(?:hip)?cub\s*::\s*)(WarpReduce|WarpScan)\s*"
-        rb"<([^<>;{}]*(?:<[^<>]*>[^<>;{}]*)*)>"
+        rb"(?:hipcub|cub)\s*::\s*(WarpReduce|WarpScan)\s*<([^<>;{}]*(?:<[^<>]*>[^<>;{}]*)*)>"
     )
 
     def check(self, ctx):
         w64 = ctx.options.wave64()
         if not w64:
             return
-        for m in self.RX.finditer(ctx.data):
+        for m in matches_after(self.RX, ctx.data):
             if ctx.in_comment_or_string(m.start(1), m.end(1)):
                 continue
             node = ctx.root.descendant_for_byte_range(m.start(1), m.end(1))

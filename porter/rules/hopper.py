@@ -639,6 +639,11 @@ class DynamicParallelism(Rule):
     fix = Applicability.NONE
     triggers = (b"__global__", b"__device__")
 
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """A finding is a `<<<` launch or a call of a `_DP_CALLS` name: without one in the bytes
+        (the test `check` starts with) the file needs no parse for this rule."""
+        return b"<<<" in data or any(n.encode() in data for n in _DP_CALLS)
+
     def check(self, ctx):
         if b"<<<" not in ctx.data and not any(n.encode() in ctx.data for n in _DP_CALLS):
             return

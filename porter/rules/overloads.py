@@ -16,6 +16,27 @@ _OWNERS = ("function_definition", "declaration", "field_declaration", "template_
 _THROUGH = ("pointer_declarator", "reference_declarator")
 
 
+def _is_word(c: str) -> bool:
+    """A character `\\w` matches in a str pattern."""
+    return c == "_" or c.isalnum()
+
+
+def _drop_word(text: str, word: str) -> str:
+    """`re.sub(r"\\b" + re.escape(word) + r"\\b", "", text, count=1)` without a pattern per
+    word (hundreds of distinct parameter names overflow `re`'s cache of compiled patterns):
+    the first occurrence with a word boundary at both ends, removed."""
+    n = len(word)
+    first, last = _is_word(word[0]), _is_word(word[-1])
+    i = text.find(word)
+    while i >= 0:
+        before = i > 0 and _is_word(text[i - 1])
+        after = i + n < len(text) and _is_word(text[i + n])
+        if before != first and after != last:
+            return text[:i] + text[i + n :]
+        i = text.find(word, i + 1)
+    return text
+
+
 def _owner(fd):
     """The declaration or definition a function's own declarator belongs to (None for a
     function pointer or a parameter's declarator)."""
@@ -139,7 +160,8 @@ class CollapsingOverloads(Rule):
         if ctx.root is None or ctx.index is None:
             return
         sets: dict[bytes, list[tuple[object, tuple[str, ...], tuple[str, ...]]]] = {}
-        for fd in ctx.captures(_FUNCTIONS).get("f", []):
+        found = ctx.walked("function_declarator")  # (the same list, when already walked)
+        for fd in found if found is not None else ctx.captures(_FUNCTIONS).get("f", []):
             if _owner(fd) is None or ctx.vendor.at(fd).not_for_amd:
                 continue
             name_node = fd.child_by_field_name("declarator")
@@ -189,7 +211,7 @@ class CollapsingOverloads(Rule):
                 if default is not None:
                     text = text[: default.start_byte - p.start_byte].rstrip().rstrip("=")
             if name:
-                text = re.sub(r"\b" + re.escape(name.decode()) + r"\b", "", text, count=1)
+                text = _drop_word(text, name.decode())
             out.append(" ".join(text.split()))
         return tuple(out)
 

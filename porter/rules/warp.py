@@ -368,12 +368,18 @@ _LANE_IDENTS = IdentMatcher(
 
 
 def _may_index_lanes(ctx: RuleContext) -> bool:
+    return _may_index_lanes_in(ctx.data, ctx.idents)
+
+
+def _may_index_lanes_in(data: bytes, idents: set[bytes]) -> bool:
     """Can is_lane_index hold anywhere in the file? Its names are identifier tokens of the
     bytes when the file is ASCII without `$` (otherwise: yes)."""
-    data = ctx.data
     if not data.isascii() or b"$" in data:
         return True
-    return _LANE_IDENTS(ctx.idents)
+    return _LANE_IDENTS(idents)
+
+
+_MASKED_BYTES = frozenset(n.encode() for n in MASKED)
 
 
 def wave64_or_none(ctx: RuleContext):
@@ -987,6 +993,11 @@ class WarpMask32Bit(Rule):
     fix = Applicability.SAFE
     triggers = tuple(n.encode() for n in ("_sync", "__syncwarp"))
 
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is on a call of a masked builtin, whose name is then one of the file's
+        identifier tokens: without one the file needs no parse for this rule."""
+        return not _MASKED_BYTES.isdisjoint(idents)
+
     def check(self, ctx):
         v = ctx.options.rocm_version
         for call in (k.node for k in ctx.calls.named(MASKED, members=True)):
@@ -1411,6 +1422,11 @@ class WarpLaneMask32(Rule):
     # a lane index (is_lane_index) needs a lane-named variable, a lane-id call or `warpSize`
     triggers = (b"lane", b"Lane", b"LANE", b"warpSize")
 
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding shifts by a lane index (is_lane_index): without one of its names the
+        file needs no parse for this rule."""
+        return _may_index_lanes_in(data, idents)
+
     def check(self, ctx):
         w64 = wave64_or_none(ctx)
         if not w64 or not _may_index_lanes(ctx):
@@ -1741,7 +1757,7 @@ SYNC_SHIM_NAMES = tuple(
     for n in ("shfl", "shfl_up", "shfl_down", "shfl_xor", "ballot", "any", "all", "match_any")
 ) + ("__match_all_sync", "__syncwarp", "__activemask")
 SYNC_SHIM = re.compile(r"^(?:" + "|".join(SYNC_SHIM_NAMES) + r")$")
-_SYNC_SHIM_BYTES = frozenset(n.encode() for n in SYNC_SHIM_NAMES)
+_SYNC_SHIM_BYTES = frozenset(n.encode() for n in SYNC_SHIM_NAMES)  # (DROPPED_BEFORE_70 among them)
 VERSION_GUARD = re.compile(
     r"HIP_VERSION|ROCM_VERSION|HIP_VERSION_MAJOR|WARP_SYNC_BUILTINS"
     r"|__CUDACC__|__CUDA_ARCH__|__NVCC__|__HIP_PLATFORM_NVIDIA__"
@@ -1799,6 +1815,12 @@ class WarpSyncBuiltinsVersion(Rule):
     severity = Severity.WARNING
     fix = Applicability.NONE
     triggers = (b"_sync",)
+
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is on a call of a builtin before 7.0 (`DROPPED_BEFORE_70`) or on a
+        home-made shim (`SYNC_SHIM_NAMES`, which hold those builtins' names): without such an
+        identifier token the file needs no parse for this rule."""
+        return not _SYNC_SHIM_BYTES.isdisjoint(idents)
 
     def check(self, ctx):
         v = ctx.options.rocm_version
