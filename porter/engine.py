@@ -112,10 +112,12 @@ class TriggerIndex:
         new = idents - self._seen
         if new:
             if len(self._seen) + len(new) > _TRIGGER_CACHE_MAX:
-                # bounded memory on a huge tree: start the cache over
+                # bounded memory on a huge tree: start the cache over, with every identifier of
+                # this file new again (those seen before are no longer known)
                 self._seen.clear()
                 self._by_ident.clear()
                 self._hitters.clear()
+                new = set(idents)
             self._seen |= new
             by_gram, short = self._by_gram, self._short
             for i in new:

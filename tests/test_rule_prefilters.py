@@ -123,3 +123,19 @@ def test_trigger_index_is_the_plain_substring_test():
         plain = [r for r in rules if not r.triggers or any(t in data for t in r.triggers)]
         assert index.rules_for(data) == plain, name
         assert index.rules_for(data, identifiers(data)) == plain, name
+
+
+def test_trigger_index_starts_over_without_losing_a_files_triggers(monkeypatch):
+    """When the identifiers it remembers pass their bound, TriggerIndex starts over: the file
+    that crosses it still gets every rule its triggers select (before, its identifiers seen in
+    earlier files were forgotten, and their rules silently skipped)."""
+    from porter import engine
+
+    monkeypatch.setattr(engine, "_TRIGGER_CACHE_MAX", 50)
+    rules = [r() for r in all_rules() if not r.emitted_by_engine and "cuda" in r.languages]
+    index = engine.TriggerIndex(rules)
+    sources = list(_sources())
+    for _ in range(2):
+        for name, data in sources:
+            plain = [r for r in rules if not r.triggers or any(t in data for t in r.triggers)]
+            assert index.rules_for(data, identifiers(data)) == plain, name
