@@ -260,6 +260,7 @@ _CUDA_LANGUAGE = re.compile(
     rb"\b(?:__host__|__device__|__global__|__forceinline__|__noinline__"
     rb"|__launch_bounds__|__shared__|__constant__|__managed__|__restrict__"
     rb"|threadIdx|blockIdx|blockDim|gridDim|__syncthreads)\b"
+    rb"|<<<"  # a kernel launch (in a macro body too): HIP-Clang compiles the syntax
 )
 
 

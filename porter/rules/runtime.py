@@ -353,8 +353,8 @@ class FuncPtrCasts(Rule):
         for cl in found:
             name, _ident, _call, args = cl.name, cl.callee, cl.node, cl.args
             i = _FUNC_ARG[name]
-            if len(args) <= i:
-                continue
+            if len(args) <= i or ctx.vendor.at(cl.node).not_for_amd:
+                continue  # no kernel argument, or the project's CUDA build (left as written)
             a = args[i]
             target = a
             if a.type == "pointer_expression" and ctx.text(a).startswith("&"):
