@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Is porter faster than it was? Two commits of porter on the same files, taking turns.
+
+On a VM whose speed changes from minute to minute, two figures taken minutes apart do not
+compare (port_speed.py's tables of two sessions differ by more than most changes make). This
+script checks out the two commits into temporary git worktrees and runs
+``porter port TREE -o OUT -q -j 1 --force`` with each in turn (A B, then B A, ...), so that both
+see the same machine; it reports each commit's CPU time (user + system of the child, from
+``wait4``) as min and median over the rounds, and the ratios of the medians and of the minima.
+
+    python benchmarks/speed_ab.py 15ad7f2             # that commit against HEAD, on CCCL
+    python benchmarks/speed_ab.py A B --rounds 10 --input path/to/tree
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import CCCL, ROOT, source_files  # noqa: E402
+
+RUNNER = "import sys; from porter.cli import main; sys.argv[0] = 'porter'; sys.exit(main())"
+#: porter exits 1 when it reports findings (documented); anything else is a failure here.
+PORTER_OK = (0, 1)
+
+
+def cccl_tree(work: Path) -> Path:
+    """A copy of CCCL's CUB, Thrust and libcu++ sources (port_speed.py's `cccl` input)."""
+    dst = work / "cccl"
+    for sub in ("cub", "thrust", "cuda"):
+        for f in source_files(CCCL / sub):
+            out = dst / f.relative_to(CCCL)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, out)
+    return dst
+
+
+def cpu_of_port(tree: Path, source: Path, out: Path) -> float:
+    """CPU seconds of one `porter port` of `source` by the porter in `tree` (a worktree)."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    # -P: no current folder on sys.path (run from a checkout, `-c` would import its porter)
+    cmd = [sys.executable, "-P", "-c", RUNNER, "port", str(source), "-o", str(out), "-q", "-j", "1"]
+    proc = subprocess.Popen(
+        [*cmd, "--force"], env=env, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code not in PORTER_OK:
+        raise SystemExit(f"porter at {tree} exited {code}: {proc.stderr.read().decode()[-400:]}")
+    return usage.ru_utime + usage.ru_stime
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("a", help="the first commit (the baseline)")
+    ap.add_argument("b", nargs="?", default="HEAD", help="the second commit (default: HEAD)")
+    ap.add_argument("--rounds", type=int, default=8, help="runs of each commit (default: 8)")
+    ap.add_argument("--input", type=Path, help="the tree to port (default: a copy of CCCL)")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="porter-ab-") as tmp:
+        work = Path(tmp)
+        source = args.input or cccl_tree(work)
+        trees = {}
+        for side, rev in (("a", args.a), ("b", args.b)):
+            trees[side] = work / side
+            subprocess.run(
+                [
+                    "git",
+                    "-C",
+                    str(ROOT),
+                    "worktree",
+                    "add",
+                    "-q",
+                    "--detach",
+                    str(trees[side]),
+                    rev,
+                ],
+                check=True,
+            )
+        try:
+            for side in trees:  # compile each tree's modules once, outside the timed runs
+                cpu_of_port(trees[side], source, work / "out")
+            times: dict[str, list[float]] = {"a": [], "b": []}
+            for r in range(args.rounds):
+                for side in ("a", "b") if r % 2 == 0 else ("b", "a"):
+                    times[side].append(cpu_of_port(trees[side], source, work / "out"))
+        finally:
+            for side in trees:
+                subprocess.run(
+                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(trees[side])],
+                    check=False,
+                )
+    med = {s: statistics.median(t) for s, t in times.items()}
+    for side, rev in (("a", args.a), ("b", args.b)):
+        xs = sorted(times[side])
+        print(f"{rev}: CPU min {xs[0]:.2f} s, median {med[side]:.2f} s  ({len(xs)} runs)")
+    low = {s: min(t) for s, t in times.items()}
+    print(
+        f"{args.b} / {args.a}: medians {med['b'] / med['a']:.2f}, minima {low['b'] / low['a']:.2f}"
+        " (the machine's noise only adds time: the minima are the steadier figure)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
