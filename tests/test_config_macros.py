@@ -37,18 +37,24 @@ def _source(names: list[str]) -> bytes:
 
 
 def test_the_class_is_in_the_tables():
-    assert {"__CUDA_NO_HALF_OPERATORS__", "__CUDA_NO_HALF_CONVERSIONS__", "CUDA_NO_HALF"} <= set(
-        PORTED
-    )
+    assert {
+        "__CUDA_NO_HALF_OPERATORS__",
+        "__CUDA_NO_HALF_CONVERSIONS__",
+        "CUDA_NO_HALF",
+        "CUDA_API_PER_THREAD_DEFAULT_STREAM",
+    } <= set(PORTED)
     assert {"__CUDA_NO_HALF2_OPERATORS__", "__CUDA_NO_BFLOAT16_OPERATORS__"} <= set(LEFT)
 
 
-def test_hip_switches_are_what_hips_headers_test():
-    """Each HIP name is a switch amd_hip_fp16.h tests (`#if !defined(NAME)`) and never defines."""
-    text = (rocm_prefix("7.2") / "include/hip/amd_detail/amd_hip_fp16.h").read_text()
+@pytest.mark.parametrize("version", ["7.2", "6.4"])
+def test_hip_switches_are_what_hips_headers_test(version: str):
+    """Each HIP name is a switch HIP's own headers (hip/amd_detail: amd_hip_fp16.h,
+    amd_hip_runtime_pt_api.h) test (`defined(NAME)`, `#ifdef NAME`) and never define."""
+    folder = rocm_prefix(version) / "include/hip/amd_detail"
+    text = "\n".join(p.read_text(errors="replace") for p in sorted(folder.glob("*.h")))
     for name in PORTED:
         hip = INDEX.pick(INDEX.by_name[name], (7, 2)).hip
-        assert re.search(rf"defined\s*\(\s*{hip}\s*\)", text), hip
+        assert re.search(rf"defined\s*\(\s*{hip}\s*\)|#\s*ifn?def\s+{hip}\b", text), hip
         assert not re.search(rf"#\s*define\s+{hip}\b", text), hip
 
 
@@ -121,3 +127,24 @@ def test_each_switch_alone(name: str):
     res = process_one("a.cu", f"#undef {name}\n#include <cuda_fp16.h>\n".encode(), EngineOptions())
     hip = INDEX.pick(INDEX.by_name[name], (7, 2)).hip
     assert f"#undef {hip}\n".encode() in res.new_data
+
+
+def test_per_thread_default_stream_reaches_hip(tmp_path: Path, hip_clang: str):
+    """`#define CUDA_API_PER_THREAD_DEFAULT_STREAM` before the runtime header makes CUDA's calls
+    use the per-thread default stream; ported, HIP's switch does the same: the preprocessed
+    port calls hipMemcpy's per-thread form (amd_hip_runtime_pt_api.h)."""
+    src = (
+        b"#define CUDA_API_PER_THREAD_DEFAULT_STREAM 1\n#include <cuda_runtime.h>\n"
+        b"void copy(void* d, const void* s, size_t n) {\n"
+        b"    cudaMemcpy(d, s, n, cudaMemcpyHostToDevice);\n}\n"
+    )
+    out = process_one("copy.cu", src, EngineOptions()).new_data
+    assert b"#define HIP_API_PER_THREAD_DEFAULT_STREAM 1" in out
+    usr = rocm_prefix("7.2")
+    (tmp_path / "copy.hip").write_bytes(out)
+    cmd = [hip_clang, "-x", "hip", "-std=c++17", f"--rocm-path={usr}", "-isystem"]
+    cmd += [str(usr / "include"), "--offload-arch=gfx942", "--cuda-host-only", "-E", "copy.hip"]
+    run = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    body = run.stdout[run.stdout.rindex("void copy(") :]
+    assert "hipMemcpy_spt(" in body, body[:400]
