@@ -25,10 +25,10 @@ from porter.rules.warp import (
     _SYNC_SHIM_BYTES,
     _WARP_LITERAL,
     WarpSizeLiteral,
-    _literal_matches,
 )
 from porter.source import SourceFile
 
+DIGITS = frozenset(b"0123456789")
 SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
 
 EXTRA = [
@@ -205,7 +205,7 @@ def test_literal_scan_is_the_look_behind_regex(rx):
     ]  # fmt: skip
     for data in cases:
         want = [m.span() for m in with_look_behind.finditer(data)]
-        assert [m.span() for m in _literal_matches(rx, data)] == want
+        assert [m.span() for m in matches_after(rx, data, DIGITS)] == want
 
 
 def test_pt101_candidates_hold_every_reportable_binary_expression():

@@ -15,9 +15,6 @@ switches whose AMD side the model cannot decide (``#if __AMDGCN_WAVEFRONT_SIZE =
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
-
 from ..analysis.calls import call_args, call_name
 from ..analysis.consts import int_value
 from ..analysis.decls import Decl, type_text, type_width
@@ -36,11 +33,8 @@ from ..analysis.warp import (
 )
 from ..findings import Applicability, Edit, Severity
 from ..parse import cuda as P
-from .base import IdentMatcher, Rule, RuleContext
+from .base import IdentMatcher, Rule, RuleContext, matches_after
 from .registry import register
-
-if TYPE_CHECKING:
-    from re import Match
 
 NAMES32 = frozenset({"UINT_MAX", "UINT32_MAX"})
 WARP_SIZE_NAME = re.compile(
@@ -86,7 +80,7 @@ _PT101_NAMES = IdentMatcher(
 # it), not after a digit and not followed by a character that would continue the token; a digit
 # separator (`3'2`) anywhere in the file lets it through. Each alternative starts with a digit,
 # so the regex engine scans for those bytes fast; the "not after a digit" test is made on each
-# match (`_literal_matches`), not by a leading look-behind, which would cost that scan.
+# match (`base.matches_after`), not by a leading look-behind, which would cost that scan.
 def _literal_rx(values: tuple[int, ...]):
     alts = (
         ["0[xX]0*(?:" + "|".join(f"(?i:{format(v, 'x')})" for v in values) + ")"]
@@ -105,26 +99,9 @@ _DIGIT_SEPARATOR = re.compile(rb"[0-9A-Fa-f]'[0-9A-Fa-f]")
 _DIGITS = frozenset(b"0123456789")
 
 
-def _literal_matches(rx, data: bytes) -> Iterator[Match[bytes]]:
-    """The matches of `rx` (a `_literal_rx`) in `data` that do not follow a digit, in order: what
-    `(?<![0-9])` before the pattern would find."""
-    search = rx.search
-    pos = 0
-    while True:
-        m = search(data, pos)
-        if m is None:
-            return
-        start = m.start()
-        if start and data[start - 1] in _DIGITS:
-            pos = start + 1
-            continue
-        yield m
-        pos = m.end()
-
-
 def _may_hold_literal(rx, data: bytes) -> bool:
     return (
-        next(_literal_matches(rx, data), None) is not None
+        next(matches_after(rx, data, _DIGITS), None) is not None
         or _DIGIT_SEPARATOR.search(data) is not None
     )
 
@@ -564,7 +541,7 @@ class WarpSizeLiteral(Rule):
             return ctx.nodes("binary_expression")
         root = ctx.root
         found = {}
-        for m in _literal_matches(_OP_LITERAL, data):
+        for m in matches_after(_OP_LITERAL, data, _DIGITS):
             n = root.descendant_for_byte_range(m.start(), m.end())
             while n is not None and n.type in _UP_TO_OPERATOR:
                 n = n.parent
