@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import os
 import re
 import shutil
@@ -249,13 +248,14 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
         from .rules.base import RuleContext
 
         # the rewriter's #if model (when it built one) is the rules' ctx.pp too
-        ctx_args = (opts.rules, _STATE["index"], rw.idents or None)
+        parse = None
         if tree is None and any(r.needs_tree for r in rules):
-            # parsed when a rule first reads the tree: most rules look at the bytes first, and
-            # on many files none finds anything to read the tree for
-            ctx: RuleContext = _lazy_context_class()(src, *ctx_args, pp=rw.pp)
-        else:
-            ctx = RuleContext(src, tree, *ctx_args, pp=rw.pp)
+            from .parse import cuda as parser
+
+            parse = parser.parse  # on a rule's first read of ctx.tree / ctx.root
+        ctx = RuleContext(
+            src, tree, opts.rules, _STATE["index"], rw.idents or None, pp=rw.pp, parse=parse
+        )
         specific = []
         for rule in rules:
             try:
@@ -323,39 +323,6 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
     res.new_data = new
     res.status = "ported" if new != data else "unchanged"
     return res
-
-
-@functools.cache
-def _lazy_context_class():
-    """A RuleContext whose tree is parsed when a rule first reads `root` or `tree` (the class
-    is made on first use: the rules' modules are imported only by a process that runs them)."""
-    from .parse import cuda as parser
-    from .rules.base import RuleContext
-
-    class LazyTreeContext(RuleContext):
-        def __init__(self, src: SourceFile, *args, **kwargs) -> None:
-            self._tree = None
-            super().__init__(src, None, *args, **kwargs)
-
-        @property
-        def tree(self):
-            if self._tree is None:
-                self._tree = parser.parse(self.data)
-            return self._tree
-
-        @tree.setter
-        def tree(self, value) -> None:
-            self._tree = value
-
-        @property
-        def root(self):
-            return self.tree.root_node
-
-        @root.setter
-        def root(self, value) -> None:
-            pass  # RuleContext.__init__ sets it from the tree it is given (none here)
-
-    return LazyTreeContext
 
 
 def _suppress(

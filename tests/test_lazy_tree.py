@@ -1,4 +1,4 @@
-"""The rules' tree is parsed when a rule first reads it (engine._lazy_context_class): on every
+"""The rules' tree is parsed when a rule first reads it (RuleContext's `parse`): on every
 rule fixture, port fixture and example source the findings and the port are those of a tree
 parsed before the rules run, and fewer files are parsed."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from conftest import FIXTURES, ROOT
 
-from porter import engine
 from porter.engine import EngineOptions, process_one
 from porter.parse import cuda as P
+from porter.rules import base as rules_base
 
 SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl"}
 
@@ -29,7 +29,6 @@ def _result(r):
 
 
 def test_lazy_tree_gives_the_eager_results_with_fewer_parses(monkeypatch):
-    lazy_class = engine._lazy_context_class()
     parses = {"n": 0}
     real_parse = P.parse
 
@@ -37,12 +36,12 @@ def test_lazy_tree_gives_the_eager_results_with_fewer_parses(monkeypatch):
         parses["n"] += 1
         return real_parse(data)
 
-    class Eager(lazy_class):  # type: ignore[misc, valid-type]
+    class Eager(rules_base.RuleContext):
         """The tree parsed before any rule runs (what the engine did before)."""
 
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
-            assert self.root is not None
+            self.tree  # noqa: B018 - read now: parsed when the engine gave a parser
 
     monkeypatch.setattr(P, "parse", counted)
     options = EngineOptions(unsafe_fixes=True)
@@ -54,7 +53,9 @@ def test_lazy_tree_gives_the_eager_results_with_fewer_parses(monkeypatch):
         parses["n"] = 0
         lazy_results.append(_result(process_one(name, data, options)))
         lazy_parses += parses["n"]
-    monkeypatch.setattr(engine, "_lazy_context_class", lambda: Eager)
+    monkeypatch.setattr(
+        rules_base, "RuleContext", Eager
+    )  # the engine imports it when it runs rules
     for name, data in sources:
         parses["n"] = 0
         eager_results.append(_result(process_one(name, data, options)))

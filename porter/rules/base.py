@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tree_sitter import QueryError
 
@@ -128,11 +128,15 @@ class RuleContext:
         idents=None,
         pp: PPState | None = None,
         py_source: PySource | None = None,
+        parse: Callable[[bytes], Any] | None = None,
     ):
         self.src = src
         self.data = src.data
-        self.tree = tree  # None for build files (CMake, Makefiles)
-        self.root = tree.root_node if tree is not None else None
+        # None for build files (CMake, Makefiles); with `parse` and no tree, the tree is parsed
+        # when a rule first reads `tree` or `root` (most rules look at the bytes first, and on
+        # many files none finds anything to read the tree for)
+        self._tree = tree
+        self._parse = parse
         self.options = options
         self.index = index
         self._types: dict[tuple[str, ...], list] = {}
@@ -142,6 +146,17 @@ class RuleContext:
         self._word_nodes: dict[bytes, tuple[list[int], list]] = {}
         self._pp = pp  # the rewriter's #if model of the same bytes, when it built one
         self._py_source = py_source  # a Python file parsed (its UTF-8 text is `src.data`)
+
+    @property
+    def tree(self):
+        if self._tree is None and self._parse is not None:
+            self._tree = self._parse(self.data)
+        return self._tree
+
+    @property
+    def root(self):
+        tree = self.tree
+        return tree.root_node if tree is not None else None
 
     # shared analysis (porter.analysis), computed on first use
     @cached_property
