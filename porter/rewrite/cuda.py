@@ -13,7 +13,6 @@ a name sits, declarations, call transforms), `includes`, `launch`, `roc` (--roc 
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -48,7 +47,6 @@ from .lex import (
     Scanner,
     Span,
     block_comment_spans,
-    comment_and_literal_spans,
     cuda_looking,
     find_word,
     identifiers,
@@ -61,6 +59,7 @@ from .lex import (
 )
 from .names import (
     Contexts,
+    LexicalContexts,
     base_initializer,
     beside_cuda_include,
     call_args,
@@ -122,27 +121,6 @@ _ALIAS_LIKE = re.compile(rb"\bnamespace\b[^;{}]*=")
 _MAX_REGIONS_SHOWN = 5
 _SCOPE_LOOKAHEAD = 16  # bytes after a name searched for its `::`
 _NO_TREE = {"opaque": "inside a macro body", "lexical": "in a region tree-sitter could not parse"}
-
-
-class LexicalContexts:
-    """`Contexts` for a file porter does not parse (`CudaRewriter._lexical`): ("comment" |
-    "string" | "code", None) of a byte range, from the comments and literals as the
-    preprocessor lexes them (`lex.comment_and_literal_spans`: splices, raw strings, digit
-    separators, header names), found once, on first use."""
-
-    def __init__(self, data: bytes):
-        self.data = data
-        self._starts: list[int] | None = None
-        self._spans: list[tuple[int, int]] = []
-
-    def at(self, start: int, end: int) -> tuple[str, None]:
-        if self._starts is None:
-            self._spans = comment_and_literal_spans(self.data, len(self.data))
-            self._starts = [a for a, _ in self._spans]
-        k = bisect.bisect_right(self._starts, start) - 1
-        if k >= 0 and start < self._spans[k][1]:
-            return ("comment" if self.data[self._starts[k]] == 0x2F else "string"), None  # /
-        return "code", None
 
 
 def _is_hip_include(path: str) -> bool:

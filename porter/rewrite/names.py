@@ -3,6 +3,7 @@ is being declared, and the argument-level rewrites of call transforms."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Set as AbstractSet
 
@@ -22,7 +23,7 @@ from ..mappings.model import (
     Row,
 )
 from ..parse import cuda as P
-from .lex import CUDA_LOOKING_B, IDENT, WORD, lex_code_spans
+from .lex import CUDA_LOOKING_B, IDENT, WORD, comment_and_literal_spans, lex_code_spans
 
 # Parents under which an identifier is being declared, with the field that holds the name.
 _DECL_FIELDS = {
@@ -291,6 +292,27 @@ class Contexts:
         if t in P.OPAQUE_TYPES:
             return "opaque", node
         return "lexical", node
+
+
+class LexicalContexts:
+    """`Contexts` for a file porter does not parse (`CudaRewriter._lexical`): ("comment" |
+    "string" | "code", None) of a byte range, from the comments and literals as the
+    preprocessor lexes them (`lex.comment_and_literal_spans`: splices, raw strings, digit
+    separators, header names), found once, on first use."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self._starts: list[int] | None = None
+        self._spans: list[tuple[int, int]] = []
+
+    def at(self, start: int, end: int) -> tuple[str, None]:
+        if self._starts is None:
+            self._spans = comment_and_literal_spans(self.data, len(self.data))
+            self._starts = [a for a, _ in self._spans]
+        k = bisect.bisect_right(self._starts, start) - 1
+        if k >= 0 and start < self._spans[k][1]:
+            return ("comment" if self.data[self._starts[k]] == 0x2F else "string"), None  # /
+        return "code", None
 
 
 def call_args(node) -> list | None:
