@@ -305,10 +305,17 @@ class LexicalContexts:
         self._starts: list[int] | None = None
         self._spans: list[tuple[int, int]] = []
 
-    def at(self, start: int, end: int) -> tuple[str, None]:
+    def spans(self) -> tuple[list[tuple[int, int]], list[int]]:
+        """(the comment and literal spans, their starts), lexed on first use."""
         if self._starts is None:
             self._spans = comment_and_literal_spans(self.data, len(self.data))
             self._starts = [a for a, _ in self._spans]
+        return self._spans, self._starts
+
+    def at(self, start: int, end: int) -> tuple[str, None]:
+        if self._starts is None:
+            self.spans()
+        assert self._starts is not None
         k = bisect.bisect_right(self._starts, start) - 1
         if k >= 0 and start < self._spans[k][1]:
             return ("comment" if self.data[self._starts[k]] == 0x2F else "string"), None  # /
