@@ -7,14 +7,15 @@ cp.async, mma, special register, other PTX). `ctx.asm` is the per-file `AsmSites
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..parse.cuda import COMMENT_TYPES, STRING_TYPES
+from ..rewrite.lex import Directives, in_spans
 from .lazyre import re
-from .lex import lex_code_spans
 
 if TYPE_CHECKING:
     from re import Match
@@ -100,7 +101,6 @@ _ASM_KW = re.compile(
     rb"|inline|goto))*(?:\s|\\\r?\n)*\("
 )
 _PTX_NS = re.compile(rb"ptx(\s*::\s*)([A-Za-z_]\w*)")
-_NOT_CODE = COMMENT_TYPES | STRING_TYPES  # what ctx.in_comment_or_string looks for
 _WORDCH = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
 
 
@@ -323,56 +323,32 @@ def _asm_keywords(data: bytes) -> Iterator[Match[bytes]]:
 
 
 def find_asm_sites(ctx) -> list[AsmSite]:
-    """Every asm statement (and `cuda::ptx::` wrapper call) of the file, classified."""
+    """Every asm statement (and `cuda::ptx::` wrapper call) of the file, classified. Decided
+    from the bytes as the preprocessor lexes them (`_Lexed`), with no tree: a keyword in a
+    comment or literal is no site, one in a `#define` body is a site in a macro (its scan stops
+    at the body's end), and a statement ends at the `)` that closes the one after `asm`."""
     data = ctx.data
-    root = None  # the tree, read at the first candidate (a context may parse it on first read)
+    lexed: _Lexed | None = None  # the file's comments and literals, lexed at the first candidate
     out: list[AsmSite] = []
-    macro_spans: dict[int, list] = {}
     for m in _asm_candidates(data):
-        kw0, kw1 = m.start(1), m.end(1)
-        if root is None:
-            root = ctx.root
-        node = root.descendant_for_byte_range(kw0, kw1)
-        if node is None:
+        kw0 = m.start(1)
+        if lexed is None:
+            lexed = _Lexed(data)
+        where = lexed.site_at(kw0)
+        if where is None:
             continue
-        # one walk up from the keyword: in a comment or string (not a site), or its
-        # gnu_asm_expression (no comment or string holds one: the walk ends there)
-        asm_node = node
-        while asm_node is not None:
-            t = asm_node.type
-            if t == "gnu_asm_expression" or t in _NOT_CODE:
-                break
-            asm_node = asm_node.parent
-        if asm_node is not None and asm_node.type in _NOT_CODE:
-            continue
-        in_macro = False
-        # a #define body is one token (the grammar's preproc_arg has no children): the keyword
-        # is in one when the smallest node around it is that token, never deeper
-        p = node if node.type == "preproc_arg" else None
-        limit = len(data)
-        if p is not None:
-            in_macro = True
-            spans = macro_spans.get(p.start_byte)
-            if spans is None:
-                spans = lex_code_spans(data[p.start_byte : p.end_byte])
-                macro_spans[p.start_byte] = spans
-            rel = kw0 - p.start_byte
-            if any(a <= rel < b for a, b in spans):
-                continue
-            limit = p.end_byte
-        if asm_node is not None and asm_node.start_byte != kw0:
-            asm_node = None
-        if asm_node is not None:  # the tree has its end: only the template is read
-            template = _lex_asm(data, m.end() - 1, limit, need_end=False)[0]
-            end = asm_node.end_byte
-        else:
-            template, end = _lex_asm(data, m.end() - 1, limit)
-        site = AsmSite(kw0, end, template, asm_node, in_macro)
+        in_macro, limit = where
+        template, end = _lex_asm(data, m.end() - 1, limit)
+        site = AsmSite(kw0, end, template, in_macro=in_macro)
+        if not in_macro:
+            site.node = asm_node(ctx, site)
         classify(site)
         out.append(site)
     # libcu++ PTX wrappers: cuda::ptx::cp_async_bulk_tensor(...), ptx::mbarrier_arrive(...)
     for m in _wrapper_candidates(data):
-        if ctx.in_comment_or_string(m.start(), m.end()):
+        if lexed is None:
+            lexed = _Lexed(data)
+        if lexed.in_comment_or_literal(m.start()):
             continue
         name = m.group(2).decode()
         site = AsmSite(m.start(), m.end(), _ptx_name_to_template(name), libcu_ptx=name)
@@ -381,6 +357,93 @@ def find_asm_sites(ctx) -> list[AsmSite]:
             site.ptx, site.family = True, "generic"
         out.append(site)
     return out
+
+
+_SPLICE_ENDS = (b"\\\n", b"\\\r\n")  # what a physical line that a splice continues ends with
+_BLANK = frozenset(b" \t")
+
+
+class _Lexed:
+    """One file's comments and literals as the preprocessor lexes them (`lex.Directives`:
+    translation phases 1-3, so splices, raw strings, digit separators and header names count),
+    and what they say of a position: in a comment or literal, or on a directive's logical line
+    (a `#` that is the first token of a line joined by splices and by comments' newlines)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.directives = Directives(data)
+        self.spans = self.directives.spans()
+        # logical line start -> (in a #define body from this offset on (-1: not a #define),
+        # the end of its text); None: the line is no directive
+        self._lines: dict[int, tuple[int, int] | None] = {}
+
+    def in_comment_or_literal(self, pos: int) -> bool:
+        return in_spans(self.spans, pos)
+
+    def site_at(self, kw: int) -> tuple[bool, int] | None:
+        """For an asm keyword at `kw`: None when it is no asm statement (in a comment or
+        literal, or on a directive line other than a `#define`'s body, such as the macro's own
+        name in `#define asm(x) ...`), else (in a macro body, where its scan stops)."""
+        if in_spans(self.spans, kw):
+            return None
+        line = self._logical_start(kw)
+        if line in self._lines:
+            found = self._lines[line]
+        else:
+            found = self._lines[line] = self._directive(line)
+        if found is None:
+            return False, len(self.data)
+        body, end = found
+        if body < 0 or kw < body:
+            return None
+        return True, end
+
+    def _logical_start(self, pos: int) -> int:
+        """Where the logical line holding `pos` starts: back over spliced newlines and newlines
+        inside comments or literals (a block comment, a raw string)."""
+        data, spans = self.data, self.spans
+        line = data.rfind(b"\n", 0, pos) + 1
+        while line and (data.endswith(_SPLICE_ENDS, 0, line) or in_spans(spans, line - 1)):
+            line = data.rfind(b"\n", 0, line - 1) + 1
+        return line
+
+    def _skip(self, i: int) -> int:
+        """From `i`, past blanks, splices and comments."""
+        data, spans, n = self.data, self.spans, len(self.data)
+        while i < n:
+            c = data[i]
+            if c in _BLANK:
+                i += 1
+            elif c == 0x5C and data.startswith((b"\\\n", b"\\\r\n"), i):  # a splice
+                i = data.index(b"\n", i) + 1
+            elif c == 0x2F and in_spans(spans, i):  # a comment's `/`
+                k = bisect.bisect_right(spans, (i, n + 1)) - 1
+                i = spans[k][1]
+            else:
+                break
+        return i
+
+    def _directive(self, line: int) -> tuple[int, int] | None:
+        """Is the logical line at `line` a directive? None if not; else (where its `#define`
+        body starts, -1 for any other directive; where its text ends, before the newline)."""
+        data = self.data
+        i = self._skip(3 if line == 0 and data.startswith(_BOM) else line)
+        if data[i : i + 1] != b"#" or not self.directives.starts_directive(i):
+            return None
+        name, name_end = self.directives.name_after(i)
+        end = self.directives.logical_end(name_end)
+        if end and data[end - 1] == 0x0A:
+            end -= 1  # the text ends before its newline (a `\r` before it is text)
+        if name != b"define":
+            return -1, end
+        # the body follows the macro's name (and its parameter list, which holds no `asm(`)
+        j = self._skip(name_end)
+        ident = _MACRO_NAME.match(data, j)
+        return (ident.end() if ident is not None else j), end
+
+
+_BOM = b"\xef\xbb\xbf"
+_MACRO_NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
 def _asm_candidates(data: bytes) -> Iterator[Match[bytes]]:
@@ -419,6 +482,25 @@ def may_have_sites(data: bytes) -> bool:
         next(_asm_candidates(data), None) is not None
         or next(_wrapper_candidates(data), None) is not None
     )
+
+
+def asm_node(ctx, site: AsmSite) -> Node | None:
+    """The tree's `gnu_asm_expression` that starts at the site's keyword, or None (a wrapper
+    call, or the grammar read the text otherwise: in a comment or string after its error
+    recovery, in a macro body, in an ERROR region). This reads `ctx.root`, so the file is
+    parsed: only a fix that edits around the statement asks, never the search for sites."""
+    kw = _ASM_KW.match(ctx.data, site.start)
+    if site.libcu_ptx or kw is None:
+        return None
+    node = ctx.root.descendant_for_byte_range(kw.start(1), kw.end(1))
+    while node is not None:
+        t = node.type
+        if t == "gnu_asm_expression":
+            return node if node.start_byte == site.start else None
+        if t in COMMENT_TYPES or t in STRING_TYPES:
+            return None
+        node = node.parent
+    return None
 
 
 class AsmSites:
