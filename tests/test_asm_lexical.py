@@ -204,3 +204,43 @@ def test_ptx_special_register_fix_on_the_lexed_end():
     node = A.asm_node(ctx, code)
     assert node is not None and (node.start_byte, node.end_byte) == code.span
     assert A.asm_node(ctx, macro) is None
+
+
+def _port(monkeypatch, data: bytes) -> tuple[int, list[str], bytes]:
+    """(parses, finding codes, ported bytes) of one file through the engine, unsafe fixes on."""
+    from porter.engine import EngineOptions, process_one
+    from porter.parse import cuda as P
+
+    parses = {"n": 0}
+    real = P.parse
+
+    def counted(text: bytes):
+        parses["n"] += 1
+        return real(text)
+
+    monkeypatch.setattr(P, "parse", counted)
+    r = process_one("k.cu", data, EngineOptions(unsafe_fixes=True))
+    return parses["n"], sorted(f.code for f in r.findings), r.new_data
+
+
+def test_a_file_with_only_asm_sites_is_not_parsed(monkeypatch):
+    """The asm rules read the sites only: a file whose findings are all asm sites (in code, in
+    a macro, a wrapper call) is not parsed; one with PT202's fixable `mov %0, %%laneid` is,
+    for the fix, which edits the statement the tree read."""
+    only_sites = (
+        b"#include <cuda_runtime.h>\n"  # (a file without: the rewriter's tree places the HIP one)
+        b"__device__ float ldg(const float* p) { float v;\n"
+        b'  asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(p)); return v; }\n'
+        b'#define FENCE() asm volatile("fence.acq_rel.gpu;" ::: "memory")\n'
+        b'__device__ void dep() { asm volatile("griddepcontrol.wait;" ::: "memory"); }\n'
+    )
+    parses, codes, _ = _port(monkeypatch, only_sites)
+    assert (parses, codes) == (0, ["PT201", "PT201", "PT210"])
+    fixable = b"#include <cuda_runtime.h>\n"
+    fixable += (
+        b'__device__ unsigned lane() { unsigned x;\n  asm("mov.u32 %0, %%laneid;" : "=r"(x));\n'
+    )
+    fixable += b"  return x; }\n"
+    parses, codes, new = _port(monkeypatch, fixable)
+    assert (parses, codes) == (1, ["PT202"])
+    assert b"x = __lane_id();" in new

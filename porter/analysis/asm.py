@@ -115,7 +115,6 @@ class AsmSite:
     start: int
     end: int
     template: str  # concatenated template strings (escapes kept as text)
-    node: Node | None = None  # gnu_asm_expression, when the tree has one
     in_macro: bool = False
     ptx: bool = False
     family: str | None = None
@@ -340,8 +339,6 @@ def find_asm_sites(ctx) -> list[AsmSite]:
         in_macro, limit = where
         template, end = _lex_asm(data, m.end() - 1, limit)
         site = AsmSite(kw0, end, template, in_macro=in_macro)
-        if not in_macro:
-            site.node = asm_node(ctx, site)
         classify(site)
         out.append(site)
     # libcu++ PTX wrappers: cuda::ptx::cp_async_bulk_tensor(...), ptx::mbarrier_arrive(...)

@@ -18,7 +18,12 @@ from __future__ import annotations
 import re as _re
 from functools import lru_cache
 
-from ..analysis.asm import FAMILY_CODE, AsmSite, may_have_sites  # noqa: F401  (FAMILY_CODE: documented here)
+from ..analysis.asm import (  # noqa: F401  (FAMILY_CODE: documented here)
+    FAMILY_CODE,
+    AsmSite,
+    asm_node,
+    may_have_sites,
+)
 from ..analysis.lazyre import re
 from ..analysis.lex import code_matches
 from ..findings import Applicability, Edit, Severity
@@ -300,12 +305,14 @@ class PtxSpecialRegister(Rule):
             )
 
     def _fix(self, ctx, s: AsmSite, reg: str):
-        if s.node is None or s.in_macro or reg not in _SREG_FIX:
+        if s.in_macro or reg not in _SREG_FIX:
             return None
         m = _MOV_ONE.match(s.template)
         if not m or m.group(1) != reg:
             return None
-        node = s.node
+        node = asm_node(ctx, s)  # the tree, parsed for this fix only
+        if node is None:
+            return None
         stmt = node.parent
         if stmt is None or stmt.type != "expression_statement" or stmt.named_child_count != 1:
             return None
