@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import os
 import re
 import shutil
@@ -393,10 +394,52 @@ def _comment_only_line(text: str) -> bool:
 
 
 # -- files -----------------------------------------------------------------------------------
+_TEMP_PREFIX = ".porter-"
+# the flags mkstemp opens its files with: a new file (never an existing one, nor a symbolic
+# link's target), for writing, not inherited by a program porter runs
+_TEMP_FLAGS = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+#: Names tried before giving up when each is taken (tempfile.TMP_MAX, mkstemp's bound).
+_TEMP_TRIES = tempfile.TMP_MAX
+_temp_ids = itertools.count()
+_temp_pid = os.getpid()
+
+
+def _after_fork() -> None:
+    # a forked worker names its temporary files by its own process id
+    global _temp_pid
+    _temp_pid = os.getpid()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+def _new_temp(folder: str | Path, mode: int) -> tuple[int, str]:
+    """A new temporary file in `folder`, open for writing, made with `mode` less the umask:
+    (fd, path). Its name is short (`.porter-PID-N.tmp`: a name derived from the target's would
+    pass NAME_MAX, 255 bytes, for a target near it) and unique to this process; a name another
+    file holds already is never opened (O_EXCL), the next one is tried. mkstemp did the same with
+    random names, at the cost of a random draw per file and a second system call for the mode."""
+    for _ in range(_TEMP_TRIES):
+        tmp = os.path.join(folder, f"{_TEMP_PREFIX}{_temp_pid}-{next(_temp_ids)}.tmp")
+        try:
+            return os.open(tmp, _TEMP_FLAGS, mode), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(folder))
+
+
 def _temp_beside(path: Path) -> str:
-    """A new empty temporary file in `path`'s folder, with a short name of its own: a name
-    derived from the target's would pass NAME_MAX (255 bytes) for a target near it."""
-    fd, tmp = tempfile.mkstemp(prefix=".porter-", suffix=".tmp", dir=path.parent)
+    """A new empty temporary file in `path`'s folder (mode 0600, as mkstemp's), with a short
+    name of its own (see _new_temp)."""
+    fd, tmp = _new_temp(path.parent, _PRIVATE)
     os.close(fd)
     return tmp
 
@@ -406,35 +449,51 @@ def _discard(tmp: str) -> None:
         os.unlink(tmp)
 
 
+_PRIVATE = 0o600
+#: The permission bits (and set-id and sticky bits) a written file takes from its source.
+_MODE_BITS = 0o7777
+#: What open(2) applies the umask to; the set-id and sticky bits are given by fchmod.
+_PERMISSION_BITS = 0o777
 #: Output folders this process made or found (atomic_write does not ask again for each file).
 _MADE_DIRS: set[Path] = set()
 _MADE_DIRS_MAX = 10_000
 
 
-def atomic_write(path: Path, data: bytes, mode_from: Path | None = None) -> None:
-    """Write through a temporary file in the same folder and rename: never half-written."""
+def atomic_write(
+    path: Path, data: bytes, mode_from: Path | None = None, mode: int | None = None
+) -> None:
+    """Write through a temporary file in the same folder and rename: never half-written (an
+    error or Ctrl-C removes the temporary file and leaves `path` as it was). The file gets the
+    mode `mode` (st_mode of a stat the caller made already), else `mode_from`'s (a stat here),
+    else the umask's (0666 less the umask)."""
     parent = path.parent
     if parent not in _MADE_DIRS:
         parent.mkdir(parents=True, exist_ok=True)
         if len(_MADE_DIRS) >= _MADE_DIRS_MAX:
             _MADE_DIRS.clear()
         _MADE_DIRS.add(parent)
+    if mode is None and mode_from is not None:
+        with contextlib.suppress(FileNotFoundError):  # the source vanished meanwhile
+            mode = os.stat(mode_from).st_mode
+    want = 0o666 & ~_UMASK if mode is None else mode & _MODE_BITS
+    # made with the mode at once (open applies the umask): a chmod only for the bits the umask
+    # takes away, and the set-id and sticky bits
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".porter-", suffix=".tmp", dir=parent)
+        fd, tmp = _new_temp(parent, want & _PERMISSION_BITS)
     except FileNotFoundError:  # the folder was removed since: make it again
         _MADE_DIRS.discard(parent)
         parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".porter-", suffix=".tmp", dir=parent)
+        fd, tmp = _new_temp(parent, want & _PERMISSION_BITS)
     try:
-        with open(fd, "wb") as fh:
-            fh.write(data)
-            # mkstemp makes 0600 files: give the result the source's mode, or the umask's
-            mode = 0o666 & ~_UMASK
-            if mode_from is not None:
-                with contextlib.suppress(FileNotFoundError):  # the source vanished meanwhile
-                    mode = os.stat(mode_from).st_mode & 0o7777
-            with contextlib.suppress(PermissionError):  # a file system without modes (FAT)
-                os.fchmod(fh.fileno(), mode)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]  # a write may take only part of it
+            if want & _PERMISSION_BITS & ~_UMASK != want:
+                with contextlib.suppress(PermissionError):  # a file system without modes (FAT)
+                    os.fchmod(fd, want)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         _discard(tmp)
@@ -525,7 +584,8 @@ def run_job(job: Job) -> FileResult:
             if job.out:
                 atomic_copy(e.path, Path(job.out))
             return res
-        refused = _over_size_limit(e.path)
+        st = os.stat(e.path)  # one stat: the size for the limit, the mode for the output
+        refused = _over_size_limit(e.path, st.st_size)
         if refused:
             res.status = "skipped"
             res.note = refused
@@ -542,7 +602,7 @@ def run_job(job: Job) -> FileResult:
                 if job.backup:
                     keep_original(e.path, Path(job.backup))
                 if job.out:
-                    atomic_write(Path(job.out), res.new_data, mode_from=e.path)
+                    atomic_write(Path(job.out), res.new_data, mode=st.st_mode)
             else:
                 res.status = "copied"
                 if job.out:
@@ -569,7 +629,7 @@ def run_job(job: Job) -> FileResult:
                 if res.new_data != data:
                     if job.backup:
                         keep_original(e.path, Path(job.backup))
-                    atomic_write(Path(job.out), res.new_data, mode_from=e.path)
+                    atomic_write(Path(job.out), res.new_data, mode=st.st_mode)
                 elif job.out != str(e.path):
                     atomic_copy(e.path, Path(job.out))
             if not job.keep_data:
@@ -590,7 +650,7 @@ def run_job(job: Job) -> FileResult:
             keep_original(e.path, Path(job.backup))
         if job.out:
             # the bytes are in memory already: write them rather than copy the file again
-            atomic_write(Path(job.out), new, mode_from=e.path)
+            atomic_write(Path(job.out), new, mode=st.st_mode)
         if not job.keep_data:
             res.new_data = None
             res.old_data = None
@@ -624,12 +684,14 @@ def run_job(job: Job) -> FileResult:
         return res
 
 
-def _over_size_limit(path: Path) -> str | None:
-    """Why a source is too big to port (see MAX_FILE_SIZE), or None."""
+def _over_size_limit(path: Path, size: int | None = None) -> str | None:
+    """Why a source is too big to port (see MAX_FILE_SIZE), or None. `size`: its size, when the
+    caller has it already."""
     limit = _STATE["options"].max_file_size
     if not limit:
         return None
-    size = path.stat().st_size
+    if size is None:
+        size = path.stat().st_size
     if size <= limit:
         return None
     return (

@@ -1,0 +1,161 @@
+"""engine.atomic_write: a ported file is written through a temporary file beside it and renamed,
+with its source's mode (or the umask's), never half-written, and no temporary file is left behind
+by an error or Ctrl-C. Temporary names are `.porter-PID-N.tmp`: short, and a name another file
+holds already is skipped, never opened."""
+
+from __future__ import annotations
+
+import errno
+import itertools
+import multiprocessing
+import os
+import stat
+
+import pytest
+
+from porter import engine
+from porter.engine import atomic_write
+
+NAME_MAX = 255
+DATA = b"__global__ void k() {}\n" * 1000  # 23 KB: more than one write's worth when capped
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def _names(folder) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o755, 0o600, 0o666, 0o777, 0o444, 0o640, 0o4755])
+def test_the_output_takes_the_sources_mode_exactly(tmp_path, mode):
+    """Bits the umask would clear (0666, 0777) and the set-id bit are given too (fchmod)."""
+    src = tmp_path / "k.cu"
+    src.write_bytes(b"x")
+    os.chmod(src, mode)
+    out = tmp_path / "out"
+    atomic_write(out / "a.cu", DATA, mode_from=src)
+    atomic_write(out / "b.cu", DATA, mode=os.stat(src).st_mode)
+    for name in ("a.cu", "b.cu"):
+        assert _mode(out / name) == mode, (oct(mode), name)
+        assert (out / name).read_bytes() == DATA
+    assert _names(out) == ["a.cu", "b.cu"]
+
+
+def test_without_a_source_the_umask_decides(tmp_path):
+    atomic_write(tmp_path / "r.md", b"report")
+    assert _mode(tmp_path / "r.md") == 0o666 & ~_umask()
+
+
+def test_a_vanished_source_gives_the_umasks_mode(tmp_path):
+    atomic_write(tmp_path / "k.cu", DATA, mode_from=tmp_path / "gone.cu")
+    assert _mode(tmp_path / "k.cu") == 0o666 & ~_umask()
+    assert (tmp_path / "k.cu").read_bytes() == DATA
+
+
+def test_an_existing_file_is_replaced_whole(tmp_path):
+    target = tmp_path / "k.cu"
+    target.write_bytes(b"old " * 100_000)
+    atomic_write(target, b"new\n")
+    assert target.read_bytes() == b"new\n"
+    atomic_write(target, b"")  # an empty file too
+    assert target.read_bytes() == b""
+    assert _names(tmp_path) == ["k.cu"]
+
+
+def test_a_255_byte_name_is_written(tmp_path):
+    name = "k" * (NAME_MAX - len(".cu")) + ".cu"
+    atomic_write(tmp_path / name, DATA)
+    assert (tmp_path / name).read_bytes() == DATA
+    assert _names(tmp_path) == [name]
+
+
+def test_temporary_names_held_by_other_files_are_skipped(tmp_path, monkeypatch):
+    """A stale temporary file of an earlier process with the same id, or anyone's file with
+    that name, is neither opened nor removed: the next name is taken."""
+    monkeypatch.setattr(engine, "_temp_ids", itertools.count())
+    taken = {f".porter-{engine._temp_pid}-{n}.tmp": f"someone's {n}".encode() for n in range(3)}
+    for name, body in taken.items():
+        (tmp_path / name).write_bytes(body)
+    atomic_write(tmp_path / "k.cu", DATA)
+    assert (tmp_path / "k.cu").read_bytes() == DATA
+    for name, body in taken.items():
+        assert (tmp_path / name).read_bytes() == body
+    assert _names(tmp_path) == sorted([*taken, "k.cu"])
+
+
+def test_when_every_name_is_taken_it_fails_and_touches_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(engine, "_temp_ids", itertools.count())
+    monkeypatch.setattr(engine, "_TEMP_TRIES", 2)
+    for n in range(2):
+        (tmp_path / f".porter-{engine._temp_pid}-{n}.tmp").write_bytes(b"theirs")
+    with pytest.raises(FileExistsError):
+        atomic_write(tmp_path / "k.cu", DATA)
+    assert not (tmp_path / "k.cu").exists()
+    assert all(p.read_bytes() == b"theirs" for p in tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt(), OSError(errno.ENOSPC, "No space left")])
+def test_an_interrupted_write_leaves_the_target_as_it_was_and_no_temporary(
+    tmp_path, monkeypatch, error
+):
+    target = tmp_path / "k.cu"
+    target.write_bytes(b"before")
+    written = []
+
+    def write_then_fail(fd, data):
+        if written:
+            raise error
+        written.append(len(data))
+        return os.write(fd, bytes(data[:100]))  # a part, then the failure
+
+    monkeypatch.setattr(engine.os, "write", write_then_fail)
+    with pytest.raises(type(error)):
+        atomic_write(target, DATA)
+    monkeypatch.undo()
+    assert target.read_bytes() == b"before"
+    assert _names(tmp_path) == ["k.cu"]
+
+
+def test_short_writes_are_continued(tmp_path, monkeypatch):
+    real = os.write
+    monkeypatch.setattr(engine.os, "write", lambda fd, data: real(fd, bytes(data[:1000])))
+    atomic_write(tmp_path / "k.cu", DATA)
+    monkeypatch.undo()
+    assert (tmp_path / "k.cu").read_bytes() == DATA
+
+
+def test_a_removed_folder_is_made_again(tmp_path):
+    out = tmp_path / "out" / "sub"
+    atomic_write(out / "a.cu", DATA)
+    (out / "a.cu").unlink()
+    out.rmdir()  # gone since atomic_write made it (it remembers the folders it made)
+    atomic_write(out / "b.cu", DATA)
+    assert _names(out) == ["b.cu"]
+
+
+def _child_temp_name(folder: str, queue) -> None:
+    fd, tmp = engine._new_temp(folder, 0o600)
+    os.close(fd)
+    queue.put((os.getpid(), os.path.basename(tmp)))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_worker_names_temporaries_by_its_own_process_id(tmp_path):
+    """Workers are forked from the parent after it wrote files: their names must not repeat
+    the parent's (which would only cost retries, but every file of every worker)."""
+    engine._temp_beside(tmp_path / "x")  # the parent has made names before forking
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_child_temp_name, args=(str(tmp_path), queue))
+    child.start()
+    pid, name = queue.get(timeout=30)
+    child.join(30)
+    assert pid != os.getpid() and name.startswith(f".porter-{pid}-"), name
