@@ -78,7 +78,8 @@ def hip_complex_define(
     second port adds nothing)."""
     if not new.startswith(HIP_COMPLEX_HEADERS) or _HIP_COMPLEX_DEFINED.search(data):
         return None
-    start = max(data.rfind(b"\n", 0, path_start), data.rfind(b"\r", 0, path_start)) + 1
+    lf = data.rfind(b"\n", 0, path_start)
+    start = max(lf, data.rfind(b"\r", lf + 1, path_start)) + 1
     if any(
         h.startswith(HIP_COMPLEX_HEADERS) and not CONDITIONAL.search(data, min(end, start), start)
         for h, end in earlier.items()
@@ -245,15 +246,26 @@ def include_lines(data: bytes) -> list[re.Match]:
     """The matches of ``INCLUDE_LINE.finditer(data)``, found from each `#include` text: a
     line-start pattern is tried at every byte of the file, which cost as much as a third of
     porting time; the directives themselves are few."""
+    if data is _last_lines[0]:
+        return _last_lines[1]
     out = []
     last = -1
     for hit in _INCLUDE_TEXT.finditer(data):
         at = hit.start()
-        line = max(data.rfind(b"\n", 0, at), data.rfind(b"\r", 0, at)) + 1
+        # the line starts after its last \n or \r: a \r is looked for after the \n only (a search
+        # of the whole file before it, in a file with no \r, cost most of this function's time)
+        nl = data.rfind(b"\n", 0, at)
+        line = max(nl, data.rfind(b"\r", nl + 1, at)) + 1
         if line <= last:
             continue  # a second `#include` text on a line that was tried already
         m = INCLUDE_LINE.match(data, line)
         if m is not None and m.end() > at:
             out.append(m)
             last = line
+    _last_lines[:] = (data, out)
     return out
+
+
+# the last file's include_lines (the file's bytes, its matches): the rewriter, the rules and the
+# completeness check ask about the same bytes object of an unchanged file, one after another
+_last_lines: list = [None, []]

@@ -167,6 +167,28 @@ class _BackMap:
         return e.end + (pos - out_end), False
 
 
+_RUN_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _edited_identifiers(new: bytes, back: _BackMap) -> set[bytes]:
+    """The identifier tokens of `new` that may not be tokens of the input it was edited from:
+    those of each edit's text, widened on both sides to the identifier bytes around it (a token
+    that meets an edit's text, or a deletion, may be new: `a` + `b` around a deleted `-`). Every
+    other token of `new`, with the bytes on both sides of it, is the input's unchanged, so the
+    input's tokens and these hold all of `new`'s (`lex.identifiers(new)`); the few tokens that
+    an edit removed only make names that no whole-word search finds in `new`."""
+    pieces = []
+    size = len(new)
+    for out_start, out_end, _ in back.items:
+        a, b = out_start, out_end
+        while a > 0 and new[a - 1] in _RUN_BYTES:
+            a -= 1
+        while b < size and new[b] in _RUN_BYTES:
+            b += 1
+        pieces.append(new[a:b])
+    return identifiers(b" ".join(pieces))
+
+
 def leftovers(
     index: MappingIndex,
     src: SourceFile,
@@ -178,11 +200,20 @@ def leftovers(
     pp=None,
     version: tuple[int, ...] = (7, 2),
     idents: set[bytes] | None = None,
+    input_idents: set[bytes] | None = None,
 ) -> list[Leftover]:
     """CUDA names and CUDA #include paths in `new` (the port of `src`) that no finding, project
     declaration, vendor switch, member access, comment or string accounts for. `idents`: the
-    identifier tokens of `new`, when the caller has them (an unchanged file's are the input's)."""
-    idents = identifiers(new) if idents is None else idents
+    identifier tokens of `new`, when the caller has them (an unchanged file's are the input's);
+    else `input_idents`, those of `src`, when the caller has them (see `_edited_identifiers`)."""
+    edits = list(edits)
+    back = _BackMap(edits)
+    if idents is None:
+        idents = (
+            identifiers(new)
+            if input_idents is None
+            else input_idents | _edited_identifiers(new, back)
+        )
     identity = _mapped_to_itself(index)
     by_name = index.by_name
     tables = table_names(index)
@@ -209,7 +240,6 @@ def leftovers(
             lexed_quiet.extend((lexed, sorted(lexed + _directive_spans(new))))
         return lexed_quiet[i]
 
-    back = _BackMap(edits)
     out: list[Leftover] = []
 
     def accounted(name: str, pos: int, written: bool) -> bool:
@@ -316,6 +346,7 @@ def unaccounted(
         rw.pp,
         opts.port.rocm_version,
         idents=rw.idents if same and rw.idents else None,
+        input_idents=rw.idents or None,
     )
     found = leftover_findings(items, src)
     if opts.rule_codes is not None:

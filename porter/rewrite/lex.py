@@ -134,12 +134,20 @@ _RUNS = bytes(c if c in WORD and c != 0x24 else 0x20 for c in range(256))
 _LSTRIP_DIGITS = methodcaller("lstrip", b"0123456789")
 
 
+_FIRST_LETTER = 0x3A  # in a run, the bytes below `:` are the digits
+
+
 def identifiers(data: bytes) -> set[bytes]:
     """Every distinct identifier-like token of a file: ``set(IDENT.findall(data))``. From the
     runs of identifier bytes (C-level translate and split, faster than the regex engine): in a
-    run, IDENT matches from its first non-digit to its end (`0x1F` holds `x1F`)."""
-    found = set(map(_LSTRIP_DIGITS, set(data.translate(_RUNS).split())))
-    found.discard(b"")
+    run, IDENT matches from its first non-digit to its end (`0x1F` holds `x1F`). Only the runs
+    that start with a digit (numbers, a few per file) are stripped."""
+    found = set(data.translate(_RUNS).split())
+    numbers = {w for w in found if w[0] < _FIRST_LETTER}
+    if numbers:
+        found -= numbers
+        found.update(map(_LSTRIP_DIGITS, numbers))
+        found.discard(b"")
     return found
 
 
@@ -292,48 +300,85 @@ _BLANKS = re.compile(rb"[ \t]*")
 _NAME_AFTER_HASH = re.compile(rb"[ \t]*+([A-Za-z_][A-Za-z0-9_]*+)(?!\\)")
 
 
+# One token of phases 1-3 each: a `//` comment (splices continue it), a `/* */` comment (to the
+# file's end when unterminated), a string or character literal (its body as `_STRING_BODY` reads
+# it, then the closing quote when there is one). The alternatives start with `/`, `"` or `'`: the
+# regex engine skips to those bytes itself, and each comment or literal is one match
+_TOKEN = re.compile(
+    rb"//(?:[^\\\n]++|\\\r?\n|\\)*+"
+    rb"|/\*(?:[^*]++|\*(?!/))*+(?:\*/)?"
+    rb'|"(?:[^"\\\n]++|\\\r\n|\\.)*+"?'
+    rb"|'(?:[^'\\\n]++|\\\r\n|\\.)*+'?",
+    re.DOTALL,
+)
+# the start of an `#include`'s header name (see _HEADER_NAME_OPEN), found from its `#`
+_HEADER_HASH = re.compile(rb"#[ \t]*(?:include|include_next|import)[ \t]*[<\"]")
+
+
+def _header_names(data: bytes) -> list[tuple[int, int]]:
+    """(start of the line, end of the open header name) of each line whose first byte after
+    blanks is a `#` and where `_HEADER_NAME_OPEN` matches: on such a line, a `/`, `"` or `'` up
+    to that end is part of the header name."""
+    out = []
+    for h in _HEADER_HASH.finditer(data):
+        line = data.rfind(b"\n", 0, h.start()) + 1
+        if data[line : h.start()].strip(b" \t"):
+            continue
+        m = _HEADER_NAME_OPEN.match(data, line)
+        if m is not None:
+            out.append((line, m.end()))
+    return out
+
+
 def comment_and_literal_spans(data: bytes, end: int) -> list[tuple[int, int]]:
     """(start, end) of every comment and string or character literal that starts before `end`,
     as the preprocessor's phases 1-3 lex them: splices continue `//` comments and literals, a
     raw string spans lines, a `'` inside a number separates digits, and an `#include`'s header
-    name (`<a/*b>`) is neither a comment nor a literal. Linear in the file's size."""
+    name (`<a/*b>`) is neither a comment nor a literal. Linear in the file's size. Each comment
+    or literal is one `_TOKEN` match; what a match cannot decide (a raw string's prefix before a
+    `"`, a `'` after a pp-number's byte, a header name) is decided as one byte at a time
+    (`_literal_end`, `_digit_separator`)."""
     spans: list[tuple[int, int]] = []
-    search = _LEX_START.search
-    i = 0
-    line = last = 0  # the line of the last token looked at starts at `line`; no newline
-    # lies between it and `last`
-    header_line, header = -1, None  # a line's open header name, when it is an #include
+    append = spans.append
+    headers = _header_names(data) if b"#" in data else []
+    headers.append((len(data) + 1, -1))  # a sentinel: no line starts there
+    k = -1  # headers[k] is the last header line that starts at or before the token
+    next_line, header_end = headers[0][0], -1
     floor, separator = 0, -1
-    while i < end:
-        m = search(data, i, end)
-        if m is None:
-            break
-        i = m.start()
-        nl = data.rfind(b"\n", last, i)
-        if nl >= 0:
-            line = nl + 1
-        last = i
-        if header_line != line:
-            header_line, header = line, None
-            blanks = _BLANKS.match(data, line)
-            assert blanks is not None  # `[ \t]*` matches anywhere
-            if data[blanks.end()] == 0x23:  # `#` first on the line
-                header = _HEADER_NAME_OPEN.match(data, line)
-        c = data[i]
-        if header is not None and header.end() >= i:  # inside the header name
-            i = header.end() + 1
-            continue
-        if c == 0x2F:  # /
-            j = _line_comment_end(data, i) if data[i + 1] == 0x2F else data.find(b"*/", i + 2)
-            j = len(data) if j < 0 else (j if data[i + 1] == 0x2F else j + 2)
-        elif c == 0x27 and _digit_separator(data, i, floor, separator):  # '
-            separator = i
-            i += 1
-            continue
+    pos = 0
+    while pos < end:
+        for m in _TOKEN.finditer(data, pos):
+            i = m.start()
+            c = data[i]
+            if i >= end or (c == 0x2F and i + 2 > end):  # `/`: a two-byte opener
+                return spans
+            if i >= next_line:
+                while headers[k + 1][0] <= i:
+                    k += 1
+                next_line, header_end = headers[k + 1][0], headers[k][1]
+            if i <= header_end:  # inside an #include's header name
+                pos = header_end + 1
+                break
+            j = m.end()
+            if c == 0x27:  # '
+                if (
+                    i > floor
+                    and data[i - 1] in _PP_NUMBER_BYTES
+                    and _digit_separator(data, i, floor, separator)
+                ):
+                    separator = i
+                    pos = i + 1
+                    break
+            elif c == 0x22 and i > 0 and data[i - 1] == 0x52:  # `R"`: maybe a raw string
+                j = _literal_end(data, i)
+                if j != m.end():
+                    append((i, j))
+                    pos = floor = j
+                    break
+            append((i, j))
+            floor = j
         else:
-            j = _literal_end(data, i)
-        spans.append((i, j))
-        i = floor = j
+            break
     return spans
 
 
@@ -378,7 +423,8 @@ class Directives:
         comment or literal."""
         data = self.data
         if line is None:
-            line = max(data.rfind(b"\n", 0, hash_pos), data.rfind(b"\r", 0, hash_pos)) + 1
+            nl = data.rfind(b"\n", 0, hash_pos)
+            line = max(nl, data.rfind(b"\r", nl + 1, hash_pos)) + 1
         continued = line > 0 and data[line - 1] == 0x0A and _spliced(data, line - 1)
         blank = not data[_after_bom(data, line) : hash_pos].strip(b" \t")
         may_comment = self._comment_may_hold(hash_pos)

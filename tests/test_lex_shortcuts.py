@@ -1,0 +1,317 @@
+"""The byte-level lexers' fast paths give what the long way gives. Each fast path (one regex
+match per comment or literal, the `#include` lines found from their `#`, ...) is checked against
+the implementation it replaced, kept here as the reference, on every fixture and example source,
+on seeded random texts built from the pieces the lexing depends on (splices, CRLF, comments,
+literals, raw strings, digit separators, header names, unterminated comments, non-ASCII bytes),
+and on cases built for them."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from conftest import FIXTURES, ROOT
+
+from porter.rewrite import lex as L
+from porter.rewrite.lex import comment_and_literal_spans
+
+SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c", ".py"}
+
+# -- the references: the implementations the fast paths replaced ------------------------------
+
+_LEX_START = re.compile(rb"/[/*]|[\"']")
+_BLANKS = re.compile(rb"[ \t]*")
+
+
+def reference_comment_and_literal_spans(data: bytes, end: int) -> list[tuple[int, int]]:
+    """lex.comment_and_literal_spans one token at a time, as it was before the `_TOKEN` regex."""
+    spans: list[tuple[int, int]] = []
+    search = _LEX_START.search
+    i = 0
+    line = last = 0
+    header_line, header = -1, None
+    floor, separator = 0, -1
+    while i < end:
+        m = search(data, i, end)
+        if m is None:
+            break
+        i = m.start()
+        nl = data.rfind(b"\n", last, i)
+        if nl >= 0:
+            line = nl + 1
+        last = i
+        if header_line != line:
+            header_line, header = line, None
+            blanks = _BLANKS.match(data, line)
+            assert blanks is not None
+            if data[blanks.end()] == 0x23:
+                header = L._HEADER_NAME_OPEN.match(data, line)
+        c = data[i]
+        if header is not None and header.end() >= i:
+            i = header.end() + 1
+            continue
+        if c == 0x2F:
+            j = L._line_comment_end(data, i) if data[i + 1] == 0x2F else data.find(b"*/", i + 2)
+            j = len(data) if j < 0 else (j if data[i + 1] == 0x2F else j + 2)
+        elif c == 0x27 and L._digit_separator(data, i, floor, separator):
+            separator = i
+            i += 1
+            continue
+        else:
+            j = L._literal_end(data, i)
+        spans.append((i, j))
+        i = floor = j
+    return spans
+
+
+# -- inputs ------------------------------------------------------------------------------------
+
+PIECES = [
+    b"#include <a/*b>",
+    b'#include "q\'.h"',
+    b"  # include_next <c//d>",
+    b"#import 'x",
+    b"#if 0",
+    b"#define M ",
+    b"/*",
+    b"*/",
+    b"*",
+    b"/",
+    b"//",
+    b'"',
+    b"'",
+    b"\\",
+    b'R"(',
+    b'R"d(',
+    b')d"',
+    b')"',
+    b'u8R"(',
+    b'LR"(',
+    b'xR"(',
+    b"1'0",
+    b"0x1'F",
+    b".5'0",
+    b"'a'",
+    b"\\\n",
+    b"\\\r\n",
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b" ",
+    b"\t",
+    b"x",
+    b"cudaMalloc",
+    b"\xef\xbb\xbf",
+    "é∂".encode(),
+    b"\xff",
+]
+
+CASES = [
+    b"",
+    b"/",
+    b"//",
+    b"/*",
+    b"/* unterminated",
+    b"/*/ still open",
+    b"/**/x/***/y",
+    b'"unterminated\nx "a\\"b" c',
+    b"'\\''",
+    b"int x = 1'000'000; char c = 'a';",
+    b'auto s = R"delim(a " b )" c)delim"; // after\n',
+    b'auto s = R"(unterminated\n',
+    b"// a \\\n continued\nint x;\r\n// crlf \\\r\nstill\r\n",
+    b'#include <cuda/std/x>//c\n#include "a\\b.h" /* c */\n',
+    b'\xef\xbb\xbf#include "x.h"\n',
+    "// é\n\"ü\" 'ß'\n".encode(),
+    b"x = a'b'c;",
+    b"#define S(x) #x '\n",
+]
+
+
+def _sources() -> list[bytes]:
+    out = []
+    for base in (FIXTURES, ROOT / "examples"):
+        for p in sorted(base.rglob("*")):
+            if p.suffix in SOURCE_SUFFIXES and p.is_file():
+                out.append(p.read_bytes())
+    return out + CASES
+
+
+def _random_texts(seed: int, count: int) -> list[bytes]:
+    rnd = random.Random(seed)
+    return [b"".join(rnd.choice(PIECES) for _ in range(rnd.randint(1, 30))) for _ in range(count)]
+
+
+# -- the checks --------------------------------------------------------------------------------
+
+
+def test_comment_and_literal_spans_sources():
+    for data in _sources():
+        assert comment_and_literal_spans(data, len(data)) == reference_comment_and_literal_spans(
+            data, len(data)
+        ), data[:200]
+
+
+def test_comment_and_literal_spans_random():
+    for data in _random_texts(20261203, 4000):
+        assert comment_and_literal_spans(data, len(data)) == reference_comment_and_literal_spans(
+            data, len(data)
+        ), data
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_comment_and_literal_spans_stop_before_end(seed):
+    """Spans that start before `end` (a two-byte `//` or `/*` must lie before it)."""
+    rnd = random.Random(seed)
+    for data in _random_texts(seed, 500):
+        end = rnd.randint(0, len(data))
+        got = comment_and_literal_spans(data, end)
+        assert got == reference_comment_and_literal_spans(data, end), (data, end)
+
+
+# -- identifiers -------------------------------------------------------------------------------
+
+
+def test_identifiers_are_the_regex_tokens():
+    texts = _sources() + _random_texts(7, 2000) + [b"0x1F 1e10 123 0 _9 9_ a$b 1'000 u8R"]
+    for data in texts:
+        assert L.identifiers(data) == set(L.IDENT.findall(data)), data[:200]
+
+
+# -- the completeness check's identifiers of an edited file ------------------------------------
+
+EDIT_TEXTS = [b"", b"hip", b"hipMalloc", b" ", b"-", b"x1", b"cudaFree", b"9", b"::", b"\n", b"_"]
+
+
+def _random_edits(rnd: random.Random, data: bytes):
+    from porter.findings import Edit
+
+    points = sorted(rnd.sample(range(len(data) + 1), min(len(data) + 1, rnd.randint(0, 8))))
+    edits = []
+    for a, b in zip(points[::2], points[1::2]):
+        edits.append(Edit(a, b, rnd.choice(EDIT_TEXTS)))
+    if points and rnd.random() < 0.3:
+        edits.append(Edit(points[-1], points[-1], rnd.choice(EDIT_TEXTS)))  # an insertion
+    return edits
+
+
+def test_edited_identifiers_hold_the_new_tokens():
+    """The input's tokens and `_edited_identifiers` hold every token of the edited bytes."""
+    from porter.rewrite.edits import apply
+    from porter.rewrite.invariant import _BackMap, _edited_identifiers
+
+    rnd = random.Random(11)
+    texts = [d for d in _sources() if len(d) < 20000] + _random_texts(5, 1500)
+    for data in texts:
+        for _ in range(3):
+            edits = _random_edits(rnd, data)
+            new = apply(data, edits)
+            held = L.identifiers(data) | _edited_identifiers(new, _BackMap(edits))
+            assert L.identifiers(new) <= held, (data, edits)
+
+
+def test_leftovers_from_the_input_tokens():
+    """`leftovers` given the input's tokens finds what it finds from the output's own."""
+    from porter.mappings.index import load_index
+    from porter.rewrite.edits import apply
+    from porter.rewrite.invariant import leftovers
+    from porter.source import SourceFile
+
+    index = load_index()
+    rnd = random.Random(12)
+    texts = [d for d in _sources() if len(d) < 20000] + [
+        b"cudaMalloc(&p, n); cudaFree(p); // cudaMemcpy\n#include <cuda_runtime.h>\n",
+        b"int a = cuda_x; cudaStream_t s; x.cudaEvent; cub::Foo f; cudaError_t e;\n",
+    ]
+    for data in texts:
+        src = SourceFile("f.cu", data)
+        for _ in range(3):
+            edits = _random_edits(rnd, data)
+            new = apply(data, edits)
+            want = leftovers(index, src, new, edits, [])
+            got = leftovers(index, src, new, edits, [], input_idents=L.identifiers(data))
+            assert got == want, (data[:200], edits)
+
+
+# -- project declaration sites -----------------------------------------------------------------
+
+
+def reference_declaration_sites(data: bytes, names) -> list[tuple[int, int]]:
+    """names.project_declaration_sites as it was before the `(` pre-filter of function sites."""
+    from porter.rewrite.names import _DECL_SITES, _FUNCTION_SITE_REVERSED
+
+    out = []
+    for rx, word_start in _DECL_SITES:
+        for m in rx.finditer(data):
+            if m.group(1) in names and not (
+                word_start and m.start() > 0 and data[m.start() - 1] in L.WORD
+            ):
+                out.append(m.span(1))
+    if b"{" in data:
+        size = len(data)
+        for m in _FUNCTION_SITE_REVERSED.finditer(data[::-1]):
+            start, end = size - m.end(1), size - m.start(1)
+            if data[start:end] in names:
+                out.append((start, end))
+    return out
+
+
+DECL_PIECES = [
+    b"cudaError_t",
+    b"cudaMalloc",
+    b"cudaStream_t",
+    b"9cudaFree",
+    b"cudaFree9",
+    b"x",
+    b" ",
+    b"\t",
+    b"\n",
+    b"(",
+    b")",
+    b"{",
+    b"}",
+    b";",
+    b"*",
+    b"&",
+    b"::",
+    b"<int>",
+    b",",
+    b"=",
+    b"typedef ",
+    b"struct ",
+    b"using ",
+    b"#define ",
+    b"static ",
+    b"void ",
+    b"return ",
+    b"// c\n",
+]
+
+
+def test_declaration_sites_are_the_long_ways():
+    from porter.mappings.index import load_index
+    from porter.rewrite.lex import scanner_for
+    from porter.rewrite.names import project_declaration_sites
+
+    relevant = scanner_for(load_index()).relevant
+    small = {b"cudaMalloc", b"cudaStream_t", b"cudaError_t", b"x", b"cudaFree9"}
+    rnd = random.Random(13)
+    texts = _sources() + [
+        b"cudaError_t cudaMalloc(void** p, size_t n) {\n  return cudaSuccess;\n}\n",
+        b"static inline cudaError_t\ncudaFree(void* p) { return 0; }\n",
+        b"int f(int (*g)(int)) { return g(1); }\ncudaStream_t *cudaStreamCreate (int) {}\n",
+    ]
+    texts += [
+        b"".join(rnd.choice(DECL_PIECES) for _ in range(rnd.randint(1, 40))) for _ in range(3000)
+    ]
+    # function definitions with random pieces around and inside their parts
+    parts = [[b"", b"\n", b"static "], [b"cudaError_t", b"void", b"x", b"(", b"::"], [b" ", b"*"]]
+    parts += [DECL_PIECES[:6], [b" ", b"", b"\t"], [b"(", b" (", b""], DECL_PIECES, [b")", b""]]
+    parts += [[b" ", b"const ", b";", b""], [b"{", b"{ return 0; }", b""]]
+    texts += [b"".join(rnd.choice(p) for p in parts) * rnd.randint(1, 3) for _ in range(3000)]
+    for data in texts:
+        for names in (relevant, small, frozenset(small)):
+            assert list(project_declaration_sites(data, names)) == reference_declaration_sites(
+                data, names
+            ), data[:300]
