@@ -63,6 +63,8 @@ class FileResult:
 
 #: Distinct identifiers TriggerIndex remembers per process (a few MB at most).
 _TRIGGER_CACHE_MAX = 100_000
+#: Sets of text triggers TriggerIndex keeps a regular expression for (a handful in practice).
+_ANY_OF_MAX = 256
 #: TriggerIndex looks up the triggers that may start at each position of an identifier by
 #: their first this many bytes.
 _GRAM = 3
@@ -82,8 +84,13 @@ class TriggerIndex:
         self.text_triggers = [t for t in trig if not self._IDENTLIKE.fullmatch(t)]
         # a text trigger's identifier-like runs (`cp`, `async` of `cp.async`) are inside the
         # file's identifier tokens wherever the trigger occurs: when one is missing, the
-        # trigger is absent without a scan of the whole file
-        self._runs = {t: tuple(self._IDENTLIKE.findall(t)) for t in self.text_triggers}
+        # trigger is absent without a scan of the whole file. Only the runs of _GRAM bytes or
+        # more are looked for when the trigger has one (`mma` of `mma.h`, not `h`): a short run
+        # is in most identifiers, which would all be remembered as holding a trigger
+        self._runs = {}
+        for t in self.text_triggers:
+            runs = self._IDENTLIKE.findall(t)
+            self._runs[t] = tuple(r for r in runs if len(r) >= _GRAM) or tuple(runs)
         self._match = sorted(set(self.ident_triggers).union(*self._runs.values()))
         # the triggers to match in each new identifier, by their first _GRAM bytes (a look-up
         # at each position of the identifier instead of a scan for each trigger; the shorter
@@ -105,6 +112,9 @@ class TriggerIndex:
             for t in set(r.triggers):
                 self._rules_of.setdefault(t, []).append(i)
         self._always_idx = {i for i, r in enumerate(self.rules) if not r.triggers}
+        # the text triggers a file may still hold, as one regular expression: one scan tells
+        # that none is there (most files), instead of one scan for each
+        self._any_of: dict[tuple[bytes, ...], re.Pattern[bytes]] = {}
 
     def rules_for(self, data: bytes, idents=None) -> list:
         if idents is None:
@@ -138,21 +148,37 @@ class TriggerIndex:
         for t in present:
             chosen.update(rules_of.get(t, ()))
         runs = self._runs
+        pending = []  # the text triggers that would select a rule not yet chosen
         for t in self.text_triggers:
-            # a scan of the file's bytes only for a trigger that would select a rule not yet
-            # chosen (`31` and `32` need none once PT101 is in)
             if chosen.issuperset(rules_of[t]):
                 continue
             for r in runs[t]:
                 if r not in present:
                     break
             else:
-                if t in data:
-                    chosen.update(rules_of[t])
+                pending.append(t)
+        if len(pending) > 1 and self._none_of(pending, data):
+            pending = []
+        for t in pending:
+            # a scan of the file's bytes only for a trigger that would still select a rule
+            # not chosen (`31` and `32` need none once PT101 is in)
+            if not chosen.issuperset(rules_of[t]) and t in data:
+                chosen.update(rules_of[t])
         if not chosen:
             return self.always
         chosen.update(self._always_idx)
         return [self.rules[i] for i in sorted(chosen)]
+
+    def _none_of(self, triggers: list[bytes], data: bytes) -> bool:
+        """Is none of `triggers` in `data`? (One search for any of them.)"""
+        key = tuple(triggers)
+        rx = self._any_of.get(key)
+        if rx is None:
+            if len(self._any_of) >= _ANY_OF_MAX:
+                self._any_of.clear()
+            rx = re.compile(b"|".join(re.escape(t) for t in triggers))
+            self._any_of[key] = rx
+        return rx.search(data) is None
 
 
 # -- per-process state ------------------------------------------------------------------------
