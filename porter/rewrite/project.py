@@ -59,11 +59,18 @@ def names_by_file(files: Iterable[FileScan]) -> dict[str, frozenset[str]]:
         by_base[os.path.basename(p)].append(p)
     # the reverse include graph: header path -> the files that include it
     included_by: dict[str, set[str]] = defaultdict(set)
+    # the files of a folder include the same headers (CCCL: 3,026 distinct folder and path
+    # pairs of 7,586 includes): each pair is resolved once
+    resolved: dict[tuple[str, str], list[str]] = {}
     for f in files:
-        here = os.path.dirname(os.path.normpath(f.path))
+        path = os.path.normpath(f.path)
+        here = os.path.dirname(path)
         for inc in f.includes:
-            for target in _resolve(here, inc, by_path, by_base):
-                included_by[target].add(os.path.normpath(f.path))
+            targets = resolved.get((here, inc))
+            if targets is None:
+                targets = resolved[here, inc] = _resolve(here, inc, by_path, by_base)
+            for target in targets:
+                included_by[target].add(path)
     seen: dict[str, set[str]] = defaultdict(set)
     for header in providers:
         start = os.path.normpath(header.path)

@@ -46,9 +46,17 @@ def shim_names(data: bytes) -> set[str]:
         for m in _SHIM.finditer(data, start, end):
             name = m.group(1) or m.group(2) or m.group(3)
             out.add(name.decode())
-    if b"namespace" in data:
-        for m in _NESTED_ALIAS.finditer(data):
-            out.add(f"{m.group(1).decode()}::{m.group(2).decode()}")
+    # each match of _NESTED_ALIAS starts at a `namespace`: tried at those only, in order and
+    # after the last match, as finditer would (which tries the `\b` at every byte of the file)
+    pos = data.find(b"namespace")
+    while pos >= 0:
+        alias = _NESTED_ALIAS.match(data, pos)  # `\b` reads the byte before pos
+        if alias is not None:
+            out.add(f"{alias.group(1).decode()}::{alias.group(2).decode()}")
+            pos = alias.end()
+        else:
+            pos += 1
+        pos = data.find(b"namespace", pos)
     return out
 
 
