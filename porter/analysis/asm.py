@@ -1,8 +1,9 @@
 """Inline assembly sites: every `asm`/`asm volatile`/`__asm__ __volatile__` statement of a file
-(in code, `#define` bodies and regions the grammar could not parse) and `cuda::ptx::` wrapper
-calls, each lexed, classified as PTX or not (AMD GCN, x86 and ARM asm have no PTX opcodes such as
-`mov.u32` or PTX special registers) and given one family (TMA, wgmma, cluster, PDL, mbarrier,
-cp.async, mma, special register, other PTX). `ctx.asm` is the per-file `AsmSites`.
+(in code and in `#define` bodies, decided from the bytes as the preprocessor lexes them: no tree
+is read) and `cuda::ptx::` wrapper calls, each lexed, classified as PTX or not (AMD GCN, x86
+and ARM asm have no PTX opcodes such as `mov.u32` or PTX special registers) and given one family
+(TMA, wgmma, cluster, PDL, mbarrier, cp.async, mma, special register, other PTX). `ctx.asm` is
+the per-file `AsmSites`.
 """
 
 from __future__ import annotations

@@ -1,16 +1,16 @@
 """PT201–PT205: inline PTX and NVIDIA tensor-core programming (asm, special registers, cp.async,
 mma/ldmatrix, WMMA).
 
-Every `asm`/`asm volatile`/`__asm__ __volatile__` statement of a file — in code (tree-sitter
-`gnu_asm_expression`), in `#define` bodies and in regions the grammar could not parse — is found
-once by `porter.analysis.asm` (`ctx.asm`): its template strings are lexed, it is classified as
-PTX or not (AMD GCN, x86 and ARM asm have no PTX opcodes such as `mov.u32` or PTX special
-registers), and it is given one
-family (TMA, wgmma, cluster, PDL, mbarrier, cp.async, mma, special register, other PTX). Each family
-is reported by exactly one rule (PT2xx here and in hopper.py), so one asm statement gives one
-finding. asm in branches only HIP-Clang compiles (`#if defined(__HIP_PLATFORM_AMD__)`) or only nvcc
-compiles (`#ifdef __HIP_PLATFORM_NVIDIA__`, `#ifndef USE_ROCM`) is skipped; asm under
-`__CUDA_ARCH__` tests is dead on AMD and reported through the guard (PT301).
+Every `asm`/`asm volatile`/`__asm__ __volatile__` statement of a file — in code or in `#define`
+bodies, not in comments or literals, as the preprocessor lexes the bytes (no tree is parsed for it)
+— is found once by `porter.analysis.asm` (`ctx.asm`): its template strings are lexed, it is
+classified as PTX or not (AMD GCN, x86 and ARM asm have no PTX opcodes such as `mov.u32` or PTX
+special registers), and it is given one family (TMA, wgmma, cluster, PDL, mbarrier, cp.async, mma,
+special register, other PTX). Each family is reported by exactly one rule (PT2xx here and in
+hopper.py), so one asm statement gives one finding. asm in branches only HIP-Clang compiles (`#if
+defined(__HIP_PLATFORM_AMD__)`) or only nvcc compiles (`#ifdef __HIP_PLATFORM_NVIDIA__`, `#ifndef
+USE_ROCM`) is skipped; asm under `__CUDA_ARCH__` tests is dead on AMD and reported through the guard
+(PT301).
 """
 
 from __future__ import annotations
