@@ -357,7 +357,7 @@ def find_asm_sites(ctx) -> list[AsmSite]:
     return out
 
 
-_SPLICE_ENDS = (b"\\\n", b"\\\r\n")  # what a physical line that a splice continues ends with
+_SPLICE_ENDS = (b"\\\n", b"\\\r\n")  # a splice: what a line that the next continues ends with
 _BLANK = frozenset(b" \t")
 
 
@@ -412,7 +412,7 @@ class _Lexed:
             c = data[i]
             if c in _BLANK:
                 i += 1
-            elif c == 0x5C and data.startswith((b"\\\n", b"\\\r\n"), i):  # a splice
+            elif c == 0x5C and data.startswith(_SPLICE_ENDS, i):  # a splice
                 i = data.index(b"\n", i) + 1
             elif c == 0x2F and in_spans(spans, i):  # a comment's `/`
                 k = bisect.bisect_right(spans, (i, n + 1)) - 1
@@ -446,7 +446,7 @@ _MACRO_NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 
 def _asm_candidates(data: bytes) -> Iterator[Match[bytes]]:
     """The asm keywords (`_ASM_KW` matches) that start a word: a site is each of them that is
-    code (the tree decides)."""
+    code (`_Lexed.site_at` decides)."""
     for m in _asm_keywords(data):
         if _word_start(data, m.start(1)):
             yield m
@@ -454,7 +454,7 @@ def _asm_candidates(data: bytes) -> Iterator[Match[bytes]]:
 
 def _wrapper_candidates(data: bytes) -> Iterator[Match[bytes]]:
     """The `ptx::name(` / `ptx::name<` wrapper calls (`_PTX_NS` matches) the text allows: a site
-    is each of them that is code (the tree decides)."""
+    is each of them that is code, in no comment or literal (`_Lexed` decides)."""
     if b"ptx" not in data:
         return
     # a bare `ptx::` counts when the file opens namespace ptx or aliases cuda::ptx (once)
