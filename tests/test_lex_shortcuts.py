@@ -315,3 +315,89 @@ def test_declaration_sites_are_the_long_ways():
             assert list(project_declaration_sites(data, names)) == reference_declaration_sites(
                 data, names
             ), data[:300]
+
+
+# -- the completeness check's own lexer --------------------------------------------------------
+
+_SPECIAL = re.compile(rb"[/\"']")
+
+
+def reference_code_spans_to_skip(data: bytes) -> list[tuple[int, int]]:
+    """invariant.code_spans_to_skip one special byte at a time, as it was before _SKIP_TOKEN."""
+    spans: list[tuple[int, int]] = []
+    i, n = 0, len(data)
+    find = data.find
+    while i < n:
+        s = _SPECIAL.search(data, i)
+        if s is None:
+            break
+        j = s.start()
+        c = data[j]
+        if c == 0x2F:
+            nxt = data[j + 1 : j + 2]
+            if nxt == b"/":
+                e = find(b"\n", j)
+                while e > 0 and data[e - 1 : e] == b"\\" and e + 1 < n:
+                    e = find(b"\n", e + 1)
+                e = n if e < 0 else e
+            elif nxt == b"*":
+                e = find(b"*/", j + 2)
+                e = n if e < 0 else e + 2
+            else:
+                i = j + 1
+                continue
+            spans.append((j, e))
+            i = e
+        elif c == 0x27 and j > 0 and data[j - 1] in L.WORD and _reference_in_number(data, j):
+            i = j + 1
+        else:
+            if (
+                c == 0x22
+                and j > 0
+                and data[j - 1 : j] == b"R"
+                and (j < 2 or data[j - 2] not in L.WORD or data[j - 2 : j - 1] in b"uUL8")
+            ):
+                m = re.match(rb'"([^()\\ \n]{0,16})\(', data[j : j + 20])
+                if m:
+                    close = b")" + m.group(1) + b'"'
+                    e = find(close, j + m.end())
+                    e = n if e < 0 else e + len(close)
+                    spans.append((j, e))
+                    i = e
+                    continue
+            e = j + 1
+            while e < n and data[e] != c and data[e] != 0x0A:
+                e += 2 if data[e] == 0x5C else 1
+            e = min(e + 1, n)
+            spans.append((j, e))
+            i = e
+    return spans
+
+
+def _reference_in_number(data: bytes, j: int) -> bool:
+    k = j
+    while k > 0 and data[k - 1] in L.WORD:
+        k -= 1
+    return data[k : k + 1].isdigit()
+
+
+def test_code_spans_to_skip_are_the_long_ways():
+    from porter.rewrite.invariant import code_spans_to_skip
+
+    texts = _sources() + _random_texts(17, 4000) + [b"//\\", b"// a\\\n", b'"\\', b"'a\\\n'"]
+    for data in texts:
+        assert code_spans_to_skip(data) == reference_code_spans_to_skip(data), data[:200]
+
+
+def test_cuda_looking_is_looks_cuda():
+    """The joined-tokens search (with its first-byte look-ahead) finds what `looks_cuda` says
+    token by token (`LOOKING_PREFIXES` holds the first two bytes of every alternative)."""
+    from porter.mappings.index import load_index
+
+    index = load_index()
+    tokens = set(L.table_names(index)) | {b"cuda", b"cudaX", b"cuFoo", b"CU_X", b"__nv_bf16"}
+    tokens |= {b"make_cudaExtent", b"cublasLtX", b"NVRTC_ERROR", b"nvtxRangePush", b"cu", b"_"}
+    for data in _sources():
+        tokens |= L.identifiers(data)
+    assert L.cuda_looking(tokens) == {t for t in tokens if L.CUDA_LOOKING_B.match(t)}
+    assert L.cuda_looking(tokens) == {t for t in tokens if L.looks_cuda(t)}

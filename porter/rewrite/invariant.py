@@ -73,63 +73,52 @@ def _mapped_to_itself(index: MappingIndex) -> frozenset[str]:
 
 def code_spans_to_skip(data: bytes) -> list[tuple[int, int]]:
     """Comments, string and character literals of a whole C++ file, sorted (a small lexer:
-    raw strings and digit separators are handled; trigraphs are not)."""
+    raw strings and digit separators are handled; trigraphs are not). Each comment or literal is
+    one `_SKIP_TOKEN` match; a `'` after an identifier byte (maybe a digit separator) and a `"`
+    after an `R` (maybe a raw string) are decided as before, one byte at a time."""
     spans: list[tuple[int, int]] = []
-    i, n = 0, len(data)
+    append = spans.append
     find = data.find
-    while i < n:
-        j = _next_special(data, i)
-        if j < 0:
-            break
-        c = data[j]
-        if c == 0x2F:  # '/'
-            nxt = data[j + 1 : j + 2]
-            if nxt == b"/":
-                e = find(b"\n", j)
-                # a line comment continues over backslash-newlines
-                while e > 0 and data[e - 1 : e] == b"\\" and e + 1 < n:
-                    e = find(b"\n", e + 1)
-                e = n if e < 0 else e
-            elif nxt == b"*":
-                e = find(b"*/", j + 2)
-                e = n if e < 0 else e + 2
-            else:
-                i = j + 1
-                continue
-            spans.append((j, e))
-            i = e
-        elif c == 0x27 and j > 0 and data[j - 1] in WORD and _in_number(data, j):
-            i = j + 1  # 1'000'000
-        else:  # " or '
+    n = len(data)
+    pos = 0
+    while True:
+        for m in _SKIP_TOKEN.finditer(data, pos):
+            j = m.start()
+            c = data[j]
+            if c == 0x27 and j > 0 and data[j - 1] in WORD and _in_number(data, j):
+                pos = j + 1  # 1'000'000
+                break
             if (
                 c == 0x22
                 and j > 0
-                and data[j - 1 : j] == b"R"
+                and data[j - 1] == 0x52  # R"
                 and (j < 2 or data[j - 2] not in WORD or data[j - 2 : j - 1] in b"uUL8")
             ):
-                m = re.match(rb'"([^()\\ \n]{0,16})\(', data[j : j + 20])
-                if m:
-                    close = b")" + m.group(1) + b'"'
-                    e = find(close, j + m.end())
+                r = re.match(rb'"([^()\\ \n]{0,16})\(', data[j : j + 20])
+                if r:
+                    close = b")" + r.group(1) + b'"'
+                    e = find(close, j + r.end())
                     e = n if e < 0 else e + len(close)
-                    spans.append((j, e))
-                    i = e
-                    continue
-            e = j + 1
-            while e < n and data[e] != c and data[e] != 0x0A:
-                e += 2 if data[e] == 0x5C else 1
-            e = min(e + 1, n)
-            spans.append((j, e))
-            i = e
-    return spans
+                    append((j, e))
+                    pos = e
+                    break
+            append(m.span())
+        else:
+            return spans
 
 
-_SPECIAL = re.compile(rb"[/\"']")
-
-
-def _next_special(data: bytes, i: int) -> int:
-    m = _SPECIAL.search(data, i)
-    return -1 if m is None else m.start()
+# One comment or literal as code_spans_to_skip lexes it: a `//` comment runs to a newline that
+# no backslash precedes (or that ends the file), a `/*` one to its `*/` (or the end), a string
+# or character literal to its closing quote or its first unescaped newline, included (a
+# backslash escapes the byte after it, whatever it is). Starts with `/`, `"` or `'`: the regex
+# engine skips to those bytes itself.
+_SKIP_TOKEN = re.compile(
+    rb"//(?:[^\\\n]++|\\\n(?=.)|\\)*+"
+    rb"|/\*(?:[^*]++|\*(?!/))*+(?:\*/)?"
+    rb'|"(?:[^"\\\n]++|\\.?)*+.?'
+    rb"|'(?:[^'\\\n]++|\\.?)*+.?",
+    re.DOTALL,
+)
 
 
 def _in_number(data: bytes, j: int) -> bool:

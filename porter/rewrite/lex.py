@@ -35,9 +35,13 @@ def looks_cuda(name: bytes) -> bool:
 
 
 # CUDA_LOOKING over identifiers joined one per line: one regex pass instead of a call per name
-# (each name between newlines; the literal `\n` lets the regex engine skip to the next one)
+# (each name between newlines; the literal `\n` lets the regex engine skip to the next one, and
+# a name whose first byte starts none of CUDA_LOOKING's alternatives is passed at that byte)
 assert CUDA_LOOKING_B.pattern.endswith(b"$")
-_LOOKING_LINES = re.compile(rb"\n(" + CUDA_LOOKING_B.pattern[:-1] + rb")(?=\n)")
+_LOOKING_FIRST = bytes(sorted({p[0] for p in LOOKING_PREFIXES}))
+_LOOKING_LINES = re.compile(
+    rb"\n(?=[" + _LOOKING_FIRST + rb"])(" + CUDA_LOOKING_B.pattern[:-1] + rb")(?=\n)"
+)
 
 
 def cuda_looking(idents: Iterable[bytes]) -> set[bytes]:
@@ -337,7 +341,23 @@ def comment_and_literal_spans(data: bytes, end: int) -> list[tuple[int, int]]:
     name (`<a/*b>`) is neither a comment nor a literal. Linear in the file's size. Each comment
     or literal is one `_TOKEN` match; what a match cannot decide (a raw string's prefix before a
     `"`, a `'` after a pp-number's byte, a header name) is decided as one byte at a time
-    (`_literal_end`, `_digit_separator`)."""
+    (`_literal_end`, `_digit_separator`). The last whole file's spans are kept: the rewriter's
+    lexical contexts and the directive deciders of the same bytes object ask for them in turn
+    (the list is shared: callers only read it)."""
+    whole = end == len(data)
+    if whole and data is _last_spans[0]:
+        return _last_spans[1]
+    spans = _spans_before(data, end)
+    if whole:
+        _last_spans[:] = (data, spans)
+    return spans
+
+
+_last_spans: list = [None, []]  # (bytes, comment_and_literal_spans of all of them)
+
+
+def _spans_before(data: bytes, end: int) -> list[tuple[int, int]]:
+    """comment_and_literal_spans, computed."""
     spans: list[tuple[int, int]] = []
     append = spans.append
     headers = _header_names(data) if b"#" in data else []
