@@ -159,3 +159,26 @@ def test_a_forked_worker_names_temporaries_by_its_own_process_id(tmp_path):
     pid, name = queue.get(timeout=30)
     child.join(30)
     assert pid != os.getpid() and name.startswith(f".porter-{pid}-"), name
+
+
+def test_a_ported_tree_keeps_each_sources_mode(tmp_path):
+    """End to end: run_job hands atomic_write the mode of the stat it made for the size limit;
+    a ported file, an unchanged one and a build file keep their sources' modes."""
+    from porter.cli import main
+
+    src = tmp_path / "in"
+    src.mkdir()
+    files = {
+        "run.cu": (b"int main() { cudaDeviceSynchronize(); }\n", 0o755),
+        "keep.cuh": (b"inline int twice(int x) { return 2 * x; }\n", 0o600),
+        "open.cu": (b"void f() { cudaFree(0); }\n", 0o666),
+        "CMakeLists.txt": (b"project(p LANGUAGES CXX CUDA)\n", 0o640),
+    }
+    for name, (body, mode) in files.items():
+        (src / name).write_bytes(body)
+        os.chmod(src / name, mode)
+    main(["port", str(src), "-o", str(tmp_path / "out"), "-q", "-j", "1"])
+    for name, (_, mode) in files.items():
+        assert _mode(tmp_path / "out" / name) == mode, name
+    assert b"hipDeviceSynchronize" in (tmp_path / "out" / "run.cu").read_bytes()
+    assert not [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".porter-")]
