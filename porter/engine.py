@@ -481,20 +481,21 @@ _MODE_BITS = 0o7777
 #: What open(2) applies the umask to; the set-id and sticky bits are given by fchmod.
 _PERMISSION_BITS = 0o777
 #: Output folders this process made or found (atomic_write does not ask again for each file).
-_MADE_DIRS: set[Path] = set()
+_MADE_DIRS: set[str] = set()
 _MADE_DIRS_MAX = 10_000
 
 
 def atomic_write(
-    path: Path, data: bytes, mode_from: Path | None = None, mode: int | None = None
+    path: str | Path, data: bytes, mode_from: Path | None = None, mode: int | None = None
 ) -> None:
     """Write through a temporary file in the same folder and rename: never half-written (an
     error or Ctrl-C removes the temporary file and leaves `path` as it was). The file gets the
     mode `mode` (st_mode of a stat the caller made already), else `mode_from`'s (a stat here),
     else the umask's (0666 less the umask)."""
-    parent = path.parent
+    path = os.fspath(path)  # string operations from here: this runs once per file of the tree
+    parent = os.path.dirname(path) or os.curdir
     if parent not in _MADE_DIRS:
-        parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(parent, exist_ok=True)
         if len(_MADE_DIRS) >= _MADE_DIRS_MAX:
             _MADE_DIRS.clear()
         _MADE_DIRS.add(parent)
@@ -508,7 +509,7 @@ def atomic_write(
         fd, tmp = _new_temp(parent, want & _PERMISSION_BITS)
     except FileNotFoundError:  # the folder was removed since: make it again
         _MADE_DIRS.discard(parent)
-        parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(parent, exist_ok=True)
         fd, tmp = _new_temp(parent, want & _PERMISSION_BITS)
     try:
         try:
@@ -676,7 +677,7 @@ def run_job(job: Job) -> FileResult:
             keep_original(e.path, Path(job.backup))
         if job.out:
             # the bytes are in memory already: write them rather than copy the file again
-            atomic_write(Path(job.out), new, mode=st.st_mode)
+            atomic_write(job.out, new, mode=st.st_mode)
         if not job.keep_data:
             res.new_data = None
             res.old_data = None
