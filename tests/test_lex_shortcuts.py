@@ -401,3 +401,27 @@ def test_cuda_looking_is_looks_cuda():
         tokens |= L.identifiers(data)
     assert L.cuda_looking(tokens) == {t for t in tokens if L.CUDA_LOOKING_B.match(t)}
     assert L.cuda_looking(tokens) == {t for t in tokens if L.looks_cuda(t)}
+
+
+def test_cuda_include_decides_as_before():
+    """invariant._cuda_include (one lookup per path, kept) decides each include path as the
+    inline tests it replaced did."""
+    from porter.mappings.index import load_index
+    from porter.rewrite.includes import CUDA_HEADER, include_lines
+    from porter.rewrite.invariant import _cuda_include
+
+    index = load_index()
+    quoted = {m.group(1) for data in _sources() for m in include_lines(data)}
+    quoted |= {b"<" + h.encode() + b">" for h in index.headers}
+    quoted |= {b'"' + h.encode() + b'"' for h in list(index.headers)[:50]}
+    quoted |= {b"< cuda.h >", b'"hip/hip_runtime.h"', b"<cub/cub.cuh>", b"<vector>", b"<\xff.h>"}
+    for q in sorted(quoted):
+        path = q[1:-1].decode("utf-8", "replace").strip()
+        if path.startswith("hip/") or not (
+            CUDA_HEADER.match(path) or index.lookup_header(path, None) is not None
+        ):
+            want = None
+        else:
+            header = index.lookup_header(path, None)
+            want = None if header is not None and header[1] == path else path
+        assert _cuda_include(index, q) == want, q

@@ -275,20 +275,32 @@ def leftovers(
     found.sort(key=lambda x: x[0])
     out.extend(x for _, x in found)
     for m in includes:
-        path = m.group(1)[1:-1].decode("utf-8", "replace").strip()
-        if path.startswith("hip/") or not (
-            CUDA_HEADER.match(path) or index.lookup_header(path, None) is not None
-        ):
+        path = _cuda_include(index, m.group(1))
+        if path is None:
             continue
-        header = index.lookup_header(path, None)
-        if header is not None and header[1] == path:
-            continue  # a header of the same name on both sides
         ipos, written = back.back(m.start(1))
         if accounted(path, ipos, written) or in_spans(quiet_spans(0), m.start(1)):
             continue
         out.append(Leftover(path, ipos, written))
     out.sort(key=lambda x: x.pos)
     return out
+
+
+@lru_cache(maxsize=4096)
+def _cuda_include(index: MappingIndex, quoted: bytes) -> str | None:
+    """The path of an `#include` (`quoted`: with its delimiters) when it names a CUDA header
+    that must not be left (a CUDA_HEADER path or one the tables map, not under hip/, not a
+    header of the same name on both sides), else None. Kept per path: most files of a tree
+    include the same headers."""
+    path = quoted[1:-1].decode("utf-8", "replace").strip()
+    if path.startswith("hip/"):
+        return None
+    header = index.lookup_header(path, None)
+    if not (CUDA_HEADER.match(path) or header is not None):
+        return None
+    if header is not None and header[1] == path:
+        return None  # a header of the same name on both sides
+    return path
 
 
 def leftover_findings(items: list[Leftover], src: SourceFile) -> list[Finding]:
