@@ -13,6 +13,7 @@ a name sits, declarations, call transforms), `includes`, `launch`, `roc` (--roc 
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -75,6 +76,7 @@ from .names import (
     target_row,
     transform_edits,
 )
+from .plain import NameContexts, PlainNames
 from .roc import roc_area, roc_plan
 from .shims import AMD_HINT, on_nvidia_side, preproc_model, shim_names, vendor_switches
 
@@ -119,6 +121,7 @@ _DEVICE_WORDS = (
 # or line breaks between): a namespace alias, which the rewriter reads from the tree
 _ALIAS_LIKE = re.compile(rb"\bnamespace\b[^;{}]*=")
 _MAX_REGIONS_SHOWN = 5
+_TYPE_LIKE = frozenset({"type", "macro"})  # row kinds never declared as a variable or function
 _SCOPE_LOOKAHEAD = 16  # bytes after a name searched for its `::`
 _NO_TREE = {"opaque": "inside a macro body", "lexical": "in a region tree-sitter could not parse"}
 
@@ -347,7 +350,10 @@ class CudaRewriter:
         self._project_names: dict[str, frozenset] = dict(options.project_names)
         self._fallbacks: set[int] = set()
         self._deleted: list[tuple[int, int]] = []
-        self._ctx: Contexts | LexicalContexts  # per file: see run
+        self._ctx: Contexts | LexicalContexts | NameContexts  # per file: see run
+        self._plain: PlainNames  # per file ported without its tree: see _plain_names
+        self._misread = False  # per parsed file: does its tree have errors?
+        self._plain_lazy: PlainNames | None = None  # per parsed file: see _misread_declaration
         v = options.rocm_version
         self.version_text = ".".join(map(str, v))
 
@@ -379,7 +385,7 @@ class CudaRewriter:
             res.uses_cuda = cuda_includes > 0
             return res
         if tree is None and self._lexical(data, name_hits, idents, amd):
-            if self._run_lexical(data, include_hits, qual_hits):
+            if self._run_lexical(data, include_hits, qual_hits, name_hits):
                 return res
             # a #include <hip/hip_runtime.h> to add: where goes by the tree (include_position),
             # and so does the rest of the file, as if the lexical pass had not run
@@ -390,6 +396,8 @@ class CudaRewriter:
         res.tree = tree
         root = tree.root_node
         self._ctx = Contexts(data, root)
+        self._misread = root.has_error  # see _misread_declaration
+        self._plain_lazy: PlainNames | None = None
         self._pp = vendor_switches(src, tree) if amd else None
         res.pp = self._pp
         self._implicit_use = False
@@ -411,26 +419,77 @@ class CudaRewriter:
         return res
 
     def _lexical(self, data: bytes, name_hits: list, idents: set[bytes], amd: bool) -> bool:
-        """Can every decision about this file come from its bytes? Yes when it has no table or
-        CUDA-looking identifier (whose decisions read the tree: declarations, members, calls),
-        no kernel launch, no vendor switch, and no namespace alias (`namespace X = ...`): what is
-        left to decide are its #include lines, its qualified names (`cub::`, `thrust::`), which
-        are rewritten in code and kept in comments and strings, and whether it has device code,
-        all of which the preprocessor's own lexing decides (`LexicalContexts`). CUDA C++ header
-        libraries are mostly such files; a file porter does not parse gets no PT003."""
-        if name_hits or amd or b"<<<" in data:
+        """Can every decision about this file come from its bytes? Yes when it has no kernel
+        launch, no vendor switch, no namespace alias (`namespace X = ...`), and every table or
+        CUDA-looking identifier in its code is a plain reference (`_plain_names`): what is left
+        to decide are its #include lines, its qualified names (`cub::`, `thrust::`) and names,
+        which are rewritten in code and kept in comments and strings, and whether it has device
+        code, all of which the preprocessor's own lexing decides (`LexicalContexts`). CUDA C++
+        header libraries are mostly such files; a file porter does not parse gets no PT003."""
+        if amd or b"<<<" in data:
             return False
-        return b"namespace" not in idents or _ALIAS_LIKE.search(data) is None
+        if b"namespace" in idents and _ALIAS_LIKE.search(data) is not None:
+            return False
+        self._ctx = LexicalContexts(data)
+        return not name_hits or self._plain_names(data, name_hits)
 
-    def _run_lexical(self, data: bytes, include_hits, qual_hits) -> bool:
+    def _plain_names(self, data: bytes, name_hits: list) -> bool:
+        """Is every name token of the file decided without its tree? The file declares none of
+        them (no definition site: `names.project_declaration_sites`), none has a row that needs
+        the call around it (a call transform) or the tree's reading of a namespace, and each
+        in code is a plain reference by its neighbouring tokens (`plain.PlainNames`)."""
+        relevant = {n for _, n in name_hits if n in self.scan.relevant}
+        if relevant and next(project_declaration_sites(data, relevant), None) is not None:
+            return False
+        assert isinstance(self._ctx, LexicalContexts)
+        spans, starts = self._ctx.spans()
+        plain = self._plain = PlainNames(data, spans, starts)
+        if not plain.balanced():
+            return False
+        by_name = self.index.by_name
+        for pos, n in name_hits:
+            name = n.decode("ascii", "replace")
+            rows = by_name.get(name)
+            if rows is None and CUDA_LOOKING.match(name) is None or name in self.opts.shims:
+                continue  # `_name` decides these without a context
+            if rows is not None and any(r.transform for r in rows):
+                return False
+            k = bisect.bisect_right(starts, pos) - 1
+            if k >= 0 and pos < spans[k][1] or plain.in_header_name(pos):
+                continue  # in a comment or a literal: the options decide
+            if (
+                rows is not None
+                and any(r.kind == "namespace" for r in rows)
+                and plain.next_token(pos + len(n)) != b"::"
+            ):
+                return False  # `ns::` is a reference; `using namespace ns;` is read in the tree
+            type_like = rows is not None and all(r.kind in _TYPE_LIKE for r in rows)
+            if not plain.plain_reference(pos, pos + len(n), type_like):
+                return False
+        return True
+
+    def _run_lexical(self, data: bytes, include_hits, qual_hits, name_hits) -> bool:
         """Rewrite the file without its tree (see `_lexical`). False when hip_runtime.h must be
         added: the caller then ports the file from its tree (nothing is kept of this pass)."""
-        self._ctx = LexicalContexts(data)
         self._implicit_use = False
         self._own, self._fallbacks, self._deleted = set(), set(), []
         cuda_includes, hip_headers = self._includes(data, include_hits)
+        if name_hits:
+            # no definition site (`_plain_names`): the names a header of the project defines
+            # for this file are its own, as `_project_declarations` says
+            shared = self._project_names.get(self.src.path)
+            if shared:
+                names = {n for _, n in name_hits if n in self.scan.relevant}
+                used = {n.decode("ascii", "replace") for n in names}
+                used = {n for n in used if not config_macro(self.index.by_name.get(n))}
+                self._own = used & shared
         for m, key, skip in qual_hits:
             self._qualified(data, m, key, skip)
+        if name_hits:
+            lexical, self._ctx = self._ctx, NameContexts(self._ctx, self._plain)
+            for pos, n in name_hits:
+                self._name(n.decode("ascii", "replace"), pos, pos + len(n))
+            self._ctx = lexical
         uses_device = self._has_device_code(data)
         if self._runtime_include_missing(uses_device, hip_headers):
             return False
@@ -573,6 +632,8 @@ class CudaRewriter:
         if self._deleted and any(a <= start < b for a, b in self._deleted):
             return  # inside an argument a call transform removed
         ctx, node = self._ctx.at(start, end)
+        if node is None and ctx == "code":
+            ctx = "lexical"  # a file ported without its tree (`_lexical`): no node around it
         if not self._is_reference(name, ctx, node, start):
             return
         if rows is None:
@@ -610,6 +671,7 @@ class CudaRewriter:
             and is_declaration_name(node)
             and start not in self._fallbacks
             and not config_macro(self.index.by_name.get(name))
+            and not self._misread_declaration(name, start)
         ):
             # the project defines this name itself (`#define cudaMalloc hipMalloc`, a shim
             # function, `namespace cub = hipcub;`): its own definition is never renamed (a
@@ -622,12 +684,34 @@ class CudaRewriter:
             return False  # the NVIDIA side of a vendor switch stays CUDA
         if not self._allowed(ctx):
             return False
-        if ctx == "code" and node.type == "field_identifier":
+        if (
+            ctx == "code"
+            and node.type == "field_identifier"
+            and not self._misread_declaration(name, start)
+        ):
             # a member of a user type (x.cudaStream, a member initializer `cudaStream(s)`) is
             # not an API reference; in a constructor's initializer list a CUDA *type* names a
             # base class (`memcpy_2d() : CUDA_MEMCPY2D() {}`), which is one
             return base_initializer(node) and self._names_type(name)
         return True
+
+    def _misread_declaration(self, name: str, start: int) -> bool:
+        """Did tree-sitter read a reference as a declared name (or a member declared) while
+        recovering from an error? An attribute or statement macro it does not know makes the
+        next name look declared:
+        `_CCCL_HIDE_FROM_ABI cudaError_t f();`, `_CCCL_DIAG_POP return cudaSuccess;`, a
+        namespace macro `CUB_NAMESPACE_END` after a class. In a tree with errors, a name whose
+        neighbouring tokens make it a plain reference (`plain.PlainNames`, which never says so
+        of a name an error-free tree declares) is one: renamed as a file ported without its tree
+        renames it."""
+        if not self._misread:
+            return False
+        if self._plain_lazy is None:
+            spans, starts = LexicalContexts(self.src.data).spans()
+            self._plain_lazy = PlainNames(self.src.data, spans, starts)
+        rows = self.index.by_name.get(name)
+        type_like = rows is not None and all(r.kind in _TYPE_LIKE for r in rows)
+        return self._plain_lazy.plain_reference(start, start + len(name), type_like)
 
     def _names_type(self, name: str) -> bool:
         rows = self.index.by_name.get(name)

@@ -87,15 +87,18 @@ class SyntaxErrorRegion(Rule):
     (unbalanced preprocessor branches, unusual attribute macros, genuine syntax errors), once per
     file, naming the first regions.
 
-    Reported only for files porter parses to port them: files that name a CUDA API (a table
-    name or a CUDA-looking identifier), launch a kernel (`<<<`), or need
-    `#include <hip/hip_runtime.h>` added. A file whose only CUDA text is its `#include` lines,
-    qualified library names (`thrust::cuda::par`) and device code (`__device__`, `threadIdx`)
-    is ported without a parse (which includes are directives, and which names are in comments
-    or literals, is decided from the bytes, as the preprocessor decides it) and gets no PT003,
-    unless an identifier of it names HIP, ROCm, AMD or a gfx target (a possible vendor switch,
-    which porter reads from the tree) or it defines a namespace alias; nor does a file with no
-    CUDA text at all.
+    Reported only for files porter parses to port them. A file is ported without a parse
+    when every decision about it comes from its bytes, as the preprocessor lexes them (which
+    includes are directives, which names are in comments or literals): its `#include` lines,
+    qualified library names (`thrust::cuda::par`), device code (`__device__`, `threadIdx`),
+    and API names that are plain references by their neighbouring tokens (`cudaFree(p)`,
+    `return cudaSuccess;`, `cudaStream_t s`; not a declared name, a member, `struct X`, an
+    `#undef`, or a name whose row rewrites the call around it). Such a file gets no PT003,
+    unless its code brackets do not pair up (a likely syntax error, which the parse then
+    reports), an identifier of it names HIP, ROCm, AMD or a gfx target (a possible vendor
+    switch, which porter reads from the tree), it launches a kernel (`<<<`), it defines a
+    namespace alias, or it needs `#include <hip/hip_runtime.h>` added (placed by the tree); nor
+    does a file with no CUDA text at all.
 
     ## Why it breaks on AMD
     It does not break by itself; but inside such a region porter only rewrites whole identifiers
