@@ -226,3 +226,49 @@ def test_declarations_stay_declared_in_a_tree_with_errors():
     index = load_index()
     res = CudaRewriter(index, PortOptions()).run(SourceFile("x.h", text), P.parse(text))
     assert not res.edits.edits, [(e.start, e.text) for e in res.edits.edits]
+
+
+def test_include_position_from_the_bytes_is_the_trees():
+    """Where `#include <hip/hip_runtime.h>` goes, read from the bytes, is where the tree puts
+    it in every file whose tree has no error (where it has, the tree's top level may be broken,
+    and the bytes' reading is used by both paths)."""
+    from porter.rewrite.includes import include_position as tree_position
+    from porter.rewrite.plain import include_position
+
+    compared = 0
+    for path in _sources():
+        data = path.read_bytes()
+        root = P.parse(data).root_node
+        if root.has_error:
+            continue
+        spans, starts = LexicalContexts(data).spans()
+        pos = include_position(PlainNames(data, spans, starts))
+        assert pos == tree_position(data, root), path
+        compared += 1
+    assert compared > 150
+
+
+@pytest.mark.parametrize(
+    "text, before",
+    [
+        (b"// c\n#pragma once\n\n#include <a.h>\n", b"#include <a.h>"),
+        (b"/* c */\n#ifndef G\n#define G\n// x\n#include <a.h>\nint x;\n#endif\n", b"#include"),
+        (b"#ifndef G\n#define G\n\nvoid f();\n#endif\n", b"void f();"),
+        (b"\xef\xbb\xbfint x;\n", b"int x;"),
+        (b"/* a */ int x;\n", b"/* a */"),
+    ],
+)
+def test_include_position_cases(text, before):
+    from porter.rewrite.plain import include_position
+
+    spans, starts = LexicalContexts(text).spans()
+    pos = include_position(PlainNames(text, spans, starts))
+    assert pos is not None and text[pos:].startswith(before), (pos, text[pos:])
+
+
+def test_include_position_unsure_goes_to_the_tree():
+    from porter.rewrite.plain import include_position
+
+    for text in (b"#endif\nint x;\n", b"# 1 \"a.cu\"\nint x;\n", b"#ifndef G\nint x;\n"):
+        spans, starts = LexicalContexts(text).spans()
+        assert include_position(PlainNames(text, spans, starts)) is None, text

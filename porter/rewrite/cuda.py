@@ -77,6 +77,7 @@ from .names import (
     transform_edits,
 )
 from .plain import NameContexts, PlainNames
+from .plain import include_position as lexical_include_position
 from .roc import roc_area, roc_plan
 from .shims import AMD_HINT, on_nvidia_side, preproc_model, shim_names, vendor_switches
 
@@ -397,7 +398,7 @@ class CudaRewriter:
         root = tree.root_node
         self._ctx = Contexts(data, root)
         self._misread = root.has_error  # see _misread_declaration
-        self._plain_lazy: PlainNames | None = None
+        self._plain_lazy = None
         self._pp = vendor_switches(src, tree) if amd else None
         res.pp = self._pp
         self._implicit_use = False
@@ -492,7 +493,15 @@ class CudaRewriter:
             self._ctx = lexical
         uses_device = self._has_device_code(data)
         if self._runtime_include_missing(uses_device, hip_headers):
-            return False
+            if not name_hits:
+                assert isinstance(self._ctx, LexicalContexts)
+                spans, starts = self._ctx.spans()
+                self._plain = PlainNames(data, spans, starts)
+            pos = lexical_include_position(self._plain)
+            if pos is None:
+                return False  # the tree decides where
+            if self.res.edits.add_group([Edit(pos, pos, include_edit_text(data, pos))]):
+                self.res.stats.includes_added += 1
         res = self.res
         res.uses_cuda = bool(
             res.stats.converted or res.stats.unsupported or cuda_includes or uses_device
@@ -526,7 +535,13 @@ class CudaRewriter:
         with its own shim layer includes the right runtime itself: adding hip_runtime.h would
         break its CUDA build."""
         if self._runtime_include_missing(uses_device, hip_headers):
-            pos = include_position(data, root)
+            # the place read from the bytes, as a file ported without its tree gets it (the
+            # same as the tree's wherever the tree has no error; where it has, the tree's top
+            # level may be broken: `plain.include_position`); the tree's when that is unsure
+            spans, starts = LexicalContexts(data).spans()
+            pos = lexical_include_position(PlainNames(data, spans, starts))
+            if pos is None:
+                pos = include_position(data, root)
             if self.res.edits.add_group([Edit(pos, pos, include_edit_text(data, pos))]):
                 self.res.stats.includes_added += 1
 

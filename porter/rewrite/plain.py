@@ -18,8 +18,10 @@ lexes: comments are skipped, splices are blanks, and a string literal is a token
 from __future__ import annotations
 
 import bisect
+import codecs
 import re
 
+from .includes import after_line
 from .lex import WORD, Directives
 
 _BLANKS = frozenset(b" \t\r\n\f\v\\")
@@ -404,3 +406,163 @@ class NameContexts:
         if self.plain.in_header_name(start):
             return "string", None
         return self.lexical.at(start, end)
+
+
+class _Unsure(Exception):
+    """The file's top level is not what `include_position` reads from the bytes."""
+
+
+def include_position(plain: PlainNames) -> int | None:
+    """Where `includes.include_position` puts `#include <hip/hip_runtime.h>`, read from the
+    bytes instead of the tree's top-level nodes (comments, directives, code): before the first
+    top-level include (or the first include after the guard's `#define` inside a header guard
+    that ends the file), else after the guard's `#define` / `#pragma once`, else after the
+    leading comments (when nothing else shares their last line), else at the top. None when the
+    top level holds what the tree may read otherwise (an `#else` or `#endif` without its `#if`,
+    a `#` line that is no directive porter lists): the caller parses."""
+    try:
+        return _include_position(plain)
+    except _Unsure:
+        return None
+
+
+def _include_position(plain: PlainNames) -> int:
+    data = plain.data
+    top = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    after, pos, n = top, top, len(data)
+    leading = 0
+    # the leading comments: the port's include goes after them, unless code shares their line
+    while True:
+        p = _skip_blanks(data, pos)
+        span = plain._span_at(p) if p < n else None
+        if span is None or span[0] != p or not plain._is_comment(span):
+            break
+        end = span[1]
+        if data[end - 1 : end] == b"\n":
+            end -= 1  # a `//` comment ends before its newline, as the tree's node does
+        nxt = after_line(data, end)
+        if data[end:nxt].strip():
+            return after if leading else top
+        after, pos, leading = nxt, nxt, leading + 1
+    while True:
+        p = _skip_blanks(data, pos)
+        if p >= n:
+            return after
+        span = plain._span_at(p)
+        if span is not None and span[0] == p and plain._is_comment(span):
+            pos = span[1]
+            continue
+        d = _directive_starting(plain, p)
+        if d is None:
+            return after  # code
+        name = d[1]
+        if name == b"include":
+            return p
+        if name in (b"ifdef", b"ifndef"):
+            return _in_guard(plain, d, after)
+        if name in (b"else", b"elif", b"endif", b"elifdef", b"elifndef"):
+            raise _Unsure
+        if name in (b"define", b"if", b"include_next", b"import"):
+            return after
+        # a preproc_call (#pragma, #error, #undef ...): `#pragma once` moves the place after it
+        if b"once" in data[p : d[3]]:
+            after = after_line(data, d[3])
+        pos = d[3]
+
+
+def _in_guard(plain: PlainNames, d, after: int) -> int:
+    """The place in a file whose first directive after the comments is `#ifdef`/`#ifndef`."""
+    data = plain.data
+    directives = plain._directives
+    assert directives is not None
+    k = directives.index(d)
+    depth, end_k = 0, None
+    for j in range(k, len(directives)):
+        name = directives[j][1]
+        if name in (b"if", b"ifdef", b"ifndef"):
+            depth += 1
+        elif name == b"endif":
+            depth -= 1
+            if depth == 0:
+                end_k = j
+                break
+    if end_k is None:
+        raise _Unsure  # an unterminated #ifdef
+    # the guard ends the file: only comments and blanks follow its #endif
+    pos = directives[end_k][3]
+    while True:
+        p = _skip_blanks(data, pos)
+        if p >= len(data):
+            break
+        span = plain._span_at(p)
+        if span is None or span[0] != p or not plain._is_comment(span):
+            return after
+        pos = span[1]
+    # its first object-like #define at its own level (not in a nested #if, a brace or #else)
+    depth, braces, last = 0, 0, d[3]
+    found = None
+    for j in range(k + 1, end_k):
+        line, name, name_end, end = directives[j]
+        braces += _brace_balance(plain, last, line)
+        last = end
+        if name in (b"if", b"ifdef", b"ifndef"):
+            depth += 1
+        elif name == b"endif":
+            depth -= 1
+        elif depth == 0 and name in (b"else", b"elif", b"elifdef", b"elifndef"):
+            break
+        elif depth == 0 and braces == 0 and name == b"define":
+            head = _MACRO_HEAD.match(data, name_end)
+            if head is not None and head.group(2) is None:
+                found = j
+                break
+    if found is None:
+        return after
+    place = after_line(data, directives[found][3])
+    # the guard's next item after the #define: an include there takes the port's include
+    pos = place
+    while True:
+        p = _skip_blanks(data, pos)
+        span = plain._span_at(p) if p < len(data) else None
+        if span is not None and span[0] == p and plain._is_comment(span):
+            pos = span[1]
+            continue
+        nd = _directive_starting(plain, p) if p < len(data) else None
+        if nd is not None and nd[1] == b"include":
+            return p
+        return place
+
+
+def _brace_balance(plain: PlainNames, start: int, end: int) -> int:
+    """`{` minus `}` of the code in data[start:end] (comments and literals left out)."""
+    data = plain.data
+    total = 0
+    i = data.find(b"{", start, end)
+    j = data.find(b"}", start, end)
+    if i < 0 and j < 0:
+        return 0
+    for k in range(start, end):
+        c = data[k]
+        if c in (0x7B, 0x7D) and plain._span_at(k) is None:
+            total += 1 if c == 0x7B else -1
+    return total
+
+
+def _directive_starting(plain: PlainNames, p: int):
+    """The directive whose `#` is at `p` (None: `p` is code). A `#` no listed directive
+    starts is a line the tree may read otherwise: unsure."""
+    if plain.data[p : p + 1] != b"#":
+        return None
+    d = plain._directive_at(p)
+    if d is None or plain.data.find(b"#", d[0], p + 1) != p:
+        raise _Unsure
+    return d
+
+
+def _skip_blanks(data: bytes, pos: int) -> int:
+    n = len(data)
+    while pos < n and data[pos] in _BLANKS:
+        if data[pos] == 0x5C and data[pos + 1 : pos + 2] not in (b"\n", b"\r"):
+            return pos  # a backslash that splices no line is a token
+        pos += 1
+    return pos
