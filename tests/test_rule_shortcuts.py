@@ -229,6 +229,40 @@ def test_pt101_candidates_hold_every_reportable_binary_expression():
     assert checked
 
 
+def test_pt101_reads_no_tree_without_an_operator_before_a_literal():
+    """`_op_candidates` parses only when some 5/31/32 literal may be the right operand of `&`,
+    `%`, `/` or `>>` (`warp._operator_before`); operators hidden behind splices, `//` and
+    `/* */` comments still count."""
+    tricky = [
+        b"__device__ int f() { return threadIdx.x &\\\n 31; }\n",
+        b"__device__ int f() { return threadIdx.x & // lane\n 31; }\n",
+        b"__device__ int f() { return threadIdx.x & /* lane */ 31; }\n",
+        b"__device__ int f() { return threadIdx.x & (~(31)); }\n",
+        b"__device__ int f() { return threadIdx.x >>5; }\n",
+    ]
+    for data in tricky:
+        ctx = _ctx("t.cu", data)
+        reportable = [
+            b.id
+            for b in ctx.nodes("binary_expression")
+            if WarpSizeLiteral._kind(
+                ctx, b.child_by_field_name("operator").type, b.child_by_field_name("right")
+            )
+            is not None
+        ]
+        assert reportable, data
+        assert set(reportable) <= {b.id for b in WarpSizeLiteral._op_candidates(ctx)}, data
+    parsed = []
+
+    def counting(data: bytes):
+        parsed.append(data)
+        return parse(data)
+
+    plain = b"__device__ int f(int* a) { a[32] = 5; return g(31) + 32; }\n"
+    ctx = RuleContext(SourceFile("p.cu", plain), None, RuleOptions(), parse=counting)
+    assert WarpSizeLiteral._op_candidates(ctx) == [] and not parsed
+
+
 def test_warp_collectives_from_identifiers_are_those_from_the_calls():
     for name, data in _sources():
         ctx = _ctx(name, data)

@@ -421,6 +421,29 @@ def _is_field(parent, field: str, node) -> bool:
 # =============================================================================================
 # node types between a literal and the binary expression whose right operand holds it
 _UP_TO_OPERATOR = frozenset({"number_literal", "parenthesized_expression", "unary_expression"})
+# what may stand between an operator and the literal `_kind` accepts as its right operand: blanks,
+# splices, `(` and the `~` of `& ~31`
+_BEFORE_LITERAL = frozenset(b" \t\r\n\f\v\\(~")
+
+
+def _operator_before(data: bytes, pos: int) -> bool:
+    """May the literal at `pos` be the right operand of `&`, `%`, `/` or `>>` (what
+    `WarpSizeLiteral._kind` reports)? From the bytes before it, past blanks, splices, `(` and
+    `~`: False only when a token other than those operators surely precedes it. A line break
+    on the way may hide a `//` comment, and `/` may end a `/* */` one: both count as may."""
+    i = pos - 1
+    newline = False
+    while i >= 0 and data[i] in _BEFORE_LITERAL:
+        newline = newline or data[i] in (0x0A, 0x0D)
+        i -= 1
+    if newline or i < 0:
+        return newline
+    c = data[i]
+    if c == 0x26:  # & (not &&)
+        return i == 0 or data[i - 1] != 0x26
+    if c == 0x3E:  # >> (not ->)
+        return i > 0 and data[i - 1] == 0x3E
+    return c in (0x25, 0x2F)  # % /
 
 
 @register
@@ -539,9 +562,16 @@ class WarpSizeLiteral(Rule):
         data = ctx.data
         if _DIGIT_SEPARATOR.search(data) is not None:
             return ctx.nodes("binary_expression")
+        literals = [
+            m
+            for m in matches_after(_OP_LITERAL, data, _DIGITS)
+            if _operator_before(data, m.start())
+        ]
+        if not literals:
+            return []  # no literal is the right operand of `&`, `%`, `/`, `>>`: no tree read
         root = ctx.root
         found = {}
-        for m in matches_after(_OP_LITERAL, data, _DIGITS):
+        for m in literals:
             n = root.descendant_for_byte_range(m.start(), m.end())
             while n is not None and n.type in _UP_TO_OPERATOR:
                 n = n.parent
