@@ -175,6 +175,33 @@ def test_call_index_answers_from_the_identifiers_as_the_tree_does():
     assert skipped
 
 
+def test_may_call_is_false_only_for_names_no_call_has():
+    """`CallIndex.may_call` (the identifier tokens, then a `(` or `<` after the name) never
+    says no for a name the tree finds called: every identifier of every source, and cases where
+    a comment, a splice or template arguments stand between a name and its arguments."""
+    tricky = b"""void g() {
+  f1 /* c */ (1); f2\\\n(2); f3<int>(3); obj.f4(4); ns::f5(5); p->f6 (6);
+  f7 // c
+  (7);
+  int f8 = 1; f9 < 2;
+}
+"""
+    sources = [*_sources(), ("tricky.cu", tricky)]
+    checked = 0
+    for name, data in sources:
+        full = _ctx(name, data)
+        called = full.calls.names()
+        for ident in _ctx(name, data).idents:
+            text = ident.decode("latin-1")
+            if text in called:
+                assert full.calls.may_call([text]), (name, text)
+                checked += 1
+    assert checked > 100
+    ctx = _ctx("tricky.cu", tricky)
+    assert {"f1", "f2", "f3", "f4", "f5", "f6", "f7"} <= ctx.calls.names()
+    assert not ctx.calls.may_call(["f8"])
+
+
 def test_ident_matcher_is_the_joined_search():
     patterns = [
         (rb"cudaLaunch\w+|__cluster_\w+|this_cluster", 0),

@@ -16,6 +16,7 @@ from functools import cached_property
 
 from tree_sitter import Node
 
+from ..rewrite.lex import find_word
 from .functions import enclosing_function, function_name
 
 
@@ -77,6 +78,26 @@ class Call:
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+#: what may stand between a callee's name and its `(` or `<`: blanks and splices
+_BETWEEN = frozenset(b" \t\r\n\f\v\\")
+#: the bytes after those that may go on to a call: its arguments, template arguments, a comment
+_CALL_NEXT = frozenset(b"(</")
+
+
+def _followed_by_call(data: bytes, word: bytes) -> bool:
+    """May some occurrence of `word` be a callee's name? A call_expression's name node (see
+    `callee`) is followed by its argument list or its template arguments: `(` or `<` after
+    blanks and splices (a `/` may start a comment before them: it counts as may)."""
+    n = len(data)
+    for pos in find_word(data, word):
+        i = pos + len(word)
+        while i < n and data[i] in _BETWEEN:
+            i += 1
+        if i < n and data[i] in _CALL_NEXT:
+            return True
+    return False
+
+
 class CallIndex:
     """All call_expressions of one file, indexed by name on first need: asked only for names
     none of which is an identifier token of the file, it answers without the tree."""
@@ -108,8 +129,12 @@ class CallIndex:
         an identifier token of the file's bytes (`ctx.idents`), so a plain name missing from
         them is called nowhere. (A name of other characters counts as present.)"""
         idents = self._ctx.idents
+        data = self._ctx.data
         for n in names:
-            if n.encode() in idents or not _PLAIN_NAME.fullmatch(n):
+            if not _PLAIN_NAME.fullmatch(n):
+                return True
+            word = n.encode()
+            if word in idents and _followed_by_call(data, word):
                 return True
         return False
 
