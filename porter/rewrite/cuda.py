@@ -386,6 +386,8 @@ class CudaRewriter:
             res.uses_cuda = cuda_includes > 0
             return res
         if tree is None and self._lexical(data, name_hits, idents, amd):
+            # a vendor switch's #if model comes from the directives, not the tree
+            self._pp = res.pp = self._vendor_model(src) if amd else None
             if self._run_lexical(data, include_hits, qual_hits, name_hits):
                 return res
             # a #include <hip/hip_runtime.h> to add: where goes by the tree (include_position),
@@ -421,18 +423,25 @@ class CudaRewriter:
 
     def _lexical(self, data: bytes, name_hits: list, idents: set[bytes], amd: bool) -> bool:
         """Can every decision about this file come from its bytes? Yes when it has no kernel
-        launch, no vendor switch, no namespace alias (`namespace X = ...`), and every table or
+        launch, no namespace alias (`namespace X = ...`), and every table or
         CUDA-looking identifier in its code is a plain reference (`_plain_names`): what is left
         to decide are its #include lines, its qualified names (`cub::`, `thrust::`) and names,
         which are rewritten in code and kept in comments and strings, and whether it has device
-        code, all of which the preprocessor's own lexing decides (`LexicalContexts`). CUDA C++
-        header libraries are mostly such files; a file porter does not parse gets no PT003."""
-        if amd or b"<<<" in data:
+        code, all of which the preprocessor's own lexing decides (`LexicalContexts`), and the
+        sides of a vendor switch (`_vendor_model`, from the directives). CUDA C++ header
+        libraries are mostly such files; a file porter does not parse gets no PT003."""
+        if b"<<<" in data:
             return False
         if b"namespace" in idents and _ALIAS_LIKE.search(data) is not None:
             return False
         self._ctx = LexicalContexts(data)
         return not name_hits or self._plain_names(data, name_hits)
+
+    @staticmethod
+    def _vendor_model(src: SourceFile):
+        """`vendor_switches` without a tree: the #if model reads the directives alone."""
+        pp = preproc_model(src, None)
+        return pp if any(g.mentions_vendor() for g in pp.groups) else None
 
     def _plain_names(self, data: bytes, name_hits: list) -> bool:
         """Is every name token of the file decided without its tree? The file declares none of

@@ -95,10 +95,8 @@ class SyntaxErrorRegion(Rule):
     `return cudaSuccess;`, `cudaStream_t s`; not a declared name, a member, `struct X`, an
     `#undef`, or a name whose row rewrites the call around it). Such a file gets no PT003,
     unless its code brackets do not pair up (a likely syntax error, which the parse then
-    reports), an identifier of it names HIP, ROCm, AMD or a gfx target (a possible vendor
-    switch, which porter reads from the tree), it launches a kernel (`<<<`), it defines a
-    namespace alias, or it needs `#include <hip/hip_runtime.h>` added (placed by the tree); nor
-    does a file with no CUDA text at all.
+    reports), it launches a kernel (`<<<`) or it defines a namespace alias; nor does a file with
+    no CUDA text at all.
 
     ## Why it breaks on AMD
     It does not break by itself; but inside such a region porter only rewrites whole identifiers
