@@ -252,8 +252,8 @@ def include_lines(data: bytes) -> list[re.Match]:
     last = -1
     for hit in _INCLUDE_TEXT.finditer(data):
         at = hit.start()
-        # the line starts after its last \n or \r: a \r is looked for after the \n only (a search
-        # of the whole file before it, in a file with no \r, cost most of this function's time)
+        # the line starts after its last \n or \r: a \r is looked for after the \n only (the
+        # same answer as searching the whole file before it for one)
         nl = data.rfind(b"\n", 0, at)
         line = max(nl, data.rfind(b"\r", nl + 1, at)) + 1
         if line <= last:
