@@ -295,6 +295,7 @@ def test_include_directives_spans():
 
 
 # -- PT003 (documented in porter/rules/api.py): only for files porter parses ---------------------
+PAIRED_ERROR = b"int a = 1 + ;\n"  # a syntax error whose brackets pair up
 SYNTAX_ERROR = b"int a = (1 + ;\n"
 
 
@@ -304,18 +305,25 @@ SYNTAX_ERROR = b"int a = (1 + ;\n"
         # only include lines of CUDA text: ported without a parse, so no PT003
         (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR, False),
         (b'#include "cuda_fp16.h"\n' + SYNTAX_ERROR + b"#include <vector>\n", False),
-        # a CUDA name: parsed, so the region is reported
+        # names, device code, qualified names, a vendor switch: decided from the bytes
+        # (CudaRewriter._lexical) unless the brackets do not pair up, a likely syntax error that
+        # the parse reports
         (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR + b"cudaStream_t s;\n", True),
         (SYNTAX_ERROR + b"void f() { cudaDeviceSynchronize(); }\n", True),
-        # device code and qualified names only (CudaRewriter._lexical): decided from the bytes
-        (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR + b"__global__ void k() {}\n", False),
-        (b"#include <thrust/sort.h>\n" + SYNTAX_ERROR + b"auto p = thrust::cuda::par;\n", False),
-        # ... unless hip_runtime.h must be added: where goes by the tree
+        (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR + b"__global__ void k() {}\n", True),
+        (b"#include <thrust/sort.h>\n" + SYNTAX_ERROR + b"auto p = thrust::cuda::par;\n", True),
         (SYNTAX_ERROR + b"__global__ void k() {}\n", True),
-        # a kernel launch is read from the tree
-        (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR + b"void h() { k<<<1, 1>>>(); }\n", True),
-        # an identifier naming AMD/HIP: a possible vendor switch, read from the tree
         (CUDA_INCLUDE + b"\n#ifdef __HIP_PLATFORM_AMD__\n#endif\n" + SYNTAX_ERROR, True),
+        (CUDA_INCLUDE + b"\n" + PAIRED_ERROR + b"cudaStream_t s;\n", False),
+        (PAIRED_ERROR + b"void f() { cudaDeviceSynchronize(); }\n", False),
+        (CUDA_INCLUDE + b"\n" + PAIRED_ERROR + b"__global__ void k() {}\n", False),
+        (b"#include <thrust/sort.h>\n" + PAIRED_ERROR + b"auto p = thrust::cuda::par;\n", False),
+        (PAIRED_ERROR + b"__global__ void k() {}\n", False),
+        (CUDA_INCLUDE + b"\n#ifdef __HIP_PLATFORM_AMD__\n#endif\n" + PAIRED_ERROR, False),
+        # a kernel launch or a declaration of a table name is read from the tree
+        (CUDA_INCLUDE + b"\n" + SYNTAX_ERROR + b"void h() { k<<<1, 1>>>(); }\n", True),
+        (CUDA_INCLUDE + b"\n" + PAIRED_ERROR + b"void h() { k<<<1, 1>>>(); }\n", True),
+        (PAIRED_ERROR + b"typedef int cudaStream_t;\n", True),
         # no CUDA text at all
         (SYNTAX_ERROR, False),
     ],

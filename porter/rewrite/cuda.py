@@ -429,12 +429,17 @@ class CudaRewriter:
         which are rewritten in code and kept in comments and strings, and whether it has device
         code, all of which the preprocessor's own lexing decides (`LexicalContexts`), and the
         sides of a vendor switch (`_vendor_model`, from the directives). CUDA C++ header
-        libraries are mostly such files; a file porter does not parse gets no PT003."""
+        libraries are mostly such files; a file porter does not parse gets no PT003, so a file
+        whose brackets do not pair up (`PlainNames.balanced`) is parsed."""
         if b"<<<" in data:
             return False
         if b"namespace" in idents and _ALIAS_LIKE.search(data) is not None:
             return False
         self._ctx = LexicalContexts(data)
+        spans, starts = self._ctx.spans()
+        self._plain = PlainNames(data, spans, starts)
+        if not self._plain.balanced():
+            return False  # a likely syntax error: the parse reports it (PT003)
         return not name_hits or self._plain_names(data, name_hits)
 
     @staticmethod
@@ -451,11 +456,8 @@ class CudaRewriter:
         relevant = {n for _, n in name_hits if n in self.scan.relevant}
         if relevant and next(project_declaration_sites(data, relevant), None) is not None:
             return False
-        assert isinstance(self._ctx, LexicalContexts)
-        spans, starts = self._ctx.spans()
-        plain = self._plain = PlainNames(data, spans, starts)
-        if not plain.balanced():
-            return False
+        plain = self._plain
+        spans, starts = plain.spans, plain.starts
         by_name = self.index.by_name
         for pos, n in name_hits:
             name = n.decode("ascii", "replace")
@@ -502,10 +504,6 @@ class CudaRewriter:
             self._ctx = lexical
         uses_device = self._has_device_code(data)
         if self._runtime_include_missing(uses_device, hip_headers):
-            if not name_hits:
-                assert isinstance(self._ctx, LexicalContexts)
-                spans, starts = self._ctx.spans()
-                self._plain = PlainNames(data, spans, starts)
             pos = lexical_include_position(self._plain)
             if pos is None:
                 return False  # the tree decides where
