@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gc
 import itertools
 import os
 import re
@@ -209,6 +210,14 @@ def init_worker(options: EngineOptions, index_folder: str | None) -> None:
     _STATE["py_rules"] = [r for r in rules if "python" in r.languages]
     _STATE["py_triggers"] = TriggerIndex(_STATE["py_rules"])
     _STATE["severity"] = {c: Severity.parse(s) for c, s in options.severity}
+    # porting makes many short-lived objects and few reference cycles: collect the youngest
+    # generation every _GC_YOUNG allocations instead of every 700 (CPython's default), which
+    # cost a collection every few identifiers (CCCL: 321 collections, about 4% of the CPU)
+    gc.set_threshold(_GC_YOUNG, *gc.get_threshold()[1:])
+
+
+#: allocations between collections of the youngest generation (see init_worker)
+_GC_YOUNG = 10_000
 
 
 def process_one(rel: str, data: bytes, options: EngineOptions, kind: str = "cuda") -> FileResult:
