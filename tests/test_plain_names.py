@@ -269,6 +269,6 @@ def test_include_position_cases(text, before):
 def test_include_position_unsure_goes_to_the_tree():
     from porter.rewrite.plain import include_position
 
-    for text in (b"#endif\nint x;\n", b"# 1 \"a.cu\"\nint x;\n", b"#ifndef G\nint x;\n"):
+    for text in (b"#endif\nint x;\n", b'# 1 "a.cu"\nint x;\n', b"#ifndef G\nint x;\n"):
         spans, starts = LexicalContexts(text).spans()
         assert include_position(PlainNames(text, spans, starts)) is None, text
