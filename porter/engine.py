@@ -514,13 +514,18 @@ def atomic_write(
     want = 0o666 & ~_UMASK if mode is None else mode & _MODE_BITS
     # made with the mode at once (open applies the umask): a chmod only for the bits the umask
     # takes away, and the set-id and sticky bits
+    tmp = None
+    held = _hold_interrupts()
     try:
-        fd, tmp = _new_temp(parent, want & _PERMISSION_BITS)
-    except FileNotFoundError:  # the folder was removed since: make it again
-        _MADE_DIRS.discard(parent)
-        os.makedirs(parent, exist_ok=True)
-        fd, tmp = _new_temp(parent, want & _PERMISSION_BITS)
-    try:
+        try:
+            try:
+                fd, tmp = _new_temp(parent, want & _PERMISSION_BITS)
+            except FileNotFoundError:  # the folder was removed since: make it again
+                _MADE_DIRS.discard(parent)
+                os.makedirs(parent, exist_ok=True)
+                fd, tmp = _new_temp(parent, want & _PERMISSION_BITS)
+        finally:
+            _release_interrupts(held)  # one that came meanwhile is raised here: tmp is known
         try:
             view = memoryview(data)
             while view:
@@ -532,19 +537,43 @@ def atomic_write(
             os.close(fd)
         os.replace(tmp, path)
     except BaseException:
-        _discard(tmp)
+        if tmp is not None:
+            _discard(tmp)
         raise
+
+
+def _hold_interrupts():
+    """Hold Ctrl-C and SIGTERM (a pool worker's end) while a temporary file is made: raised
+    between its creation and the caller's cleanup, either would leave the file behind. The held
+    signal is raised at `_release_interrupts`, inside the caller's cleanup."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+
+
+def _release_interrupts(held) -> None:
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+_INTERRUPTS = frozenset({signal.SIGINT, signal.SIGTERM})
 
 
 def atomic_copy(src: Path, dst: Path) -> None:
     """Copy (bytes, mode and times) through a temporary file in the same folder and rename."""
     dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_beside(dst)
+    tmp = None
+    held = _hold_interrupts()
     try:
+        try:
+            tmp = _temp_beside(dst)
+        finally:
+            _release_interrupts(held)
         shutil.copy2(src, tmp)
         os.replace(tmp, dst)
     except BaseException:
-        _discard(tmp)
+        if tmp is not None:
+            _discard(tmp)
         raise
 
 
@@ -555,8 +584,13 @@ def keep_original(src: Path, backup: Path) -> None:
     here stops the file from being replaced."""
     try:
         backup.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _temp_beside(backup)
+        tmp = None
+        held = _hold_interrupts()
         try:
+            try:
+                tmp = _temp_beside(backup)
+            finally:
+                _release_interrupts(held)
             shutil.copy2(src, tmp)
             try:
                 os.link(tmp, backup)
@@ -566,7 +600,8 @@ def keep_original(src: Path, backup: Path) -> None:
                 with open(tmp, "rb") as fin, open(backup, "xb") as fout:  # x: new file only
                     shutil.copyfileobj(fin, fout)
         finally:
-            _discard(tmp)
+            if tmp is not None:
+                _discard(tmp)
     except OSError as exc:
         raise BackupError(
             exc.errno, f"original not backed up to {backup} ({exc.strerror or exc}): left unchanged"

@@ -9,6 +9,7 @@ import errno
 import itertools
 import multiprocessing
 import os
+import signal
 import stat
 
 import pytest
@@ -182,3 +183,34 @@ def test_a_ported_tree_keeps_each_sources_mode(tmp_path):
         assert _mode(tmp_path / "out" / name) == mode, name
     assert b"hipDeviceSynchronize" in (tmp_path / "out" / "run.cu").read_bytes()
     assert not [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".porter-")]
+
+
+@pytest.mark.parametrize("how", ["write", "copy", "backup"])
+def test_interrupt_as_the_temporary_file_is_made_leaves_nothing(tmp_path, monkeypatch, how):
+    """Ctrl-C (or a pool worker's SIGTERM) that arrives just after the temporary file is made,
+    before the code that removes it on failure runs, leaves no temporary file: the signal is
+    held while the file is made and raised inside that code."""
+    import porter.engine as engine
+
+    src = tmp_path / "src.cu"
+    src.write_bytes(b"int x;\n")
+    real_open = os.open
+
+    def open_then_interrupt(path, flags, mode=0o777, **kw):
+        fd = real_open(path, flags, mode, **kw)
+        if os.path.basename(os.fspath(path)).startswith(".porter-"):
+            os.kill(os.getpid(), signal.SIGINT)
+        return fd
+
+    monkeypatch.setattr(engine.os, "open", open_then_interrupt)
+    target = tmp_path / "out" / "k.cu"
+    with pytest.raises(KeyboardInterrupt):
+        if how == "write":
+            engine.atomic_write(target, b"ported\n")
+        elif how == "copy":
+            engine.atomic_copy(src, target)
+        else:
+            engine.keep_original(src, target)
+    monkeypatch.undo()
+    assert not target.exists()
+    assert not [p for p in tmp_path.rglob(".porter-*")], list(tmp_path.rglob("*"))
