@@ -123,6 +123,13 @@ _DEVICE_WORDS = (
 _ALIAS_LIKE = re.compile(rb"\bnamespace\b[^;{}]*=")
 _MAX_REGIONS_SHOWN = 5
 _TYPE_LIKE = frozenset({"type", "macro"})  # row kinds never declared as a variable or function
+
+
+def _type_like(rows) -> bool:
+    """Do the tables know the name only as a type or a macro (see PlainNames.plain_reference)?"""
+    return rows is not None and all(r.kind in _TYPE_LIKE for r in rows)
+
+
 _SCOPE_LOOKAHEAD = 16  # bytes after a name searched for its `::`
 _NO_TREE = {"opaque": "inside a macro body", "lexical": "in a region tree-sitter could not parse"}
 
@@ -352,9 +359,8 @@ class CudaRewriter:
         self._fallbacks: set[int] = set()
         self._deleted: list[tuple[int, int]] = []
         self._ctx: Contexts | LexicalContexts | NameContexts  # per file: see run
-        self._plain: PlainNames  # per file ported without its tree: see _plain_names
+        self._plain: PlainNames | None = None  # per file, on first use: see _plain_model
         self._misread = False  # per parsed file: does its tree have errors?
-        self._plain_lazy: PlainNames | None = None  # per parsed file: see _misread_declaration
         v = options.rocm_version
         self.version_text = ".".join(map(str, v))
 
@@ -372,6 +378,7 @@ class CudaRewriter:
         self.src = src
         self.res = res
         self._pp = None
+        self._plain = None
         amd = AMD_HINT.search(b"\n".join(idents)) is not None
         if (
             tree is None
@@ -400,7 +407,6 @@ class CudaRewriter:
         root = tree.root_node
         self._ctx = Contexts(data, root)
         self._misread = root.has_error  # see _misread_declaration
-        self._plain_lazy = None
         self._pp = vendor_switches(src, tree) if amd else None
         res.pp = self._pp
         self._implicit_use = False
@@ -436,9 +442,7 @@ class CudaRewriter:
         if b"namespace" in idents and _ALIAS_LIKE.search(data) is not None:
             return False
         self._ctx = LexicalContexts(data)
-        spans, starts = self._ctx.spans()
-        self._plain = PlainNames(data, spans, starts)
-        if not self._plain.balanced():
+        if not self._plain_model().balanced():
             return False  # a likely syntax error: the parse reports it (PT003)
         return not name_hits or self._plain_names(data, name_hits)
 
@@ -456,7 +460,7 @@ class CudaRewriter:
         relevant = {n for _, n in name_hits if n in self.scan.relevant}
         if relevant and next(project_declaration_sites(data, relevant), None) is not None:
             return False
-        plain = self._plain
+        plain = self._plain_model()
         spans, starts = plain.spans, plain.starts
         by_name = self.index.by_name
         for pos, n in name_hits:
@@ -475,7 +479,7 @@ class CudaRewriter:
                 and plain.next_token(pos + len(n)) != b"::"
             ):
                 return False  # `ns::` is a reference; `using namespace ns;` is read in the tree
-            type_like = rows is not None and all(r.kind in _TYPE_LIKE for r in rows)
+            type_like = _type_like(rows)
             if not plain.plain_reference(pos, pos + len(n), type_like):
                 return False
         return True
@@ -498,13 +502,13 @@ class CudaRewriter:
         for m, key, skip in qual_hits:
             self._qualified(data, m, key, skip)
         if name_hits:
-            lexical, self._ctx = self._ctx, NameContexts(self._ctx, self._plain)
+            lexical, self._ctx = self._ctx, NameContexts(self._ctx, self._plain_model())
             for pos, n in name_hits:
                 self._name(n.decode("ascii", "replace"), pos, pos + len(n))
             self._ctx = lexical
         uses_device = self._has_device_code(data)
         if self._runtime_include_missing(uses_device, hip_headers):
-            pos = lexical_include_position(self._plain)
+            pos = lexical_include_position(self._plain_model())
             if pos is None:
                 return False  # the tree decides where
             if self.res.edits.add_group([Edit(pos, pos, include_edit_text(data, pos))]):
@@ -545,8 +549,7 @@ class CudaRewriter:
             # the place read from the bytes, as a file ported without its tree gets it (the
             # same as the tree's wherever the tree has no error; where it has, the tree's top
             # level may be broken: `plain.include_position`); the tree's when that is unsure
-            spans, starts = LexicalContexts(data).spans()
-            pos = lexical_include_position(PlainNames(data, spans, starts))
+            pos = lexical_include_position(self._plain_model())
             if pos is None:
                 pos = include_position(data, root)
             if self.res.edits.add_group([Edit(pos, pos, include_edit_text(data, pos))]):
@@ -728,12 +731,18 @@ class CudaRewriter:
         renames it."""
         if not self._misread:
             return False
-        if self._plain_lazy is None:
-            spans, starts = LexicalContexts(self.src.data).spans()
-            self._plain_lazy = PlainNames(self.src.data, spans, starts)
-        rows = self.index.by_name.get(name)
-        type_like = rows is not None and all(r.kind in _TYPE_LIKE for r in rows)
-        return self._plain_lazy.plain_reference(start, start + len(name), type_like)
+        type_like = _type_like(self.index.by_name.get(name))
+        return self._plain_model().plain_reference(start, start + len(name), type_like)
+
+    def _plain_model(self) -> PlainNames:
+        """The file's `PlainNames`, made on first use from its comment and literal spans (the
+        lexical contexts' when the file is ported without its tree): one per file, for the
+        lexical path, the include's place and the check of a misread tree."""
+        if self._plain is None:
+            lexical = self._ctx if isinstance(self._ctx, LexicalContexts) else None
+            spans, starts = (lexical or LexicalContexts(self.src.data)).spans()
+            self._plain = PlainNames(self.src.data, spans, starts)
+        return self._plain
 
     def _names_type(self, name: str) -> bool:
         rows = self.index.by_name.get(name)
