@@ -13,10 +13,11 @@ import pytest
 from conftest import FIXTURES, ROOT
 
 from porter.analysis import asm as A
+from porter.analysis.lex import matches_after
 from porter.analysis.warp import COLLECTIVE, DROPPED_BEFORE_70, WRAPPER_NAME
 from porter.parse.cuda import parse
 from porter.rewrite.lex import identifiers
-from porter.rules.base import IdentMatcher, RuleContext, RuleOptions, matches_after
+from porter.rules.base import IdentMatcher, RuleContext, RuleOptions
 from porter.rules.coop import CubLogicalWarp
 from porter.rules.overloads import _drop_word
 from porter.rules.warp import (

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..parse.cuda import COMMENT_TYPES, STRING_TYPES
-from ..rewrite.lex import Directives, in_spans
+from ..rewrite.lex import Directives, in_spans, matches_after
 from .lazyre import re
 
 if TYPE_CHECKING:
@@ -239,23 +239,21 @@ FAMILY_HINTS = {
 }
 
 
+class _WordOrMark:
+    """The characters `_dotted` rejects a match after: `.`, `%`, `$`, and what `\\w` matches
+    in a str pattern (`_` or alphanumeric)."""
+
+    def __contains__(self, c: str) -> bool:
+        return c in ".%$_" or c.isalnum()
+
+
+_WORD_OR_MARK = _WordOrMark()
+
+
 def _dotted(t: str) -> Iterator[Match[str]]:
     """What `_DOTTED.finditer(t)` finds: a match after a word character, `.`, `%` or `$` is
     dropped and the search goes on from the next character, as the look-behind would."""
-    search = _DOTTED_OP.search
-    pos = 0
-    while True:
-        m = search(t, pos)
-        if m is None:
-            return
-        start = m.start()
-        if start:
-            c = t[start - 1]
-            if c in ".%$_" or c.isalnum():  # (`\w` in a str pattern: `_` or alphanumeric)
-                pos = start + 1
-                continue
-        yield m
-        pos = m.end()
+    return matches_after(_DOTTED_OP, t, _WORD_OR_MARK)
 
 
 @lru_cache(maxsize=1)

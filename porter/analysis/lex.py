@@ -11,6 +11,7 @@ from ..rewrite.cuda import (
     is_declaration_name,
     lex_code_spans,
 )
+from ..rewrite.lex import WORD, matches_after
 
 __all__ = [
     "code_matches",
@@ -19,10 +20,8 @@ __all__ = [
     "include_directives",
     "is_declaration_name",
     "lex_code_spans",
+    "matches_after",
 ]
-
-
-_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
 
 
 def code_matches(ctx, rx, word_start: bool = False):
@@ -32,7 +31,7 @@ def code_matches(ctx, rx, word_start: bool = False):
     its literal start)."""
     data = ctx.data
     for m in rx.finditer(data):
-        if word_start and m.start() > 0 and data[m.start() - 1] in _WORD_BYTES:
+        if word_start and m.start() > 0 and data[m.start() - 1] in WORD:
             continue
         if ctx.in_comment_or_string(m.start(), m.end()):
             continue

@@ -155,6 +155,26 @@ def identifiers(data: bytes) -> set[bytes]:
     return found
 
 
+def matches_after(rx, data, not_after=WORD) -> Iterator:
+    """The matches of the pattern `rx` in `data` (bytes, or str with a str pattern) whose first
+    element does not follow one in `not_after`, in order: what `(?<![\\w$])` (by default)
+    before the pattern finds, without the look-behind that costs a pattern the regex engine's
+    fast scan for its first bytes (a rejected match's own text is searched again, as the
+    look-behind would)."""
+    search = rx.search
+    pos = 0
+    while True:
+        m = search(data, pos)
+        if m is None:
+            return
+        start = m.start()
+        if start and data[start - 1] in not_after:
+            pos = start + 1
+            continue
+        yield m
+        pos = m.end()
+
+
 def find_word(data: bytes, word: bytes) -> Iterator[int]:
     """Offsets of `word` as a whole identifier token."""
     n = len(word)

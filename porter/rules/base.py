@@ -331,28 +331,6 @@ class RuleContext:
 
 
 # -- rules -----------------------------------------------------------------------------------
-_IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
-
-
-def matches_after(rx, data: bytes, not_after: frozenset[int] = _IDENT_BYTES) -> Iterator:
-    """The matches of the bytes pattern `rx` in `data` whose first byte does not follow a byte
-    of `not_after`, in order: what `(?<![\\w$])` (by default) before the pattern finds, without
-    the look-behind that costs a pattern the regex engine's fast scan for its first bytes (a
-    rejected match's own bytes are searched again, as the look-behind would)."""
-    search = rx.search
-    pos = 0
-    while True:
-        m = search(data, pos)
-        if m is None:
-            return
-        start = m.start()
-        if start and data[start - 1] in not_after:
-            pos = start + 1
-            continue
-        yield m
-        pos = m.end()
-
-
 def any_ident(rx, idents: set[bytes]) -> bool:
     """Does one of `idents` match `rx` (a str or bytes regex, in full, as `ctx.identifiers`
     matches it)? Answered by an `IdentMatcher` (each distinct identifier matched once)."""

@@ -6,11 +6,12 @@ from ..analysis.calls import call_args, call_name
 from ..analysis.consts import int_value
 from ..analysis.functions import enclosing_function
 from ..analysis.lazyre import re
+from ..analysis.lex import matches_after
 from ..analysis.targets import fmt_targets
 from ..analysis.warp import COLLECTIVE
 from ..findings import Applicability, Severity
 from ..parse import cuda as P
-from .base import Rule, matches_after
+from .base import Rule
 from .registry import register
 
 _TILE = re.compile(rb"(?<![\w$])(tiled_partition|thread_block_tile)\s*<\s*([^<>;(){}]*?)\s*>")
@@ -229,7 +230,7 @@ class CubLogicalWarp(Rule):
     severity = Severity.WARNING
     fix = Applicability.NONE
     triggers = (b"WarpReduce", b"WarpScan")
-    # `(?<![\w$])` before it is tested per match (base.matches_after)
+    # `(?<![\w$])` before it is tested per match (lex.matches_after)
     RX = re.compile(
         rb"(?:hipcub|cub)\s*::\s*(WarpReduce|WarpScan)\s*<([^<>;{}]*(?:<[^<>]*>[^<>;{}]*)*)>"
     )

@@ -20,7 +20,7 @@ from ..analysis.consts import int_value
 from ..analysis.decls import Decl, type_text, type_width
 from ..analysis.functions import enclosing_function
 from ..analysis.lazyre import re
-from ..analysis.lex import is_declaration_name, lex_code_spans
+from ..analysis.lex import is_declaration_name, lex_code_spans, matches_after
 from ..analysis.targets import fmt_targets
 from ..analysis.tree import ancestors, strip_parens
 from ..analysis.warp import (
@@ -33,7 +33,7 @@ from ..analysis.warp import (
 )
 from ..findings import Applicability, Edit, Severity
 from ..parse import cuda as P
-from .base import IdentMatcher, Rule, RuleContext, matches_after
+from .base import IdentMatcher, Rule, RuleContext
 from .registry import register
 
 NAMES32 = frozenset({"UINT_MAX", "UINT32_MAX"})
@@ -80,7 +80,7 @@ _PT101_NAMES = IdentMatcher(
 # it), not after a digit and not followed by a character that would continue the token; a digit
 # separator (`3'2`) anywhere in the file lets it through. Each alternative starts with a digit,
 # so the regex engine scans for those bytes fast; the "not after a digit" test is made on each
-# match (`base.matches_after`), not by a leading look-behind, which would cost that scan.
+# match (`lex.matches_after`), not by a leading look-behind, which would cost that scan.
 def _literal_rx(values: tuple[int, ...]):
     alts = (
         ["0[xX]0*(?:" + "|".join(f"(?i:{format(v, 'x')})" for v in values) + ")"]
