@@ -16,7 +16,7 @@ from functools import cached_property
 
 from tree_sitter import Node
 
-from ..rewrite.lex import find_word
+from ..rewrite.lex import BLANKS, find_word
 from .functions import enclosing_function, function_name
 
 
@@ -78,9 +78,7 @@ class Call:
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-#: what may stand between a callee's name and its `(` or `<`: blanks and splices
-_BETWEEN = frozenset(b" \t\r\n\f\v\\")
-#: the bytes after those that may go on to a call: its arguments, template arguments, a comment
+#: the bytes after blanks and splices (lex.BLANKS) that may go on to a call: its arguments, template arguments, a comment
 _CALL_NEXT = frozenset(b"(</")
 
 
@@ -91,7 +89,7 @@ def _followed_by_call(data: bytes, word: bytes) -> bool:
     n = len(data)
     for pos in find_word(data, word):
         i = pos + len(word)
-        while i < n and data[i] in _BETWEEN:
+        while i < n and data[i] in BLANKS:
             i += 1
         if i < n and data[i] in _CALL_NEXT:
             return True

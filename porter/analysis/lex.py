@@ -11,9 +11,10 @@ from ..rewrite.cuda import (
     is_declaration_name,
     lex_code_spans,
 )
-from ..rewrite.lex import WORD, matches_after
+from ..rewrite.lex import BLANKS, WORD, matches_after
 
 __all__ = [
+    "BLANKS",
     "code_matches",
     "find_word",
     "identifiers",

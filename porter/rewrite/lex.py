@@ -26,6 +26,8 @@ LOOKING_PREFIXES = frozenset({b"cu", b"CU", b"nv", b"NV", b"__", b"ma"})
 QUALIFIED_SEP = rb"\s*::\s*"
 IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+# what may stand between two tokens outside comments: blanks, and the backslash of a splice
+BLANKS = frozenset(b" \t\r\n\f\v\\")
 _BLOCK_COMMENT = re.compile(rb"/\*.*?(?:\*/|\Z)", re.DOTALL)
 
 

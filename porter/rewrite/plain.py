@@ -22,9 +22,8 @@ import codecs
 import re
 
 from .includes import after_line
-from .lex import WORD, Directives
+from .lex import BLANKS, WORD, Directives
 
-_BLANKS = frozenset(b" \t\r\n\f\v\\")
 # a token before a name that makes it an operand, a statement's start or an argument
 _OPERAND_AFTER = frozenset(b"([;=!?+-%^|/<")
 # keywords after which a name is an operand or a type, never the name being declared
@@ -155,7 +154,7 @@ class PlainNames:
         data, i = self.data, pos - 1
         while i >= 0:
             c = data[i]
-            if c in _BLANKS:
+            if c in BLANKS:
                 i -= 1
                 continue
             span = self._span_at(i)
@@ -203,7 +202,7 @@ class PlainNames:
         data, i, n = self.data, pos, len(self.data)
         while i < n:
             c = data[i]
-            if c in _BLANKS:
+            if c in BLANKS:
                 i += 1
                 continue
             span = self._span_at(i)
@@ -567,7 +566,7 @@ def _directive_starting(plain: PlainNames, p: int):
 
 def _skip_blanks(data: bytes, pos: int) -> int:
     n = len(data)
-    while pos < n and data[pos] in _BLANKS:
+    while pos < n and data[pos] in BLANKS:
         if data[pos] == 0x5C and data[pos + 1 : pos + 2] not in (b"\n", b"\r"):
             return pos  # a backslash that splices no line is a token
         pos += 1

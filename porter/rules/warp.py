@@ -20,7 +20,7 @@ from ..analysis.consts import int_value
 from ..analysis.decls import Decl, type_text, type_width
 from ..analysis.functions import enclosing_function
 from ..analysis.lazyre import re
-from ..analysis.lex import is_declaration_name, lex_code_spans, matches_after
+from ..analysis.lex import BLANKS, is_declaration_name, lex_code_spans, matches_after
 from ..analysis.targets import fmt_targets
 from ..analysis.tree import ancestors, strip_parens
 from ..analysis.warp import (
@@ -423,7 +423,7 @@ def _is_field(parent, field: str, node) -> bool:
 _UP_TO_OPERATOR = frozenset({"number_literal", "parenthesized_expression", "unary_expression"})
 # what may stand between an operator and the literal `_kind` accepts as its right operand: blanks,
 # splices, `(` and the `~` of `& ~31`
-_BEFORE_LITERAL = frozenset(b" \t\r\n\f\v\\(~")
+_BEFORE_LITERAL = BLANKS | frozenset(b"(~")
 
 
 def _operator_before(data: bytes, pos: int) -> bool:
