@@ -78,7 +78,8 @@ class Call:
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-#: the bytes after blanks and splices (lex.BLANKS) that may go on to a call: its arguments, template arguments, a comment
+#: the bytes after blanks and splices (lex.BLANKS) that may go on to a call: its arguments,
+#: its template arguments, a comment
 _CALL_NEXT = frozenset(b"(</")
 
 
