@@ -144,6 +144,11 @@ PLAIN = [
     b"static inline __half h(__half x) { return x; }\n",
     b"void f() { if (x) { y(); } cudaDeviceSynchronize(); }\n",
     b"void f() { (void)::cudaFree(p); }\n",
+    # a template argument after a comma (not a declarator: one is never followed by `>`)
+    b"bool b = is_same<T, __nv_bfloat16>::value && is_same<U, cudaStream_t>>::value;\n",
+    # a launch or a namespace alias in a comment or a literal is none
+    b"// k<<<1, 1>>>(); namespace cg = cooperative_groups;\nvoid f() { cudaFree(p); }\n",
+    b'const char* s = "k<<<g, b>>>()"; void f() { cudaDeviceSynchronize(); }\n',
 ]
 
 TREE = [
@@ -156,6 +161,10 @@ TREE = [
     b"void f() { struct cudaDeviceProp p; }\n",  # an elaborated type
     b"void f() { for (int a = 0, cudaX = 1; a < 2; ++a) {} }\n",  # a loop head's declarator
     b"int a, cudaStream;\n",  # a declarator in a list
+    b"void g() { k<<<1, 1>>>(); cudaFree(p); }\n",  # a launch in code
+    b"namespace cg = cooperative_groups;\nvoid f() { cudaFree(p); }\n",  # an alias in code
+    b"// namespace\nnamespace ns = other; void f() { cudaFree(p); }\n",  # one after a comment
+    b"#define L(k) k<<<1, 1>>>()\nvoid f() { cudaFree(p); }\n",  # a launch in a macro body
     b"void f() { cudaMemset(d, 0, 16; }\n",  # unbalanced: PT003 comes from the parse
     b"void f() { cudaMemcpy2D(a, 1, b, 1, 1, 1, cudaMemcpyDefault); }\n",  # a call transform?
 ]
@@ -180,7 +189,8 @@ def test_other_files_are_parsed_and_port_as_before(text):
 def test_unbalanced_file_keeps_pt003():
     from porter.engine import EngineOptions, process_one
 
-    res = process_one("x.h", TREE[9], EngineOptions())
+    text = next(t for t in TREE if t.endswith(b"16; }\n"))
+    res = process_one("x.h", text, EngineOptions())
     assert any(f.code == "PT003" for f in res.findings)
 
 

@@ -429,7 +429,8 @@ class CudaRewriter:
 
     def _lexical(self, data: bytes, name_hits: list, idents: set[bytes], amd: bool) -> bool:
         """Can every decision about this file come from its bytes? Yes when it has no kernel
-        launch, no namespace alias (`namespace X = ...`), and every table or
+        launch and no namespace alias (`namespace X = ...`) in its code (one in a comment or a
+        literal is neither), and every table or
         CUDA-looking identifier in its code is a plain reference (`_plain_names`): what is left
         to decide are its #include lines, its qualified names (`cub::`, `thrust::`) and names,
         which are rewritten in code and kept in comments and strings, and whether it has device
@@ -437,14 +438,28 @@ class CudaRewriter:
         sides of a vendor switch (`_vendor_model`, from the directives). CUDA C++ header
         libraries are mostly such files; a file porter does not parse gets no PT003, so a file
         whose brackets do not pair up (`PlainNames.balanced`) is parsed."""
-        if b"<<<" in data:
-            return False
-        if b"namespace" in idents and _ALIAS_LIKE.search(data) is not None:
-            return False
         self._ctx = LexicalContexts(data)
+        if b"<<<" in data and self._in_code(data, b"<<<"):
+            return False  # a kernel launch (one in a comment or a literal is none)
+        if b"namespace" in idents and self._in_code(data, b"namespace", _ALIAS_LIKE):
+            return False
         if not self._plain_model().balanced():
             return False  # a likely syntax error: the parse reports it (PT003)
         return not name_hits or self._plain_names(data, name_hits)
+
+    def _in_code(self, data: bytes, word: bytes, rx: re.Pattern[bytes] | None = None) -> bool:
+        """Is some `word` in `data` outside the comments and literals (and there the start of a
+        match of `rx`, when given)? Read from the lexical contexts' spans: the tree's comments
+        and literals are the preprocessor's."""
+        assert isinstance(self._ctx, LexicalContexts)
+        spans, starts = self._ctx.spans()
+        pos = data.find(word)
+        while pos >= 0:
+            k = bisect.bisect_right(starts, pos) - 1
+            if not (k >= 0 and pos < spans[k][1]) and (rx is None or rx.match(data, pos)):
+                return True
+            pos = data.find(word, pos + 1)
+        return False
 
     @staticmethod
     def _vendor_model(src: SourceFile):

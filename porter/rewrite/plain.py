@@ -334,7 +334,10 @@ class PlainNames:
         if before == b"::":
             return self._qualified_ok(start)
         if before == b",":
-            return self._in_call(start)
+            # a template argument or a comparison's operand (`is_same<T, cudaX>`, `f(a, cudaX >
+            # n)`): a name declared after a comma (a declarator or enumerator list, a macro's or
+            # a lambda's parameters, a structured binding) is never followed by `>`
+            return after in (b">", b">>") or self._in_call(start)
         if before == b"{":
             # not an enumerator (`enum { cudaX = 1, ... }`)
             return after not in (b"=", b",", b"}")
