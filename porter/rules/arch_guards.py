@@ -15,6 +15,7 @@ from ..analysis.functions import enclosing_function
 from ..analysis.lazyre import re
 from ..analysis.lex import find_word
 from ..analysis.preproc import Branch, PPState
+from ..analysis.tree import code_byte_before, in_comment
 from ..findings import Applicability, Edit, Severity
 from .base import Rule, RuleContext
 from .registry import register
@@ -162,10 +163,10 @@ class CudaArchGuard(Rule):
         for pp, b, hits in _guard_branches(ctx, lambda n: is_arch(n) is not None):
             yield self._directive(ctx, pp, b, hits)
         # __CUDA_ARCH__ used as a value in C++ code (not in a directive): none when each of its
-        # words is on a directive line (no tree read then)
+        # words is on a directive line or in a comment (no tree read then)
         data = ctx.data
         if all(
-            pp.on_directive_line(pos)
+            pp.on_directive_line(pos) or in_comment(data, pos)
             for name in (b"__CUDA_ARCH__", b"__CUDA_ARCH_LIST__")
             if name in ctx.idents
             for pos in find_word(data, name)
@@ -680,6 +681,10 @@ _CC_ATTRS = {
     "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR",
     "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR",
 }
+_CC_ATTR_BYTES = frozenset(a.encode() for a in _CC_ATTRS)
+# the calls `_attr_vars` reads a capability from: their names (`ctx.text` of the function)
+_CC_CALL_BYTES = frozenset({b"cuDeviceComputeCapability", b"hipDeviceComputeCapability"})
+_DOT, _GT, _MINUS = 0x2E, 0x3E, 0x2D
 _PROP_TYPES = re.compile(r"(?:cuda|hip)DeviceProp(?:_t)?\b")
 
 
@@ -728,6 +733,28 @@ class CapabilityGate(Rule):
     severity = Severity.WARNING
     fix = Applicability.DISPLAY
     triggers = (b"major", b"ComputeCapability", b"COMPUTE_CAPABILITY")
+
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding compares an expression that depends (`_Env.depends`) on a `.major` or
+        `.minor` field, on a variable filled by a compute-capability attribute call (its
+        attribute or function name is then an identifier token), or on a local variable
+        initialised from one of those: without a `major` or `minor` token after `.` or `->`
+        (past blanks, splices and comments) and without those names, the file needs no parse
+        for this rule."""
+        if not (_CC_CALL_BYTES.isdisjoint(idents) and _CC_ATTR_BYTES.isdisjoint(idents)):
+            return True
+        for word in (b"major", b"minor"):
+            if word not in idents:
+                continue
+            for pos in find_word(data, word):
+                if in_comment(data, pos):
+                    continue
+                i = code_byte_before(data, pos)
+                if i >= 0 and (
+                    data[i] == _DOT or (data[i] == _GT and i > 0 and data[i - 1] == _MINUS)
+                ):
+                    return True
+        return False
 
     def check(self, ctx):
         pp = ctx.pp

@@ -22,7 +22,7 @@ from ..analysis.functions import enclosing_function
 from ..analysis.lazyre import re
 from ..analysis.lex import BLANKS, is_declaration_name, lex_code_spans, matches_after
 from ..analysis.targets import fmt_targets
-from ..analysis.tree import ancestors, strip_parens
+from ..analysis.tree import ancestors, code_byte_before, in_comment, strip_parens
 from ..analysis.warp import (
     DROPPED_BEFORE_70,
     MASK_SOURCES,
@@ -97,6 +97,13 @@ _LITERAL_32 = _literal_rx((32,))  # the warp-size definitions
 _LITERAL_64 = _literal_rx((64,))  # `#define WARP_SIZE 64` by vendor (wave32 targets)
 _DIGIT_SEPARATOR = re.compile(rb"[0-9A-Fa-f]'[0-9A-Fa-f]")
 _DIGITS = frozenset(b"0123456789")
+
+
+def _literal_int(spelling: bytes) -> int:
+    """The value of a literal `_literal_rx` matched (any base, a suffix)."""
+    iv = int_value(spelling.decode())
+    assert iv is not None  # each alternative of the pattern is an integer literal
+    return iv[0]
 
 
 def _may_hold_literal(rx, data: bytes) -> bool:
@@ -422,28 +429,70 @@ def _is_field(parent, field: str, node) -> bool:
 # node types between a literal and the binary expression whose right operand holds it
 _UP_TO_OPERATOR = frozenset({"number_literal", "parenthesized_expression", "unary_expression"})
 # what may stand between an operator and the literal `_kind` accepts as its right operand: blanks,
-# splices, `(` and the `~` of `& ~31`
-_BEFORE_LITERAL = BLANKS | frozenset(b"(~")
+# splices, `(` and the `~` of `& ~31` (and comments: `code_byte_before` steps over them)
+_BEFORE_LITERAL = BLANKS | frozenset(b"(")
+_BEFORE_TILDE = BLANKS | frozenset(b"(~")
+_AMP, _PERCENT, _SLASH, _GT, _TILDE, _PLUS = 0x26, 0x25, 0x2F, 0x3E, 0x7E, 0x2B
+# the value `_kind` reports after each operator (`& ~31` aside)
+_OPERAND_VALUE = {_AMP: 31, _PERCENT: 32, _SLASH: 32, _GT: 5}
 
 
-def _operator_before(data: bytes, pos: int) -> bool:
-    """May the literal at `pos` be the right operand of `&`, `%`, `/` or `>>` (what
-    `WarpSizeLiteral._kind` reports)? From the bytes before it, past blanks, splices, `(` and
-    `~`: False only when a token other than those operators surely precedes it. A line break
-    on the way may hide a `//` comment, and `/` may end a `/* */` one: both count as may."""
-    i = pos - 1
-    newline = False
-    while i >= 0 and data[i] in _BEFORE_LITERAL:
-        newline = newline or data[i] in (0x0A, 0x0D)
-        i -= 1
-    if newline or i < 0:
-        return newline
+def _operator_before(data: bytes, pos: int, value: int) -> bool:
+    """May the literal of `value` at `pos` be the right operand `WarpSizeLiteral._kind`
+    reports (`& 31`, `% 32`, `/ 32`, `>> 5`, `& ~31`, through parentheses)? From the code
+    token before it, past blanks, splices, comments, `(` and `~`: False when that is not the
+    operator this value is reported after, or the literal is in a comment."""
+    if in_comment(data, pos):
+        return False
+    i = code_byte_before(data, pos, _BEFORE_LITERAL)
+    tilde = i >= 0 and data[i] == _TILDE
+    if tilde:
+        i = code_byte_before(data, i, _BEFORE_TILDE)
+    if i < 0:
+        return False
     c = data[i]
-    if c == 0x26:  # & (not &&)
-        return i == 0 or data[i - 1] != 0x26
-    if c == 0x3E:  # >> (not ->)
-        return i > 0 and data[i - 1] == 0x3E
-    return c in (0x25, 0x2F)  # % /
+    if c == _AMP:  # & (not &&)
+        if i > 0 and data[i - 1] == _AMP:
+            return False
+    elif c == _GT:  # >> (not ->, not a lone >)
+        if i == 0 or data[i - 1] != _GT:
+            return False
+    elif tilde:
+        return False  # `~31` is reported after `&` only
+    return _OPERAND_VALUE.get(c) == value
+
+
+def _may_define(data: bytes, rx) -> bool:
+    """May a literal of `rx` be the value of a warp-size definition `_definitions` (or
+    `_vendor_64`) reads: `#define NAME 32`, `NAME = 32` (an initialiser, an enumerator), with
+    NAME like WARP_SIZE_NAME? From the code tokens before each literal outside comments: the
+    name itself, or `=` and the name before it (past blanks, splices, comments, `(` and a sign
+    on the literal: int_value reads `#define W +32` as 32). A file that is not ASCII may hold
+    names the bytes do not spell plainly, one with a digit separator literals they do not:
+    yes."""
+    if not data.isascii() or _DIGIT_SEPARATOR.search(data) is not None:
+        return True
+    for m in matches_after(rx, data, _DIGITS):
+        pos = m.start()
+        if in_comment(data, pos):
+            continue
+        if pos > 0 and data[pos - 1] == _PLUS:
+            pos -= 1
+        i = code_byte_before(data, pos, _BEFORE_LITERAL)
+        if i >= 0 and data[i] == 0x3D:  # `=`, not `==`, `<=`, `+=`...
+            if i > 0 and data[i - 1] in _NOT_BEFORE_ASSIGN:
+                continue
+            i = code_byte_before(data, i)
+        j = i
+        while j >= 0 and data[j] in _NAME_BYTES:
+            j -= 1
+        if j < i and WARP_SIZE_NAME.match(data[j + 1 : i + 1].decode()):
+            return True
+    return False
+
+
+_NOT_BEFORE_ASSIGN = frozenset(b"=!<>+-*/%&|^")
+_NAME_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 @register
@@ -507,14 +556,14 @@ class WarpSizeLiteral(Rule):
         # part that cannot report does not walk the tree
         data = ctx.data
         w32 = ctx.options.wave32()
-        if w32 and _may_hold_literal(_LITERAL_64, data) and _may_name_warp_size(ctx):
+        if w32 and _may_name_warp_size(ctx) and _may_define(data, _LITERAL_64):
             yield from self._vendor_64(ctx, w32)
         w64 = wave64_or_none(ctx)
         if not w64:
             return
         if _may_hold_literal(_OP_LITERAL, data):
             yield from self._ops(ctx, w64)
-        if _may_hold_literal(_LITERAL_32, data) and _may_name_warp_size(ctx):
+        if _may_name_warp_size(ctx) and _may_define(data, _LITERAL_32):
             yield from self._definitions(ctx, w64)
 
     _ARCH_COND = re.compile(r"(?i)__gfx\d|GFX9|GFX1\d|WAVEFRONT_SIZE|wave64|wave32|RDNA|CDNA")
@@ -565,7 +614,7 @@ class WarpSizeLiteral(Rule):
         literals = [
             m
             for m in matches_after(_OP_LITERAL, data, _DIGITS)
-            if _operator_before(data, m.start())
+            if _operator_before(data, m.start(), _literal_int(m.group()))
         ]
         if not literals:
             return []  # no literal is the right operand of `&`, `%`, `/`, `>>`: no tree read
@@ -660,8 +709,11 @@ class WarpSizeLiteral(Rule):
         return ""
 
     def _definitions(self, ctx, w64):
-        collective = ctx.warp_collectives.present(None)
-        sev = Severity.ERROR if collective else Severity.WARNING
+        def severity() -> Severity:
+            # (the calls are indexed only for a definition found)
+            collective = ctx.warp_collectives.present(None)
+            return Severity.ERROR if collective else Severity.WARNING
+
         for d in ctx.nodes("preproc_def"):
             name = d.child_by_field_name("name")
             value = d.child_by_field_name("value")
@@ -678,7 +730,7 @@ class WarpSizeLiteral(Rule):
                 f"{fmt_targets(w64)} {_verb(w64, 'run')} 64-lane wavefronts: use `warpSize`, or "
                 "define it per "
                 f"architecture (64 under `__GFX9__`)",
-                severity=sev,
+                severity=severity(),
                 targets=w64,
             )
         for node in ctx.nodes("init_declarator", "enumerator"):
@@ -700,7 +752,7 @@ class WarpSizeLiteral(Rule):
                 f"{fmt_targets(w64)} {_verb(w64, 'run')} 64-lane wavefronts: use `warpSize`, or a "
                 "constant "
                 f"selected per architecture (64 under `__GFX9__`)",
-                severity=sev,
+                severity=severity(),
                 targets=w64,
             )
 

@@ -1,0 +1,211 @@
+"""The C++ rules' byte-level pre-checks (porter/analysis/tree.py `in_comment` and
+`code_byte_before`, and the rules' tests built on them) never skip a file, or a part of a rule,
+where the tree would find something: each is a superset test, checked as a class over every
+fixture and example source and a sample of CUDA's own headers (where present), then on cases
+built to trip it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from porter.analysis.tree import code_byte_before, in_comment
+from porter.parse.cuda import parse
+from porter.rewrite.lex import identifiers
+from porter.rules.base import RuleContext, RuleOptions
+from porter.rules.warp import _LITERAL_32, _LITERAL_64, WarpSizeLiteral, _may_define
+from porter.source import SourceFile
+
+ROOT = Path(__file__).resolve().parent.parent
+SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
+CUDA_INCLUDE = Path("/usr/local/cuda/include")
+# tree-sitter nodes whose text is no code token (a comment, a literal, a macro body)
+_NOT_CODE = frozenset(
+    {
+        "comment",
+        "string_literal",
+        "char_literal",
+        "raw_string_literal",
+        "concatenated_string",
+        "system_lib_string",
+        "preproc_arg",
+    }
+)
+
+
+def _sources() -> list[tuple[str, bytes]]:
+    files = [
+        p
+        for base in (ROOT / "fixtures", ROOT / "examples")
+        for p in sorted(base.rglob("*"))
+        if p.suffix in SUFFIXES and p.is_file()
+    ]
+    if CUDA_INCLUDE.is_dir():  # a sample of CUDA's own headers, where present
+        files += sorted(CUDA_INCLUDE.glob("*.h"))[:60]
+        files += sorted((CUDA_INCLUDE / "cccl" / "cub" / "warp").glob("*.cuh"))
+    return [(str(p), p.read_bytes()) for p in files]
+
+
+def _ctx(name: str, data: bytes, parse_fn=parse, **options) -> RuleContext:
+    tree = None if parse_fn is not parse else parse(data)
+    return RuleContext(
+        SourceFile(name, data),
+        tree,
+        RuleOptions(**options),
+        idents=identifiers(data),
+        parse=parse_fn,
+    )
+
+
+def _code_leaves(root):
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type in _NOT_CODE:
+            continue
+        if n.child_count == 0:
+            if n.end_byte > n.start_byte and n.type != "ERROR":
+                yield n
+        else:
+            stack.extend(n.children)
+
+
+def test_no_code_token_of_the_tree_is_in_a_comment():
+    """`in_comment` says True only where tree-sitter has no code token: every leaf of every
+    source's tree outside comments, literals and macro bodies starts outside the lexer's
+    comments. (Not so for string literals: see in_comment's docstring and the case below.)"""
+    checked = 0
+    for name, data in _sources():
+        for leaf in _code_leaves(parse(data).root_node):
+            assert not in_comment(data, leaf.start_byte), (name, leaf.type, leaf.start_point)
+            checked += 1
+    assert checked > 10_000
+    # tree-sitter reads words of this string as identifiers; in_comment leaves strings alone
+    data = b'#define M(x) x\nM(static_assert(a, "__CUDA_ARCH__ is set");)\nint y; // c */\n'
+    assert not in_comment(data, data.index(b"__CUDA_ARCH__"))
+    assert in_comment(data, data.index(b"c */"))
+
+
+@pytest.mark.parametrize(
+    ("data", "before", "want"),
+    [
+        (b"a & 31", b"31", b"&"),
+        (b"a & /* c */ 31", b"31", b"&"),
+        (b"a & // c\n 31", b"31", b"&"),
+        (b"a &\\\n 31", b"31", b"&"),
+        (b"a & /* c */ /* d */\n 31", b"31", b"&"),
+        (b'"s" 31', b"31", b'"'),  # a literal is a token
+        (b"31", b"31", None),
+        (b"/* c */ 31", b"31", None),
+        (b"a /* c 31", b"31", b"c"),  # an unclosed comment is no comment
+    ],
+)
+def test_code_byte_before(data, before, want):
+    i = code_byte_before(data, data.index(before))
+    assert (data[i : i + 1] if i >= 0 else None) == want
+
+
+# -- PT101 ------------------------------------------------------------------------------------
+def _definitions(ctx, rx) -> list:
+    rule = WarpSizeLiteral()
+    if rx is _LITERAL_32:
+        return list(rule._definitions(ctx, ("gfx942",)))
+    return list(rule._vendor_64(ctx, ("gfx1100",)))
+
+
+DEFINITIONS = [
+    b"#define WARP_SIZE 32\n",
+    b"#define WARP_SIZE (32) // lanes\n",
+    b"#define WARP_SIZE /* lanes */ 0x20u\n",
+    b"#define WARP_SIZE \\\n  32\n",
+    b"#define WARP_SIZE +32\n",
+    b"constexpr int kWarpSize = 32;\n",
+    b"const int warp_size /* c */ = (32);\n",
+    b"enum { WARP_THREADS = 32, X = 1 };\n",
+    b"enum { WARP_THREADS =\n 040 };\n",
+    b"int n = 3'2; const int warp_size = 3'2;\n",
+    b"#ifdef __HIP_PLATFORM_AMD__\n#define WARP_SIZE 64\n#else\n#define WARP_SIZE 32\n#endif\n",
+]
+NO_DEFINITION = [
+    b"int a[32]; x = y == 32; // WARP_SIZE = 32\n",
+    b"/* #define WARP_SIZE 32 */ int warp_size; f(32);\n",
+    b"#define WARP_SIZE(x) 32\nint b = 32;\n",
+    b"warp_size += 32; warp_size <= 32;\n",
+]
+
+
+@pytest.mark.parametrize("rx", [_LITERAL_32, _LITERAL_64], ids=["32", "64"])
+def test_pt101_definitions_only_where_may_define(rx):
+    """Wherever `_definitions` (`_vendor_64`) reports, `_may_define` says so: every source and
+    the cases; it also says no on some."""
+    reported = skipped = 0
+    for name, data in [*_sources(), *((f"d{i}.cu", d) for i, d in enumerate(DEFINITIONS))]:
+        found = _definitions(_ctx(name, data), rx)
+        may = _may_define(data, rx)
+        if found:
+            reported += 1
+            assert may, name
+        skipped += not may
+    assert reported and skipped
+
+
+def test_pt101_definition_cases():
+    for data in DEFINITIONS:
+        assert _may_define(data, _LITERAL_32) or b"64" in data, data
+        if b"64" not in data:
+            assert _definitions(_ctx("c.cu", data), _LITERAL_32), data
+    for data in NO_DEFINITION:
+        assert not _may_define(data, _LITERAL_32), data
+        assert not _definitions(_ctx("c.cu", data), _LITERAL_32), data
+
+
+def test_pt101_reads_no_tree_for_other_operators_and_comments():
+    """`_op_candidates` pairs each operator with the value `_kind` reports after it and skips
+    literals in comments: none of these files is parsed; each reportable twin is found."""
+    quiet = [
+        b"__device__ int f(unsigned long long p) { return p >> 32; }\n",  # >> 32: not >> 5
+        b"__device__ int f(int t) { return t & 32 + t % 31 + t / 5; }\n",
+        b"// int warp_id = threadIdx.x / 32;\n/* lane = threadIdx.x & 31 */ int x;\n",
+        b"// http://example.org/2004/05/32.php\nint x;\n",
+        b"__device__ int f(int t) { return t && 31; }\n",
+        b"__device__ int f(int t) { return t / ~31 + (p->5); }\n",
+    ]
+    for data in quiet:
+        parsed = []
+
+        def counting(d: bytes, parsed=parsed):
+            parsed.append(d)
+            return parse(d)
+
+        ctx = _ctx("q.cu", data, parse_fn=counting)
+        assert WarpSizeLiteral._op_candidates(ctx) == [] and not parsed, data
+    loud = [
+        b"__device__ int f() { return threadIdx.x /* w */ / 32; }\n",
+        b"__device__ int f() { return threadIdx.x & ~(0x1f); }\n",
+        b"__device__ int f() { return threadIdx.x >> // w\n 5; }\n",
+        b"__device__ int f() { return threadIdx.x % (32u); }\n",
+    ]
+    for data in loud:
+        ctx = _ctx("l.cu", data)
+        assert WarpSizeLiteral._op_candidates(ctx), data
+
+
+# -- PT301 ------------------------------------------------------------------------------------
+def test_pt301_reads_no_tree_for_words_in_comments():
+    """`__CUDA_ARCH__` only in comments and directives: no tree read, no value use reported;
+    the same word in code is reported."""
+    from porter.rules.arch_guards import CudaArchGuard
+
+    quiet = b"// whether __CUDA_ARCH__ is defined\n#if defined(__CUDA_ARCH__)\nint x;\n#endif\n"
+    parsed = []
+
+    def counting(d: bytes):
+        parsed.append(d)
+        return parse(d)
+
+    ctx = _ctx("q.cu", quiet, parse_fn=counting)
+    assert [f.line for f in CudaArchGuard().check(ctx)] == [2] and not parsed
+    loud = quiet + b"int v = __CUDA_ARCH__; /* __CUDA_ARCH__ */\n"
+    found = list(CudaArchGuard().check(_ctx("l.cu", loud)))
+    assert [f.line for f in found] == [2, 5]
