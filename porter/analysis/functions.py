@@ -54,6 +54,13 @@ def function_head(ctx, fn) -> str:
     return ctx.data[fn.start_byte : end].decode("utf-8", "replace")
 
 
+def may_be_device_code(data: bytes) -> bool:
+    """False when `device_kind` is "host" for every node of the file: the function heads it
+    reads are bytes of the file, and a head names `__device__` or `__global__` for another
+    answer."""
+    return b"__device__" in data or b"__global__" in data
+
+
 def device_kind(ctx, node) -> str:
     """'device' (only __device__/__global__), 'hd' (__host__ __device__), or 'host', from the
     function around `node` (a lambda takes the kind of the function it is written in)."""

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from ..analysis.functions import ancestors, device_kind, enclosing_function
+from ..analysis.functions import (
+    ancestors,
+    device_kind,
+    enclosing_function,
+    may_be_device_code,
+)
 from ..analysis.lazyre import re
 from ..findings import Severity
 from .base import Rule
@@ -117,6 +122,11 @@ class Fp8TypesPerTarget(Rule):
     name = "fp8-types-per-target"
     severity = Severity.ERROR
     triggers = (b"_fp8",)
+
+    def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
+        """Every finding is in device code (`device_kind`): without `__device__` or
+        `__global__` in the file it needs no parse for this rule."""
+        return may_be_device_code(data)
 
     def check(self, ctx):
         fnuz = tuple(t.arch for t in ctx.options.targets if t.fp8 == "fnuz")
