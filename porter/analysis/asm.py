@@ -33,16 +33,20 @@ _PTX_OPS = (
     "testp|copysign|dp4a|dp2a|multimem|mapa|getctarank|tensormap|clusterlaunchcontrol|fns|szext|"
     "bmsk|cp\\.async|istypep|stacksave|stackrestore|alloca|trap|brkpt|exit|pmevent"
 )
-_PTX_SUFFIX = re.compile(
-    r"(?:[usbf]\d+(?:x\d+)?|bf16(?:x2)?|tf32|e[45]m[23]|pred|global|shared|local|const|param|generic|"
+# the parts after an opcode that make it PTX (`ld.global`, `mov.u32`), each a whole part
+_PTX_SUFFIXES = (
+    r"[usbf]\d+(?:x\d+)?|bf16(?:x2)?|tf32|e[45]m[23]|pred|global|shared|local|const|param|generic|"
     r"nc|sync|aligned|rn|rz|rm|rp|rni|rzi|rmi|rpi|ftz|sat|satfinite|approx|full|lo|hi|wide|cta|gpu|"
     r"sys|cluster|acquire|release|relaxed|acq_rel|sc|ca|cg|cs|lu|cv|wb|wt|v\d|x\d|trans|row|col|up|"
     r"down|bfly|idx|ballot|any|all|uni|eq|ne|lt|le|gt|ge|inc|dec|exch|cas|async|bulk|tensor|"
     r"commit_group|wait_group|wait_all|arrive|expect_tx|try_wait|test_wait|init|L2|L1|evict_\w+|"
     r"volatile|weak|mmio|to|f4e|b4e|rc8|ecl|ecr|rc16|clamp|wrap|l|r|pack|relu|m\d+n\d+k\d+|"
     r"sp|proxy|tile|im2col|mbarrier|complete_tx|bytes|shared::\w+|global::\w+|noftz|mode|oob|"
-    r"launch_dependents|wait|red|or|and|popc|pred|b4|b2|leaky|mask|ptx|fetch|or_sync)$"
+    r"launch_dependents|wait|red|or|and|popc|pred|b4|b2|leaky|mask|ptx|fetch|or_sync"
 )
+# a `.` and a suffix that is its whole part: no suffix holds a `.` (not even `\w`), so one that
+# ends before a `.` or at the end is the part
+_PTX_SUFFIX_PART = re.compile(r"\.(?:" + _PTX_SUFFIXES + r")(?![^.])")
 _DOTTED = re.compile(r"(?<![\w.%$])(" + _PTX_OPS + r")((?:\.[A-Za-z0-9_:]+)+)")
 # _DOTTED without its look-behind, which would cost the regex engine its fast scan for the first
 # letters of the opcodes: `_dotted` tests the byte before each match instead
@@ -130,16 +134,10 @@ class AsmSite:
     def what(self) -> str:
         if self.libcu_ptx:
             return f"`cuda::ptx::{self.libcu_ptx}` (a PTX wrapper)"
-        ops = []
-        for o in self.ops:
-            if o not in ops:
-                ops.append(o)
+        ops = list(dict.fromkeys(self.ops))  # each once, in order
         shown = ", ".join(f"`{o}`" for o in ops[:3]) + (", ..." if len(ops) > 3 else "")
         return f"inline PTX {shown}" if shown else "inline PTX"
 
-
-#: Distinct dotted opcode suffixes classify remembers per process.
-_SUFFIX_CACHE = 4096
 
 _ASM_TOKEN = re.compile(
     rb'"[^"\\]*(?:\\.[^"\\]*)*"?|//[^\n]*|/\*.*?(?:\*/|\Z)|[():]|[A-Za-z_]\w*', re.S
@@ -185,8 +183,52 @@ def _scan_parens(
 # no Python step per token; anything else in the template (a macro name, a comment, a line
 # continuation) makes it fail, and the tokens are read one at a time.
 # (`[^"\\]*(?:\\.[^"\\]*)*` is `(?:\\.|[^"\\])*` with a run of plain bytes read in one step)
-_TEMPLATE_STRINGS = re.compile(rb'\s*((?:"[^"\\]*(?:\\.[^"\\]*)*"\s*)*)([:)])', re.S)
+_STRINGS = rb'\s*((?:"[^"\\]*(?:\\.[^"\\]*)*"\s*)*)'
+_TEMPLATE_STRINGS = re.compile(_STRINGS + rb"([:)])", re.S)
 _STRING_BODY = re.compile(rb'"([^"\\]*(?:\\.[^"\\]*)*)"', re.S)
+
+
+def _operands_pattern(levels: int) -> bytes:
+    """The operands after the template's `:` up to the `)` that closes `asm(`, as `_scan_parens`
+    reads `_ASM_REST`'s tokens from depth 1, when they hold no unterminated string or comment
+    and parentheses nested at most `levels` deep: runs of other bytes (a `/` that opens no
+    comment is one), whole strings and comments (`//` to the line's end, `/*` to the first
+    `*/`), and parenthesized groups of the same. Each step is decided by its first byte and
+    each token has one end (no backtracking into a comment finds a `)` in it), so a failed
+    match backtracks linearly."""
+    other = rb'[^()"/]*'
+    step = (
+        rb'"[^"\\]*(?:\\.[^"\\]*)*"'
+        rb"|/\*[^*]*\*+(?:[^/*][^*]*\*+)*/"
+        rb"|//[^\n]*(?![^\n])"
+        rb"|/(?![/*])"
+    )
+    group = b""
+    for _ in range(levels):
+        inner = step + (rb"|\(" + group + rb"\)" if group else b"")
+        group = other + rb"(?:(?:" + inner + rb")" + other + rb")*"
+    return group + rb"\)"
+
+
+#: Parentheses nested in the operands that `_OPERANDS` reads at once (deeper ones are scanned).
+_OPERAND_LEVELS = 4
+_OPERANDS = re.compile(_operands_pattern(_OPERAND_LEVELS), re.S)
+# The common statement at once: `_TEMPLATE_STRINGS`, then `)`, or `:` and `_OPERANDS` (the
+# template's strings split one way only: a string given back leaves a `"` before the `:`/`)`)
+_STATEMENT = re.compile(_STRINGS + rb"(?:\)|:" + _operands_pattern(_OPERAND_LEVELS) + rb")", re.S)
+
+
+@lru_cache(maxsize=1)
+def _lexers():
+    """The compiled patterns' methods the lexing calls per site, looked up once (each look-up
+    through a lazily compiled pattern costs a Python call)."""
+    return (
+        _STATEMENT.match,
+        _TEMPLATE_STRINGS.match,
+        _STRING_BODY.findall,
+        _OPERANDS.match,
+        _PLAIN_HEAD.match,
+    )
 
 
 def _lex_asm(data: bytes, pos: int, limit: int, need_end: bool = True) -> tuple[str, int]:
@@ -195,24 +237,33 @@ def _lex_asm(data: bytes, pos: int, limit: int, need_end: bool = True) -> tuple[
     offset returned is the template's end."""
     assert data[pos : pos + 1] == b"("
     n = min(limit, len(data))
-    m = _TEMPLATE_STRINGS.match(data, pos + 1, n)
-    if m is not None:
-        parts = [b.decode("utf-8", "replace") for b in _STRING_BODY.findall(m.group(1))]
-        depth, at = (0 if m.group(2) == b")" else 1), m.end()
+    statement, template, string_bodies, operands, _ = _lexers()
+    m = statement(data, pos + 1, n) if need_end else None
+    if m is not None:  # the whole statement
+        parts = [b.decode("utf-8", "replace") for b in string_bodies(m.group(1))]
+        at = m.end()
     else:
-        parts = []
-        depth, at = _scan_parens(_ASM_TOKEN.finditer(data, pos + 1, n), 1, parts)
-    if depth and at >= 0 and need_end:  # stopped at the template's `:`: skip the operands
-        _, at = _scan_parens(_ASM_REST.finditer(data, at, n), depth, None)
+        m = template(data, pos + 1, n)
+        ops = None
+        if m is not None:  # its operands are not `_OPERANDS` (or not needed)
+            parts = [b.decode("utf-8", "replace") for b in string_bodies(m.group(1))]
+            depth, at = (0 if m.group(2) == b")" else 1), m.end()
+        else:
+            parts = []
+            depth, at = _scan_parens(_ASM_TOKEN.finditer(data, pos + 1, n), 1, parts)
+            if depth and at >= 0 and need_end:  # at once when it can (depth is 1 here)
+                ops = operands(data, at, n)
+        if ops is not None:
+            at = ops.end()
+        elif depth and at >= 0 and need_end:  # stopped at the template's `:`: skip the operands
+            _, at = _scan_parens(_ASM_REST.finditer(data, at, n), depth, None)
     text = "".join(parts).replace("\\n", " ").replace("\\t", " ").replace("\\\n", " ")
     return text, at if at >= 0 else n
 
 
-@lru_cache(maxsize=_SUFFIX_CACHE)
 def _ptx_suffixes(dotted: str) -> bool:
-    """Is one of the `.x.y` parts after a PTX opcode a PTX suffix? (cached: few distinct)"""
-    match = _PTX_SUFFIX.match
-    return any(match(s) for s in dotted.split(".")[1:])
+    """Is one of the `.x.y` parts after a PTX opcode a PTX suffix?"""
+    return _matchers()[6](dotted) is not None
 
 
 def classify(site: AsmSite) -> None:
@@ -256,28 +307,49 @@ def _dotted(t: str) -> Iterator[Match[str]]:
     return matches_after(_DOTTED_OP, t, _WORD_OR_MARK)
 
 
+# A dotted word: a run of identifier characters that no `\w`, `.`, `%` or `$` precedes, then
+# its `.x.y` parts (`_DOTTED`'s group 2). Where every such word of a template is a PTX opcode,
+# the words are `_DOTTED`'s matches: `_DOTTED` matches where a word is an opcode (an opcode is
+# a whole word: a shorter one is followed by a letter, not `.`; `cp\.async` comes after `cp`,
+# which always matches first), and nowhere else (a position inside a matched word follows an
+# identifier character or `.`, as inside an opcode's match). A word that is no opcode sends the
+# template to the `_DOTTED` scan: after its `::` an opcode may start (`x.shared::mov.u32`).
+_DOTTED_WORD = re.compile(r"(?<![\w.%$])([A-Za-z0-9_]+)((?:\.[A-Za-z0-9_:]+)+)")
+_PTX_OP_NAMES = frozenset(o for o in _PTX_OPS.split("|") if o.isalnum())
+
+
+def _dotted_ops(t: str) -> list[str]:
+    """The dotted PTX opcodes of a template (`_DOTTED` matches with a PTX suffix), in order."""
+    matchers = _matchers()
+    words, suffix = matchers[0](t), matchers[6]
+    if all(w in _PTX_OP_NAMES for w, _ in words):
+        return [w + parts for w, parts in words if suffix(parts)]
+    return [m.group(1) + m.group(2) for m in _dotted(t) if suffix(m.group(2))]
+
+
 @lru_cache(maxsize=1)
 def _matchers():
     """The compiled patterns' methods classify calls per template, looked up once (each look-up
     through the lazily compiled pattern costs a Python call)."""
     families = tuple((fam, FAMILY_HINTS[fam], rx.search) for fam, rx in FAMILIES)
     return (
-        _dotted,
+        _DOTTED_WORD.findall,
         _EXIT_ONLY.match,
-        _SPECIAL.finditer,
+        _SPECIAL.findall,
         _REG_DECL.search,
         _DEBUG_ONLY.match,
         families,
+        _PTX_SUFFIX_PART.search,
     )
 
 
 @lru_cache(maxsize=_TEMPLATE_CACHE)
 def _classify(t: str) -> tuple[tuple[str, ...], tuple[str, ...], bool, str | None]:
-    dotted, exit_only, special_regs, reg_decl, debug_only, families = _matchers()
-    ops = [m.group(1) + m.group(2) for m in dotted(t) if _ptx_suffixes(m.group(2))]
+    _, exit_only, special_regs, reg_decl, debug_only, families, _ = _matchers()
+    ops = _dotted_ops(t)
     if exit_only(t):
         ops = ["exit"]
-    special = [m.group(1) for m in special_regs(t)]
+    special = special_regs(t)  # `_SPECIAL`'s one group: the register names
     ptx = bool(ops or special or reg_decl(t))
     if not ptx or debug_only(t):
         # not PTX, or `trap;`/`brkpt;` (the debug-intrinsics rule)
@@ -328,7 +400,8 @@ def find_asm_sites(ctx) -> list[AsmSite]:
     data = ctx.data
     lexed: _Lexed | None = None  # the file's comments and literals, lexed at the first candidate
     out: list[AsmSite] = []
-    for m in _asm_candidates(data):
+    asm, wrappers = _candidates(data)
+    for m in asm:
         kw0 = m.start(1)
         if lexed is None:
             lexed = _Lexed(data)
@@ -337,11 +410,10 @@ def find_asm_sites(ctx) -> list[AsmSite]:
             continue
         in_macro, limit = where
         template, end = _lex_asm(data, m.end() - 1, limit)
-        site = AsmSite(kw0, end, template, in_macro=in_macro)
-        classify(site)
-        out.append(site)
+        ops, special, ptx, family = _classify(template)  # what `classify` sets
+        out.append(AsmSite(kw0, end, template, in_macro, ptx, family, list(ops), list(special)))
     # libcu++ PTX wrappers: cuda::ptx::cp_async_bulk_tensor(...), ptx::mbarrier_arrive(...)
-    for m in _wrapper_candidates(data):
+    for m in wrappers:
         if lexed is None:
             lexed = _Lexed(data)
         if lexed.in_comment_or_literal(m.start()):
@@ -368,18 +440,51 @@ class _Lexed:
     def __init__(self, data: bytes):
         self.data = data
         self.directives = Directives(data)
-        self.spans = self.directives.spans()
+        self._spans: list[tuple[int, int]] | None = None
         # logical line start -> (in a #define body from this offset on (-1: not a #define),
         # the end of its text); None: the line is no directive
         self._lines: dict[int, tuple[int, int] | None] = {}
 
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """The file's comment and literal spans, lexed on first use (most files' sites are
+        decided by `_plain` without them)."""
+        if self._spans is None:
+            self._spans = self.directives.spans()
+        return self._spans
+
+    def _plain(self, pos: int) -> bool:
+        """Is `pos` (an identifier's first byte) plain code on a line of its own: in no
+        comment or literal, on no directive line, and the first physical line of its logical
+        line? It is when the line before ends with no splice, no block comment and no raw
+        string opened before the line is still open there (`Directives`' own tests for a `#`),
+        and the line up to `pos` holds no `"`, `'` or `/` (no comment or literal starts on it
+        before `pos`: one that starts on an earlier line and holds the newline before it is a
+        block comment, a raw string or a spliced one) and does not start with `#` or `\\`
+        after blanks. Otherwise the spans decide."""
+        data = self.data
+        line = data.rfind(b"\n", 0, pos) + 1
+        if line:
+            if data.endswith(_SPLICE_ENDS, 0, line):
+                return False
+        elif data.startswith(_BOM):
+            return False
+        head = _lexers()[4](data, line, pos)  # `_PLAIN_HEAD`
+        if head is None or head.end() != pos:
+            return False
+        directives = self.directives
+        raw = directives._raw  # the first `R"` (-1: none), where a raw string may start
+        return not (0 <= raw < line) and not directives._comment_may_hold(line)
+
     def in_comment_or_literal(self, pos: int) -> bool:
-        return in_spans(self.spans, pos)
+        return not self._plain(pos) and in_spans(self.spans, pos)
 
     def site_at(self, kw: int) -> tuple[bool, int] | None:
         """For an asm keyword at `kw`: None when it is no asm statement (in a comment or
         literal, or on a directive line other than a `#define`'s body, such as the macro's own
         name in `#define asm(x) ...`), else (in a macro body, where its scan stops)."""
+        if self._plain(kw):
+            return False, len(self.data)
         if in_spans(self.spans, kw):
             return None
         line = self._logical_start(kw)
@@ -439,6 +544,9 @@ class _Lexed:
 
 
 _BOM = b"\xef\xbb\xbf"
+# a line's bytes before a position that leave it plain code (`_Lexed._plain`): not a `#` or a
+# backslash first after blanks, and no `"`, `'` or `/` (matched with the position as endpos)
+_PLAIN_HEAD = re.compile(rb"(?![ \t]*[#\\])[^\"'/]*")
 _MACRO_NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
@@ -456,28 +564,46 @@ def _wrapper_candidates(data: bytes) -> Iterator[Match[bytes]]:
     if b"ptx" not in data:
         return
     # a bare `ptx::` counts when the file opens namespace ptx or aliases cuda::ptx (once)
-    bare_ok = (
-        b"namespace ptx" in data
-        or re.search(rb"namespace\s+\w+\s*=\s*cuda\s*::\s*ptx", data) is not None
-    )
+    bare_ok = b"namespace ptx" in data or _PTX_ALIAS.search(data) is not None
+    cuda_before, call_after = _CUDA_BEFORE.search, _CALL_AFTER.match
     for m in _PTX_NS.finditer(data):
-        if not _word_start(data, m.start()):
+        start, end = m.start(), m.end()
+        if start and data[start - 1] in _WORDCH:
             continue
-        before = data[max(0, m.start() - 12) : m.start()]
-        if not bare_ok and not re.search(rb"cuda\s*::\s*$", before):
+        # `cuda::` in the 12 bytes before, `(` or `<` in the 8 after (as on those slices)
+        if not bare_ok and cuda_before(data, max(0, start - _CUDA_BEFORE_SPAN), start) is None:
             continue
-        if not re.match(rb"\s*(?:\(|<)", data[m.end() : m.end() + 8]):
+        if call_after(data, end, end + _CALL_AFTER_SPAN) is None:
             continue  # tag constants (ptx::space_shared, ptx::sem_release)
         yield m
+
+
+_PTX_ALIAS = re.compile(rb"namespace\s+\w+\s*=\s*cuda\s*::\s*ptx")
+_CUDA_BEFORE = re.compile(rb"cuda\s*::\s*$")
+_CUDA_BEFORE_SPAN = 12
+_CALL_AFTER = re.compile(rb"\s*(?:\(|<)")
+_CALL_AFTER_SPAN = 8
+
+
+def _candidates(data: bytes) -> tuple[list[Match[bytes]], list[Match[bytes]]]:
+    """(`_asm_candidates`, `_wrapper_candidates`) of `data`, found once: the rules' `wanted`
+    tests (`may_have_sites`) and `find_asm_sites` ask for the same file in turn (the last
+    file's are kept, by identity of its bytes object)."""
+    if data is _last_candidates[0]:
+        return _last_candidates[1]
+    found = (list(_asm_candidates(data)), list(_wrapper_candidates(data)))
+    _last_candidates[:] = (data, found)
+    return found
+
+
+_last_candidates: list = [None, ([], [])]  # (bytes, _candidates of them)
 
 
 def may_have_sites(data: bytes) -> bool:
     """Can `find_asm_sites` find any site in `data`? It keeps those of its candidates (the tests
     it makes on the bytes alone) that are code: a cheap test before the parse."""
-    return (
-        next(_asm_candidates(data), None) is not None
-        or next(_wrapper_candidates(data), None) is not None
-    )
+    asm, wrappers = _candidates(data)
+    return bool(asm or wrappers)
 
 
 def asm_node(ctx, site: AsmSite) -> Node | None:
@@ -506,6 +632,7 @@ class AsmSites:
     def __init__(self, ctx):
         self.all: list[AsmSite] = find_asm_sites(ctx)
         self.live: list[AsmSite] = []
+        self._families: dict[str | None, list[AsmSite]] | None = None
         if not self.all:
             return
         pp = ctx.pp
@@ -522,4 +649,8 @@ class AsmSites:
 
     def family(self, name: str) -> list[AsmSite]:
         """Live sites of one family (`FAMILIES` names, "special", "generic")."""
-        return [s for s in self.live if s.family == name]
+        if self._families is None:  # grouped once: each family's rule asks
+            self._families = {}
+            for s in self.live:
+                self._families.setdefault(s.family, []).append(s)
+        return list(self._families.get(name, ()))
