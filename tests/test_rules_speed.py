@@ -209,3 +209,70 @@ def test_pt301_reads_no_tree_for_words_in_comments():
     loud = quiet + b"int v = __CUDA_ARCH__; /* __CUDA_ARCH__ */\n"
     found = list(CudaArchGuard().check(_ctx("l.cu", loud)))
     assert [f.line for f in found] == [2, 5]
+
+
+# -- PT106 ------------------------------------------------------------------------------------
+LANE_SHIFTS = [
+    b"__device__ bool f(unsigned b, int lane) { return b & (1u << /* bit */ (lane)); }\n",
+    b"__device__ bool f(unsigned b) { return b & (1 << ns::__lane_id()); }\n",
+    b"__device__ bool f(unsigned b, T t) { return b & (1 << t.lane_id()); }\n",
+    b"__device__ unsigned f(int laneId) { return 0xffffffff >> (32 - laneId); }\n",
+    b"__device__ unsigned f() { return 1 << (threadIdx.x % warpSize); }\n",
+    b"__device__ unsigned f(int lane) { return 1 <<\\\n lane; }\n",
+]
+NO_LANE_SHIFT = [
+    b"enum { RADIX_DIGITS = 1 << RADIX_BITS }; __device__ int f(int lane) { return lane; }\n",
+    b"__device__ int f(int counter_lane) { return counter_lane << LOG_PACKING_RATIO; }\n",
+    b"__device__ int f(int lane, int x) { x <<= lane; return x >> lane; }\n",
+    b"// 1 << lane\n__device__ int f(int lane) { return lane; }\n",
+]
+
+
+def test_pt106_wanted_holds_every_lane_shift():
+    """`_may_shift_by_lane`: each case PT106 reports is wanted; the quiet cases are not (the
+    whole class over the sources: test_rule_prefilters)."""
+    from porter.rules.warp import WarpLaneMask32
+
+    rule = WarpLaneMask32()
+    for data in LANE_SHIFTS:
+        assert list(rule.check(_ctx("l.cu", data))), data
+        assert rule.wanted(identifiers(data), None, data), data
+    for data in NO_LANE_SHIFT:
+        assert not list(rule.check(_ctx("q.cu", data))), data
+        assert not rule.wanted(identifiers(data), None, data), data
+
+
+# -- PT401, PT207, PT304: words in comments ---------------------------------------------------
+def test_words_only_in_comments_read_no_tree():
+    """A rule whose words are all in comments (CUB documents kernels in `//!` comments) reads
+    no tree; the same words in code are read and reported."""
+    from porter.rules.arch_guards import CudaVersionMacro
+    from porter.rules.hopper import TmaTensorMap
+    from porter.rules.memory import LdsStaticLimit
+
+    big = b"__shared__ float s[128][128], t[128][128];"
+    cases = [
+        (LdsStaticLimit(), b"//! __global__ void k() { " + big + b" }\nint x;\n"),
+        (LdsStaticLimit(), b"__global__ void k();\n/* " + big + b" */\n"),
+        (TmaTensorMap(), b"// cuTensorMapEncodeTiled(&m, ...)\nint x;\n"),
+        (CudaVersionMacro(), b"// cudaRuntimeGetVersion(&v); if (v >= 12000)\nint x;\n"),
+    ]
+    for rule, quiet in cases:
+        assert not rule.wanted(identifiers(quiet), None, quiet) or not list(
+            rule.check(_ctx("q.cu", quiet, parse_fn=_no_parse))
+        ), quiet
+    loud = [
+        (LdsStaticLimit(), b"__global__ void k() { " + big + b" }\n"),
+        (TmaTensorMap(), b"void f(CUtensorMap* m) { cuTensorMapEncodeTiled(m); }\n"),
+        (
+            CudaVersionMacro(),
+            b"void f() { int v; cudaRuntimeGetVersion(&v); if (v >= 12000) g(); }\n",
+        ),
+    ]
+    for rule, data in loud:
+        assert rule.wanted(identifiers(data), None, data), data
+        assert list(rule.check(_ctx("l.cu", data))), data
+
+
+def _no_parse(data: bytes):
+    raise AssertionError("parsed")

@@ -18,6 +18,7 @@ from tree_sitter import Node
 
 from ..rewrite.lex import BLANKS, find_word
 from .functions import enclosing_function, function_name
+from .tree import in_comment
 
 
 def callee(call):
@@ -85,14 +86,15 @@ _CALL_NEXT = frozenset(b"(</")
 
 def _followed_by_call(data: bytes, word: bytes) -> bool:
     """May some occurrence of `word` be a callee's name? A call_expression's name node (see
-    `callee`) is followed by its argument list or its template arguments: `(` or `<` after
-    blanks and splices (a `/` may start a comment before them: it counts as may)."""
+    `callee`) is a code token (not in a comment: `tree.in_comment`) followed by its argument
+    list or its template arguments: `(` or `<` after blanks and splices (a `/` may start a
+    comment before them: it counts as may)."""
     n = len(data)
     for pos in find_word(data, word):
         i = pos + len(word)
         while i < n and data[i] in BLANKS:
             i += 1
-        if i < n and data[i] in _CALL_NEXT:
+        if i < n and data[i] in _CALL_NEXT and not in_comment(data, pos):
             return True
     return False
 

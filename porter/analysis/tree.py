@@ -8,7 +8,7 @@ import bisect
 from collections.abc import Iterator
 
 from ..parse import cuda as P
-from ..rewrite.lex import BLANKS, comment_and_literal_spans
+from ..rewrite.lex import BLANKS, comment_and_literal_spans, find_word
 
 
 def ancestors(node) -> Iterator:
@@ -107,3 +107,26 @@ def code_byte_before(data: bytes, pos: int, skip: frozenset[int] = BLANKS) -> in
             return i
         i = span[0] - 1  # a comment: the byte before it
     return -1
+
+
+def word_outside_comments(data: bytes, word: bytes) -> bool:
+    """Does `word` occur as a whole word somewhere outside comments (in code, a literal or a
+    macro body)? Where not, the tree has no code token of it (see `in_comment`)."""
+    return any(not in_comment(data, pos) for pos in find_word(data, word))
+
+
+def code_byte_after(data: bytes, pos: int, skip: frozenset[int] = BLANKS) -> int:
+    """The offset of the first byte from `pos` on that is neither in `skip` nor in a comment:
+    the start of the next code token (len(data) when none)."""
+    i, n = pos, len(data)
+    while i < n:
+        if data[i] in skip:
+            i += 1
+            continue
+        if data[i] == _SLASH:
+            span = _span_at(data, i)
+            if span is not None and span[0] == i and _closed_comment(data, span):
+                i = span[1]
+                continue
+        return i
+    return n

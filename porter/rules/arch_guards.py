@@ -526,6 +526,8 @@ class CudaVersionMacro(Rule):
         yield from self._runtime(ctx)
 
     def _runtime(self, ctx):
+        if not ctx.calls.may_call(self.GETTERS):
+            return  # no getter called: no walk over the calls
         pp = ctx.pp
         for call in ctx.nodes("call_expression"):
             fn = call.child_by_field_name("function")

@@ -11,15 +11,25 @@ from __future__ import annotations
 
 from ..analysis.asm import may_have_sites
 from ..analysis.lazyre import re
-from ..analysis.lex import code_matches
+from ..analysis.lex import code_matches, find_word
+from ..analysis.tree import in_comment
 from ..findings import Applicability, Severity
-from .base import Rule, any_ident
+from .base import IdentMatcher, Rule, any_ident
 from .registry import register
 
 
 def _ident_findings(rule, ctx, rx, message, *, per_line=True, kinds=None):
     """Findings for identifiers matching `rx` (a str regex matched in full) in live code."""
     pp = ctx.pp
+    # the identifier nodes `ctx.identifiers` finds start where their words do: when each word
+    # is in a comment or in code HIP-Clang skips, there is nothing to report (no tree read)
+    data = ctx.data
+    if all(
+        pp.skip(pos) or in_comment(data, pos)
+        for word in _ident_matcher(rx).matching(ctx.idents)
+        for pos in find_word(data, word)
+    ):
+        return
     seen = set()
     nodes = ctx.identifiers(rx) if kinds is None else ctx.identifiers(rx, kinds)
     for node in nodes:
@@ -30,6 +40,19 @@ def _ident_findings(rule, ctx, rx, message, *, per_line=True, kinds=None):
             continue
         seen.add(line)
         yield rule.finding(ctx, node, message(ctx.text(node)))
+
+
+_MATCHERS: dict[bytes, IdentMatcher] = {}
+
+
+def _ident_matcher(rx) -> IdentMatcher:
+    """The identifier matcher `ctx.identifiers` uses for `rx` (a str or bytes regex matched in
+    full, with its flags), one per pattern."""
+    pat = rx.pattern if isinstance(rx.pattern, bytes) else rx.pattern.encode()
+    m = _MATCHERS.get(pat)
+    if m is None:
+        m = _MATCHERS[pat] = IdentMatcher(pat)
+    return m
 
 
 # -- PT206 -------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from ..analysis.functions import (
     shadowed_names,
 )
 from ..analysis.lazyre import re
-from ..analysis.tree import in_code, walk
+from ..analysis.tree import in_code, walk, word_outside_comments
 from ..findings import Applicability, Edit, Severity
 from .base import Rule, RuleContext
 from .registry import register
@@ -148,9 +148,14 @@ class LdsStaticLimit(Rule):
 
     def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
         """Every finding is on a function whose qualifiers hold `__global__`
-        (functions.function_qualifiers): without the word the file needs no parse for this
-        rule."""
-        return b"__global__" in data
+        (functions.function_qualifiers) and sums declarations qualified `__shared__`: without
+        both words outside comments (CUB's documentation shows kernels in comments) the file
+        needs no parse for this rule."""
+        return (
+            b"__global__" in data
+            and word_outside_comments(data, b"__global__")
+            and word_outside_comments(data, b"__shared__")
+        )
 
     def check(self, ctx: RuleContext) -> Iterator:
         fns = [n for n in ctx.nodes("function_definition")]
@@ -271,12 +276,10 @@ class LdsDynamicOptin(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterator:
-        c = ctx.consts
-
         def report(node, value_node, what):
             fn = enclosing_function(node, lambdas=False)
             shadow = shadowed_names(ctx, fn) if fn is not None else frozenset()
-            v = c.eval(value_node, shadow)
+            v = ctx.consts.eval(value_node, shadow)  # (the constants read on first need)
             if v is None or ctx.vendor.at(node).not_for_amd:
                 return None
             over = _lds_targets(ctx, v)

@@ -22,7 +22,13 @@ from ..analysis.functions import enclosing_function
 from ..analysis.lazyre import re
 from ..analysis.lex import BLANKS, is_declaration_name, lex_code_spans, matches_after
 from ..analysis.targets import fmt_targets
-from ..analysis.tree import ancestors, code_byte_before, in_comment, strip_parens
+from ..analysis.tree import (
+    ancestors,
+    code_byte_after,
+    code_byte_before,
+    in_comment,
+    strip_parens,
+)
 from ..analysis.warp import (
     DROPPED_BEFORE_70,
     MASK_SOURCES,
@@ -361,6 +367,45 @@ def _may_index_lanes_in(data: bytes, idents: set[bytes]) -> bool:
     if not data.isascii() or b"$" in data:
         return True
     return _LANE_IDENTS(idents)
+
+
+_SHIFT = re.compile(rb"<<|>>")
+_LANE_CALLS = frozenset({b"__lane_id", b"lane_id", b"laneid", b"__laneid"})
+_OPERAND_START = BLANKS | frozenset(b"(")
+_CHAIN = (b"::", b".", b"->")  # between the names of a qualified name, a member call
+
+
+def _may_shift_by_lane(data: bytes, idents: set[bytes]) -> bool:
+    """May some `<<` or `>>` of the file shift by a lane index as PT106 reports it? Its right
+    operand (past blanks, splices, comments and `(`) is then a lane-named variable or a call of
+    a lane-id function (`ns::__lane_id()`, `tile.lane_id()`: a name of the chain of names
+    that starts it is one), or after `>>` a `32 - lane` (a digit starts it); `% warpSize` and
+    `& (warpSize - 1)` need the `warpSize` token. A file that is not ASCII: yes."""
+    if b"warpSize" in idents or not data.isascii():
+        return True
+    n = len(data)
+    for m in _SHIFT.finditer(data):
+        end = m.end()
+        if end < n and data[end] == 0x3D or in_comment(data, m.start()):
+            continue  # `<<=`, `>>=`: an assignment
+        j = code_byte_after(data, end, _OPERAND_START)
+        if m.group() == b">>":
+            if j < n and data[j] in _DIGITS:
+                return True
+            continue
+        while j < n:
+            k = j
+            while k < n and data[k] in _NAME_BYTES:
+                k += 1
+            name = data[j:k]
+            if LANE_NAME.match(name.decode()) or name in _LANE_CALLS:
+                return True
+            j = code_byte_after(data, k)
+            sep = next((c for c in _CHAIN if data.startswith(c, j)), None)
+            if sep is None:
+                break
+            j = code_byte_after(data, j + len(sep))
+    return False
 
 
 _MASKED_BYTES = frozenset(n.encode() for n in MASKED)
@@ -1482,9 +1527,10 @@ class WarpLaneMask32(Rule):
     triggers = (b"lane", b"Lane", b"LANE", b"warpSize")
 
     def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
-        """Every finding shifts by a lane index (is_lane_index): without one of its names the
-        file needs no parse for this rule."""
-        return _may_index_lanes_in(data, idents)
+        """Every finding shifts by a lane index (is_lane_index): without one of its names, or
+        without a shift whose right operand may be one, the file needs no parse for this
+        rule."""
+        return _may_index_lanes_in(data, idents) and _may_shift_by_lane(data, idents)
 
     def check(self, ctx):
         w64 = wave64_or_none(ctx)
