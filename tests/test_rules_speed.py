@@ -276,3 +276,44 @@ def test_words_only_in_comments_read_no_tree():
 
 def _no_parse(data: bytes):
     raise AssertionError("parsed")
+
+
+# -- PT404, PT405 -----------------------------------------------------------------------------
+LAUNCH_BOUNDS = [
+    b"__global__ void __launch_bounds__(256, 4) k();\n",
+    b"__global__ void __launch_bounds__(256, 1) k();\n",
+    b"__global__ void __launch_bounds__(2048) k();\n",
+    b"#define T 2048\n__global__ void __launch_bounds__(T) k();\n",
+    b"__global__ void __launch_bounds__(int(A::B::C), 1) k();\n",
+    b"__global__ void __launch_bounds__(int(2048)) k();\n",
+    b"__global__ void __launch_bounds__(P::ActivePolicy::BLOCK_THREADS) k();\n",
+    b"__global__ void __launch_bounds__(Traits<A, B>::kThreads) k();\n",
+    b"__global__ void __launch_bounds__(256, 1, 2) k();\n",
+    b"enum { N = 1025 };\n__global__ void __launch_bounds__(S::N) k();\n",
+    b"// __launch_bounds__(2048, 4)\nint x;\n",
+]
+
+
+@pytest.mark.parametrize("code", ["PT404", "PT405"])
+def test_launch_bounds_byte_tests_drop_no_finding(code, monkeypatch):
+    """PT404/PT405 give the same findings with their byte tests (`may_report`) as without
+    them, on every source and the cases; the byte tests skip some sites."""
+    from porter.rules import memory as M
+    from porter.rules.registry import all_rules
+
+    rule = next(r() for r in all_rules() if r.code == code)
+    real = M.launch_bounds
+    calls = {"skipped": 0}
+
+    def without_test(ctx, may_report=None):
+        every = real(ctx)
+        calls["skipped"] += len(every) - len(real(ctx, may_report))
+        return every
+
+    sources = [*_sources(), *((f"lb{i}.cu", d) for i, d in enumerate(LAUNCH_BOUNDS))]
+    sources = [(n, d) for n, d in sources if b"__launch_bounds__" in d]
+    want = [[f.message for f in rule.check(_ctx(n, d))] for n, d in sources]
+    monkeypatch.setattr(M, "launch_bounds", without_test)
+    got = [[f.message for f in rule.check(_ctx(n, d))] for n, d in sources]
+    assert got == want
+    assert calls["skipped"] and any(want)

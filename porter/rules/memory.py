@@ -17,7 +17,7 @@ from ..analysis.functions import (
     shadowed_names,
 )
 from ..analysis.lazyre import re
-from ..analysis.tree import in_code, walk, word_outside_comments
+from ..analysis.tree import in_code, in_comment, walk, word_outside_comments
 from ..findings import Applicability, Edit, Severity
 from .base import Rule, RuleContext
 from .registry import register
@@ -466,18 +466,65 @@ def _split_args(data: bytes, open_paren: int) -> tuple[list[tuple[int, int]], in
     return None
 
 
-def launch_bounds(ctx: RuleContext):
-    """(start, end, [(arg_start, arg_end), ...]) for each `__launch_bounds__(...)` in code."""
+def launch_bounds(ctx: RuleContext, may_report=None):
+    """(start, end, [(arg_start, arg_end), ...]) for each `__launch_bounds__(...)` in code.
+    With `may_report(data, args)`, only those for which it says True: it decides from the
+    bytes, before the tree is read to tell code from comments, strings and macro bodies."""
     out = []
-    for m in _LB.finditer(ctx.data):
-        if not in_code(ctx, m.start(), m.start() + 17):
-            continue
-        sp = _split_args(ctx.data, m.end() - 1)
+    data = ctx.data
+    for m in _LB.finditer(data):
+        if in_comment(data, m.start()):
+            continue  # (the tree has a comment there too: not in code)
+        sp = _split_args(data, m.end() - 1)
         if sp is None:
             continue
         args, end = sp
+        if may_report is not None and not may_report(data, args):
+            continue
+        if not in_code(ctx, m.start(), m.start() + 17):
+            continue
         out.append((m.start(), end, args))
     return out
+
+
+# An argument whose value the constant evaluator never knows, whatever the file defines (its
+# tree, in the file or parsed alone, is one of these): a name qualified twice or more
+# (`Policy::ActivePolicy::BLOCK_THREADS`: a qualified_identifier whose name is another one) or a
+# functional cast `int(...)` (a call_expression) around the whole argument
+_QUALIFIED_TWICE = re.compile(rb"\s*(?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*){2,}\s*")
+_INT_CAST = re.compile(rb"\s*int\s*\(")
+_ZERO_OR_ONE = re.compile(rb"\s*[01]\s*")
+
+
+def _never_known(raw: bytes) -> bool:
+    if _QUALIFIED_TWICE.fullmatch(raw):
+        return True
+    m = _INT_CAST.match(raw)
+    if m is None or any(c in raw for c in b"/\"'\\"):  # (no comment, literal or splice)
+        return False
+    depth = 0
+    for i in range(m.end() - 1, len(raw)):
+        c = raw[i]
+        if c == 0x28:
+            depth += 1
+        elif c == 0x29:
+            depth -= 1
+            if depth == 0:
+                return not raw[i + 1 :].strip()  # the cast's `)` ends the argument
+    return False
+
+
+def _min_blocks_may_report(data: bytes, args) -> bool:
+    """PT404 reports two arguments whose second is not a literal 0 or 1 (`mn <= 1` skips)."""
+    return len(args) == 2 and not _ZERO_OR_ONE.fullmatch(data[args[1][0] : args[1][1]])
+
+
+def _form_may_report(data: bytes, args) -> bool:
+    """PT405 reports commas to wrap, a third argument, or a first above 1024: not one whose
+    value is never known."""
+    if len(args) >= 3 or any(_comma_outside_parens(data[a[0] : a[1]]) for a in args):
+        return True
+    return bool(args) and not _never_known(data[args[0][0] : args[0][1]])
 
 
 def _arg_value(ctx: RuleContext, span, shadow) -> int | None:
@@ -555,7 +602,7 @@ class LaunchBoundsMinBlocks(Rule):
     triggers = (b"__launch_bounds__",)
 
     def check(self, ctx: RuleContext) -> Iterator:
-        for start, end, args in launch_bounds(ctx):
+        for start, end, args in launch_bounds(ctx, _min_blocks_may_report):
             if len(args) != 2:
                 continue
             assert ctx.root is not None
@@ -631,7 +678,7 @@ class LaunchBoundsUnsupportedForm(Rule):
     triggers = (b"__launch_bounds__",)
 
     def check(self, ctx: RuleContext) -> Iterator:
-        for start, end, args in launch_bounds(ctx):
+        for start, end, args in launch_bounds(ctx, _form_may_report):
             assert ctx.root is not None
             node = ctx.root.descendant_for_byte_range(start, end)
             if node is not None and ctx.vendor.at(node).not_for_amd:
