@@ -66,6 +66,8 @@ class FileResult:
 _TRIGGER_CACHE_MAX = 100_000
 #: Sets of text triggers TriggerIndex keeps a regular expression for (a handful in practice).
 _ANY_OF_MAX = 256
+#: Sets of identifier triggers TriggerIndex keeps the selection of (dozens in practice).
+_PLANS_MAX = 4096
 #: TriggerIndex looks up the triggers that may start at each position of an identifier by
 #: their first this many bytes.
 _GRAM = 3
@@ -116,6 +118,9 @@ class TriggerIndex:
         # the text triggers a file may still hold, as one regular expression: one scan tells
         # that none is there (most files), instead of one scan for each
         self._any_of: dict[tuple[bytes, ...], re.Pattern[bytes]] = {}
+        # the identifier triggers a file holds -> (the rules they select, the text triggers
+        # still to look for): files share a handful of such sets
+        self._plans: dict[frozenset[bytes], tuple[frozenset[int], tuple[bytes, ...]]] = {}
 
     def rules_for(self, data: bytes, idents=None) -> list:
         if idents is None:
@@ -145,21 +150,14 @@ class TriggerIndex:
         for i in idents & self._hitters:
             present |= known[i]
         rules_of = self._rules_of
-        chosen: set[int] = set()
-        for t in present:
-            chosen.update(rules_of.get(t, ()))
-        runs = self._runs
-        pending = []  # the text triggers that would select a rule not yet chosen
-        for t in self.text_triggers:
-            if chosen.issuperset(rules_of[t]):
-                continue
-            for r in runs[t]:
-                if r not in present:
-                    break
-            else:
-                pending.append(t)
+        key = frozenset(present)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(key)
+        chosen = set(plan[0])
+        pending = plan[1]  # the text triggers that would select a rule not yet chosen
         if len(pending) > 1 and self._none_of(pending, data):
-            pending = []
+            pending = ()
         for t in pending:
             # a scan of the file's bytes only for a trigger that would still select a rule
             # not chosen (`31` and `32` need none once PT101 is in)
@@ -170,7 +168,24 @@ class TriggerIndex:
         chosen.update(self._always_idx)
         return [self.rules[i] for i in sorted(chosen)]
 
-    def _none_of(self, triggers: list[bytes], data: bytes) -> bool:
+    def _plan(self, present: frozenset[bytes]) -> tuple[frozenset[int], tuple[bytes, ...]]:
+        """For a file holding the identifier triggers `present`: (the rules they select, the
+        text triggers that would select another rule and whose identifier runs it holds)."""
+        rules_of = self._rules_of
+        chosen: set[int] = set()
+        for t in present:
+            chosen.update(rules_of.get(t, ()))
+        pending = tuple(
+            t
+            for t in self.text_triggers
+            if not chosen.issuperset(rules_of[t]) and all(r in present for r in self._runs[t])
+        )
+        if len(self._plans) >= _PLANS_MAX:
+            self._plans.clear()
+        plan = self._plans[present] = (frozenset(chosen), pending)
+        return plan
+
+    def _none_of(self, triggers: tuple[bytes, ...], data: bytes) -> bool:
         """Is none of `triggers` in `data`? (One search for any of them.)"""
         key = tuple(triggers)
         rx = self._any_of.get(key)

@@ -33,6 +33,21 @@ def test_the_bounded_regex_cache_keeps_the_selection(monkeypatch):
     assert any(b"<<<" in d for _, d in sources), "no source holds a text trigger"
 
 
+def test_the_bounded_plan_cache_keeps_the_selection(monkeypatch):
+    """The selection kept per set of identifier triggers (the rules they select, the text
+    triggers left to look for) is the plain one, when kept and when made again: with room for
+    one set only, the cache starts over at each new set, within its bound."""
+    rules = _rules()
+    sources = list(_sources())
+    for bound in (1, engine._PLANS_MAX):
+        monkeypatch.setattr(engine, "_PLANS_MAX", bound)
+        index = engine.TriggerIndex(rules)
+        for name, data in [*sources, *sources]:
+            assert index.rules_for(data, identifiers(data)) == _plain(rules, data), name
+            assert len(index._plans) <= bound
+    assert len(index._plans) > 1, "every source holds the same identifier triggers"
+
+
 def test_a_text_trigger_only_in_the_file_is_found_when_others_are_pending():
     """The one search finds any of the pending triggers wherever it is (the first, the last,
     one that overlaps another's place), and each is then looked for by itself."""
