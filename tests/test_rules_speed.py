@@ -317,3 +317,43 @@ def test_launch_bounds_byte_tests_drop_no_finding(code, monkeypatch):
     got = [[f.message for f in rule.check(_ctx(n, d))] for n, d in sources]
     assert got == want
     assert calls["skipped"] and any(want)
+
+
+# -- the #if model ----------------------------------------------------------------------------
+class _View:
+    def __init__(self, data: bytes):
+        self.data = data
+
+
+def test_may_mention_vendor_holds_every_vendor_switch():
+    """`preproc.may_mention_vendor` (from the identifier tokens) is True wherever the model
+    finds an `#if` chain naming a vendor macro: every source, and names a splice joins."""
+    from porter.analysis.preproc import PPState, may_mention_vendor
+
+    cases = [
+        b"#ifdef __HIP_PLATFORM_AMD__\nint a;\n#endif\n",
+        b"#if defined(__HIP_\\\nPLATFORM_AMD__)\nint a;\n#endif\n",
+        b"#ifndef GGML_USE_HIP\nint a;\n#elif __gfx942__\n#endif\n",
+        b"#ifdef __HIP_PLATFORM_NVIDIA__\nint a;\n#endif\n",
+        b"#if __CUDA_ARCH__ >= 700 // HIP\nint a;\n#endif\n",  # (a comment: may)
+    ]
+    switches = quiet = 0
+    for name, data in [*_sources(), *((f"v{i}.cu", d) for i, d in enumerate(cases))]:
+        real = any(g.mentions_vendor() for g in PPState(_View(data)).groups)
+        may = may_mention_vendor(data, identifiers(data))
+        assert may or not real, name
+        switches += real
+        quiet += not may
+    assert switches and quiet
+    assert not may_mention_vendor(b"#ifdef __CUDA_ARCH__\n#endif\n", {b"__CUDA_ARCH__"})
+
+
+def test_pp_model_of_the_same_bytes_is_made_once():
+    from porter.analysis.preproc import PPState
+
+    data = b"#if A\nint x;\n#else\nint y;\n#endif\n"
+    a = PPState(_View(data))
+    b = PPState(_View(data))
+    assert a is b and len(a.branches) == 2
+    c = PPState(_View(bytes(bytearray(data))))  # equal bytes, another object: another model
+    assert c is not a and [x.kind for x in c.branches] == ["if", "else"]

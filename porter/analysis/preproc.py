@@ -105,6 +105,29 @@ def is_nv_macro(name: str) -> bool:
     return name in NV_ONLY_MACROS or name.startswith(_NV_PREFIX)
 
 
+# a name a splice joins (`__HIP_` backslash-newline `PLATFORM_AMD__`): phase 2 makes one name of
+# two identifier tokens
+_SPLICED_NAME = re.compile(rb"[A-Za-z0-9_](?:\\\r?\n)+[A-Za-z0-9_]")
+# an identifier with an AMD word between underscores (is_amd_macro's test), one per line
+_VENDOR_WORD = re.compile(
+    rb"(?:^|_)(?:"
+    + b"|".join(sorted(t.encode() for t in _AMD_TOKENS))
+    + rb"|GFX[0-9]+[A-Z0-9]*)(?:_|$)",
+    re.I | re.M,
+)
+
+
+def may_mention_vendor(data: bytes, idents) -> bool:
+    """False when no `#if` chain of the file can name a vendor macro (`Group.mentions_vendor`,
+    what the rewriter's vendor model asks before it keeps a model): a condition's names are
+    identifier tokens of the bytes (`idents`, every identifier-like token of the file), and a
+    vendor macro has an AMD word between underscores (HIP's NVIDIA-platform macros have HIP).
+    A file that is not ASCII, or where a splice joins two tokens into one name: yes."""
+    if not data.isascii() or _SPLICED_NAME.search(data) is not None:
+        return True
+    return _VENDOR_WORD.search(b"\n".join(idents)) is not None
+
+
 # HIP's own NVIDIA-platform macros: a test of one of them is a vendor switch like an AMD one.
 _NV_PLATFORM = frozenset({"__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
 
@@ -504,11 +527,26 @@ class Group:
         return self.mentions(is_vendor_macro)
 
 
+#: (bytes, PPState of them) of the last file modelled: the rewriter builds the model of a file,
+#: then its rules ask for it again when the rewriter kept none (no vendor switch)
+_last_model: list = [None, None]
+
+
 class PPState:
-    """Conditional-directive structure of one file."""
+    """Conditional-directive structure of one file. Made from the same bytes object twice in
+    a row, it is the same model (it reads nothing else of its view, and its memos are pure)."""
+
+    def __new__(cls, ctx) -> PPState:
+        last = _last_model[1]
+        if _last_model[0] is ctx.data and type(last) is cls:
+            return last
+        return super().__new__(cls)
 
     def __init__(self, ctx) -> None:
         data: bytes = ctx.data
+        if self.__dict__:  # the model of these bytes, made before (see __new__)
+            return
+        _last_model[:] = (data, self)
         self.data = data
         self.groups: list[Group] = []
         self.branches: list[Branch] = []
