@@ -460,8 +460,9 @@ class _Lexed:
         string opened before the line is still open there (`Directives`' own tests for a `#`),
         and the line up to `pos` holds no `"`, `'` or `/` (no comment or literal starts on it
         before `pos`: one that starts on an earlier line and holds the newline before it is a
-        block comment, a raw string or a spliced one) and does not start with `#` or `\\`
-        after blanks. Otherwise the spans decide."""
+        block comment, a raw string or a spliced one) and does not start with `#` after
+        blanks (a backslash there starts no splice: the line's newline is after `pos`).
+        Otherwise the spans decide."""
         data = self.data
         line = data.rfind(b"\n", 0, pos) + 1
         if line:
@@ -544,9 +545,9 @@ class _Lexed:
 
 
 _BOM = b"\xef\xbb\xbf"
-# a line's bytes before a position that leave it plain code (`_Lexed._plain`): not a `#` or a
-# backslash first after blanks, and no `"`, `'` or `/` (matched with the position as endpos)
-_PLAIN_HEAD = re.compile(rb"(?![ \t]*[#\\])[^\"'/]*")
+# a line's bytes before a position that leave it plain code (`_Lexed._plain`): no `#` first
+# after blanks, and no `"`, `'` or `/` (matched with the position as endpos)
+_PLAIN_HEAD = re.compile(rb"(?![ \t]*#)[^\"'/]*")
 _MACRO_NAME = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
