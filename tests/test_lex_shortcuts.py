@@ -403,6 +403,28 @@ def test_cuda_looking_is_looks_cuda():
     assert L.cuda_looking(tokens) == {t for t in tokens if L.looks_cuda(t)}
 
 
+@pytest.mark.parametrize("bound", [50, None])
+def test_name_filter_is_the_set_formula(monkeypatch, bound):
+    """NameFilter, which matches each identifier once and answers with one intersection, gives
+    `idents & names | cuda_looking(idents - names)` for every source in turn, with the table
+    names and with a subset of them, also when its bound makes it start over."""
+    from porter.mappings.index import load_index
+
+    if bound is not None:  # room for few identifiers: it starts over file after file
+        monkeypatch.setattr(L.NameFilter, "MAX_SEEN", bound)
+    tables = L.table_names(load_index())
+    subset = frozenset(sorted(tables)[::3])
+    sources = _sources()
+    for names in (tables, subset):
+        keep = L.NameFilter(names)
+        largest = 0  # a file's identifiers are remembered whole, past the bound too
+        for data in [*sources, *sources]:
+            idents = L.identifiers(data)
+            largest = max(largest, len(idents))
+            assert keep(idents) == idents & names | L.cuda_looking(idents - names)
+            assert len(keep._seen) <= max(L.NameFilter.MAX_SEEN, largest)
+
+
 def test_cuda_include_decides_as_before():
     """invariant._cuda_include (one lookup per path, kept) decides each include path as the
     inline tests it replaced did."""

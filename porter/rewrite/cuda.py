@@ -45,10 +45,10 @@ from .lex import (
     CUDA_LOOKING,
     QUALIFIED_SEP,
     WORD,
+    NameFilter,
     Scanner,
     Span,
     block_comment_spans,
-    cuda_looking,
     find_word,
     identifiers,
     in_spans,
@@ -354,6 +354,7 @@ class CudaRewriter:
         self.index = index
         self.opts = options
         self.scan = scanner_for(index)
+        self._table_or_looking = NameFilter(self.scan.relevant)  # see _candidates
         self._own: set[str] = set()  # per file: see _project_declarations
         self._project_names: dict[str, frozenset] = dict(options.project_names)
         self._fallbacks: set[int] = set()
@@ -538,8 +539,7 @@ class CudaRewriter:
         """(offset, name) of every table or CUDA-looking identifier token, and the qualified
         names (`a::b`, also through namespace aliases) the tables know, in the file."""
         scan = self.scan
-        names = idents & scan.relevant
-        names |= cuda_looking(idents - names)
+        names = self._table_or_looking(idents)  # the relevant names and CUDA-looking ones
         name_hits = sorted((pos, n) for n in names for pos in find_word(data, n))
         qual_hits = []
         for first, keys in scan.qualified.items():

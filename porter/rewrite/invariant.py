@@ -24,7 +24,7 @@ from ..findings import Edit, Finding, Severity
 from ..mappings.index import MappingIndex
 from ..source import SourceFile
 from .includes import CUDA_HEADER, include_lines
-from .lex import WORD, cuda_looking, find_word, identifiers, in_spans, table_names
+from .lex import WORD, NameFilter, find_word, identifiers, in_spans, table_names
 from .shims import on_nvidia_side
 
 # in every message of the check's findings (reports and tests tell them from other PT001s)
@@ -206,7 +206,7 @@ def leftovers(
     identity = _mapped_to_itself(index)
     by_name = index.by_name
     tables = table_names(index)
-    names = list(idents & tables | cuda_looking(idents - tables))
+    names = list(_table_or_looking(tables)(idents))
     includes = include_lines(new)
     if not names and not includes:
         return []
@@ -284,6 +284,12 @@ def leftovers(
         out.append(Leftover(path, ipos, written))
     out.sort(key=lambda x: x.pos)
     return out
+
+
+@lru_cache(maxsize=4)
+def _table_or_looking(tables: frozenset[bytes]) -> NameFilter:
+    """The table names and CUDA-looking identifiers among a file's (`lex.NameFilter`)."""
+    return NameFilter(tables)
 
 
 @lru_cache(maxsize=4096)

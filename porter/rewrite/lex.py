@@ -52,6 +52,32 @@ def cuda_looking(idents: Iterable[bytes]) -> set[bytes]:
     return set(_LOOKING_LINES.findall(b"\n" + b"\n".join(idents) + b"\n"))
 
 
+class NameFilter:
+    """``idents & names | cuda_looking(idents - names)`` for the identifier sets of a tree's
+    files, one after another: a file's identifiers are matched against the names and the CUDA
+    look once, when first seen (a tree's files share most of them), and each file's answer is
+    then one set intersection. Remembers at most MAX_SEEN identifiers (it starts over past
+    that)."""
+
+    MAX_SEEN = 100_000
+
+    def __init__(self, names: frozenset[bytes]):
+        self.names = names
+        self._seen: set[bytes] = set()
+        self._wanted: set[bytes] = set(names)  # the names and the CUDA-looking ones seen
+
+    def __call__(self, idents: set[bytes]) -> set[bytes]:
+        new = idents - self._seen
+        if new:
+            if len(self._seen) + len(new) > self.MAX_SEEN:
+                self._seen = set()
+                self._wanted = set(self.names)
+                new = set(idents)
+            self._seen |= new
+            self._wanted |= cuda_looking(new - self.names)
+        return idents & self._wanted
+
+
 @lru_cache(maxsize=4)
 def table_names(index: MappingIndex) -> frozenset[bytes]:
     """The tables' (ASCII) names as bytes: `n in table_names(index)` is
