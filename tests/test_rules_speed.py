@@ -325,29 +325,6 @@ class _View:
         self.data = data
 
 
-def test_may_mention_vendor_holds_every_vendor_switch():
-    """`preproc.may_mention_vendor` (from the identifier tokens) is True wherever the model
-    finds an `#if` chain naming a vendor macro: every source, and names a splice joins."""
-    from porter.analysis.preproc import PPState, may_mention_vendor
-
-    cases = [
-        b"#ifdef __HIP_PLATFORM_AMD__\nint a;\n#endif\n",
-        b"#if defined(__HIP_\\\nPLATFORM_AMD__)\nint a;\n#endif\n",
-        b"#ifndef GGML_USE_HIP\nint a;\n#elif __gfx942__\n#endif\n",
-        b"#ifdef __HIP_PLATFORM_NVIDIA__\nint a;\n#endif\n",
-        b"#if __CUDA_ARCH__ >= 700 // HIP\nint a;\n#endif\n",  # (a comment: may)
-    ]
-    switches = quiet = 0
-    for name, data in [*_sources(), *((f"v{i}.cu", d) for i, d in enumerate(cases))]:
-        real = any(g.mentions_vendor() for g in PPState(_View(data)).groups)
-        may = may_mention_vendor(data, identifiers(data))
-        assert may or not real, name
-        switches += real
-        quiet += not may
-    assert switches and quiet
-    assert not may_mention_vendor(b"#ifdef __CUDA_ARCH__\n#endif\n", {b"__CUDA_ARCH__"})
-
-
 def test_pp_model_of_the_same_bytes_is_made_once():
     from porter.analysis.preproc import PPState
 

@@ -105,29 +105,6 @@ def is_nv_macro(name: str) -> bool:
     return name in NV_ONLY_MACROS or name.startswith(_NV_PREFIX)
 
 
-# a name a splice joins (`__HIP_` backslash-newline `PLATFORM_AMD__`): phase 2 makes one name of
-# two identifier tokens
-_SPLICED_NAME = re.compile(rb"[A-Za-z0-9_](?:\\\r?\n)+[A-Za-z0-9_]")
-# an identifier with an AMD word between underscores (is_amd_macro's test), one per line
-_VENDOR_WORD = re.compile(
-    rb"(?:^|_)(?:"
-    + b"|".join(sorted(t.encode() for t in _AMD_TOKENS))
-    + rb"|GFX[0-9]+[A-Z0-9]*)(?:_|$)",
-    re.I | re.M,
-)
-
-
-def may_mention_vendor(data: bytes, idents) -> bool:
-    """False when no `#if` chain of the file can name a vendor macro (`Group.mentions_vendor`,
-    what the rewriter's vendor model asks before it keeps a model): a condition's names are
-    identifier tokens of the bytes (`idents`, every identifier-like token of the file), and a
-    vendor macro has an AMD word between underscores (HIP's NVIDIA-platform macros have HIP).
-    A file that is not ASCII, or where a splice joins two tokens into one name: yes."""
-    if not data.isascii() or _SPLICED_NAME.search(data) is not None:
-        return True
-    return _VENDOR_WORD.search(b"\n".join(idents)) is not None
-
-
 # HIP's own NVIDIA-platform macros: a test of one of them is a vendor switch like an AMD one.
 _NV_PLATFORM = frozenset({"__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
 
@@ -513,6 +490,7 @@ class Group:
     branches: list[Branch] = field(default_factory=list)
     end: int = 0  # end of the #endif line
     parent: Branch | None = None
+    _vendor: bool | None = field(default=None, repr=False, compare=False)
 
     def mentions_amd(self) -> bool:
         return any(
@@ -524,7 +502,10 @@ class Group:
         return any(b.cond is not None and any(pred(n) for n in b.cond.names) for b in self.branches)
 
     def mentions_vendor(self) -> bool:
-        return self.mentions(is_vendor_macro)
+        v = self._vendor
+        if v is None:  # (asked again for each position the vendor model is asked about)
+            v = self._vendor = self.mentions(is_vendor_macro)
+        return v
 
 
 #: (bytes, PPState of them) of the last file modelled: the rewriter builds the model of a file,
