@@ -240,7 +240,13 @@ def _lex_asm(data: bytes, pos: int, limit: int, need_end: bool = True) -> tuple[
     statement, template, string_bodies, operands, _ = _lexers()
     m = statement(data, pos + 1, n) if need_end else None
     if m is not None:  # the whole statement
-        parts = [b.decode("utf-8", "replace") for b in string_bodies(m.group(1))]
+        bodies = string_bodies(m.group(1))
+        joined = b"".join(bodies)  # ASCII: decoded at once as each part would be
+        parts = (
+            [joined.decode("ascii")]
+            if joined.isascii()
+            else [b.decode("utf-8", "replace") for b in bodies]
+        )
         at = m.end()
     else:
         m = template(data, pos + 1, n)
@@ -257,7 +263,9 @@ def _lex_asm(data: bytes, pos: int, limit: int, need_end: bool = True) -> tuple[
             at = ops.end()
         elif depth and at >= 0 and need_end:  # stopped at the template's `:`: skip the operands
             _, at = _scan_parens(_ASM_REST.finditer(data, at, n), depth, None)
-    text = "".join(parts).replace("\\n", " ").replace("\\t", " ").replace("\\\n", " ")
+    text = "".join(parts)
+    if "\\" in text:  # escaped newlines and tabs, and splices, are blanks
+        text = text.replace("\\n", " ").replace("\\t", " ").replace("\\\n", " ")
     return text, at if at >= 0 else n
 
 
@@ -321,10 +329,14 @@ _PTX_OP_NAMES = frozenset(o for o in _PTX_OPS.split("|") if o.isalnum())
 def _dotted_ops(t: str) -> list[str]:
     """The dotted PTX opcodes of a template (`_DOTTED` matches with a PTX suffix), in order."""
     matchers = _matchers()
-    words, suffix = matchers[0](t), matchers[6]
-    if all(w in _PTX_OP_NAMES for w, _ in words):
-        return [w + parts for w, parts in words if suffix(parts)]
-    return [m.group(1) + m.group(2) for m in _dotted(t) if suffix(m.group(2))]
+    suffix = matchers[6]
+    ops = []
+    for w, parts in matchers[0](t):
+        if w not in _PTX_OP_NAMES:
+            return [m.group(1) + m.group(2) for m in _dotted(t) if suffix(m.group(2))]
+        if suffix(parts):
+            ops.append(w + parts)
+    return ops
 
 
 @lru_cache(maxsize=1)
@@ -441,6 +453,7 @@ class _Lexed:
         self.data = data
         self.directives = Directives(data)
         self._spans: list[tuple[int, int]] | None = None
+        self._head = _lexers()[4]  # `_PLAIN_HEAD.match`
         # logical line start -> (in a #define body from this offset on (-1: not a #define),
         # the end of its text); None: the line is no directive
         self._lines: dict[int, tuple[int, int] | None] = {}
@@ -470,7 +483,7 @@ class _Lexed:
                 return False
         elif data.startswith(_BOM):
             return False
-        head = _lexers()[4](data, line, pos)  # `_PLAIN_HEAD`
+        head = self._head(data, line, pos)
         if head is None or head.end() != pos:
             return False
         directives = self.directives
