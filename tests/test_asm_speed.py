@@ -376,7 +376,7 @@ def _random_templates(seed: int, count: int) -> list[str]:
 
 
 def test_dotted_ops_and_classes():
-    templates = _random_templates(5, 20000)
+    templates = _random_templates(5, 8000)
     for data in _sources():
         templates += [s.template for s in A.find_asm_sites(SimpleNamespace(data=data))]
     for t in templates:
