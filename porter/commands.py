@@ -612,8 +612,11 @@ def drop_project_headers(results: list, jobs: list) -> None:
 def build_report(args, res: Resolved, plan: PortPlan, results: list):
     from .report import RunReport, attach_sources
 
-    # --in-place has rewritten the files: their lines are no longer the ones the findings name
-    attach_sources(results, read_disk=plan.mode != "inplace")
+    # the source lines are for the reports that show them (JSON, SARIF, Markdown, HTML), not
+    # the terminal's; --in-place has rewritten the files: their lines are no longer the ones the
+    # findings name
+    if (getattr(args, "format", None) or "terminal") != "terminal" or getattr(args, "report", None):
+        attach_sources(results, read_disk=plan.mode != "inplace")
     errors = [(r.rel, r.note) for r in results if r.status == "error"]
     errors += [(r.rel, e) for r in results for e in r.errors]
     explain_severities(results, res)
