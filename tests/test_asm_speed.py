@@ -152,6 +152,7 @@ CASES = [
     b"cuda::ptx::mbarrier_arrive(p); cuda :: ptx :: fence_proxy_async<x>(); ptx::f(1);\n",
     b"namespace ptx = cuda::ptx; ptx::tcgen05_mma(a); // cuda::ptx::g(1)\n",
     b"/* cuda::ptx::kind_t<K> k; */ cuda::ptx::elect_sync(m);\n",
+    b"namespace ptx {}\ncuda::ptx::ptx::f(1); ptx::xptx::g<1>(); cuda::ptx::sem_release;\n",
 ]
 
 PIECES = [
@@ -406,7 +407,7 @@ def test_wrapper_candidates():
         b"(",
         b"<",
     ]
-    pieces += [b"namespace ptx", b"namespace p = cuda :: ptx;", b"x", b"1", b"\t"]
+    pieces += [b"namespace ptx", b"namespace p = cuda :: ptx;", b"x", b"1", b"\t", b"ptx::ptx::"]
     for data in _sources() + _random_texts(8, 4000, pieces):
         got = [m.span() for m in A._wrapper_candidates(data)]
         assert got == [m.span() for m in reference_wrapper_candidates(data)], data[:200]
