@@ -812,36 +812,6 @@ def exit_status(args, res: Resolved, report, plan: PortPlan | None = None) -> in
     return EXIT_FINDINGS if failing_findings(report, res.fail_level) else EXIT_OK
 
 
-_O_RDONLY = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-
-
-def _read_within(path: Path, limit: int) -> bytes | None:
-    """The file's bytes, or None when it is larger than `limit` (0: no limit). One open, fstat
-    and read (Path.stat then Path.read_bytes made twice the system calls: a stat, then an open,
-    two fstat, an isatty ioctl and a read up to the end of the file)."""
-    fd = os.open(path, _O_RDONLY)
-    try:
-        size = os.fstat(fd).st_size
-        if limit and size > limit:
-            return None
-        data = os.read(fd, size + 1)
-        if len(data) == size:  # the whole file, and its end (a read stops short only there)
-            return data
-        # it grew or shrank since the fstat, its size is not told (/proc), or the read was cut
-        # (Linux reads at most 2 GiB at once): to its end
-        parts = [data]
-        while True:
-            more = os.read(fd, _READ_MORE)
-            if not more:
-                return b"".join(parts)
-            parts.append(more)
-    finally:
-        os.close(fd)
-
-
-_READ_MORE = 2**20
-
-
 def _project_prepass(
     res: Resolved, jobs, quiet: bool, digests: dict[int, bytes] | None = None
 ) -> tuple[frozenset, tuple, frozenset]:
@@ -859,6 +829,7 @@ def _project_prepass(
     read only in a project where some header defines names of its own: most define none."""
     import hashlib
 
+    from .engine import read_within
     from .mappings.index import load_index
     from .rewrite.cuda import project_names, roc_plan, shim_names
     from .rewrite.project import FileScan, names_by_file, unconditional_includes
@@ -875,7 +846,7 @@ def _project_prepass(
     def read(j) -> bytes | None:
         # None for a file over the size limit (the engine copies it unchanged) or unreadable
         try:
-            return _read_within(j.entry.path, res.max_file_size)
+            return read_within(j.entry.path, res.max_file_size)[0]
         except OSError:
             return None
 

@@ -631,6 +631,36 @@ class BackupError(OSError):
 _NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK})
 
 
+_O_RDONLY = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_READ_MORE = 2**20
+
+
+def read_within(path: str | Path, limit: int) -> tuple[bytes | None, os.stat_result]:
+    """(the file's bytes, its stat), the bytes None when it is larger than `limit` (0: no
+    limit). One open, fstat and read: Path.stat then Path.read_bytes made twice the system
+    calls (a stat, then an open, two fstat, an isatty ioctl, two lseek and a read up to the end
+    of the file)."""
+    fd = os.open(path, _O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        size = st.st_size
+        if limit and size > limit:
+            return None, st
+        data = os.read(fd, size + 1)
+        if len(data) == size:  # the whole file, and its end (a read stops short only there)
+            return data, st
+        # it grew or shrank since the fstat, its size is not told (/proc), or the read was cut
+        # (Linux reads at most 2 GiB at once): to its end
+        parts = [data]
+        while True:
+            more = os.read(fd, _READ_MORE)
+            if not more:
+                return b"".join(parts), st
+            parts.append(more)
+    finally:
+        os.close(fd)
+
+
 @dataclass(frozen=True)
 class Job:
     entry: Entry
@@ -670,15 +700,15 @@ def run_job(job: Job) -> FileResult:
             if job.out:
                 atomic_copy(e.path, Path(job.out))
             return res
-        st = os.stat(e.path)  # one stat: the size for the limit, the mode for the output
-        refused = _over_size_limit(e.path, st.st_size)
-        if refused:
+        # one open and fstat: the size for the limit, the mode for the output, then the bytes
+        read, st = read_within(e.path, _STATE["options"].max_file_size)
+        if read is None:
             res.status = "skipped"
-            res.note = refused
+            res.note = _over_size_limit(e.path, st.st_size) or ""
             if job.out and job.out != str(e.path):
                 atomic_copy(e.path, Path(job.out))
             return res
-        data = e.path.read_bytes()
+        data = read
         if e.kind == "build":
             # the project folder: the input folder (e.rel is a display path, relative to the
             # working folder or absolute, so it cannot tell), or a single file's own folder

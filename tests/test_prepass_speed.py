@@ -10,8 +10,7 @@ import re
 import pytest
 from conftest import FIXTURES, ROOT
 
-from porter import commands
-from porter.commands import _read_within
+from porter import engine
 from porter.rewrite.project import FileScan, names_by_file
 from porter.rewrite.shims import _NESTED_ALIAS, shim_names
 
@@ -72,6 +71,10 @@ def test_names_by_file_resolves_each_folder_and_path_once_with_the_same_result(t
     assert all(names == {"cudaError_t"} for names in seen.values())
 
 
+def _read_within(path, limit: int) -> bytes | None:
+    return engine.read_within(path, limit)[0]
+
+
 def test_read_within_reads_whole_files_and_refuses_large_ones(tmp_path):
     body = b"__global__ void k() {}\n" * 5000
     (tmp_path / "k.cu").write_bytes(body)
@@ -95,8 +98,8 @@ def test_read_within_reads_to_the_end_of_a_file_larger_than_its_stat(tmp_path, m
         def __init__(self, st):
             self.st_size = 100
 
-    monkeypatch.setattr(commands.os, "fstat", lambda fd: Small(real(fd)))
-    monkeypatch.setattr(commands, "_READ_MORE", 4096)
+    monkeypatch.setattr(engine.os, "fstat", lambda fd: Small(real(fd)))
+    monkeypatch.setattr(engine, "_READ_MORE", 4096)
     assert _read_within(tmp_path / "k.cu", 0) == body
 
 
@@ -111,5 +114,5 @@ def test_read_within_reads_to_the_end_of_a_file_smaller_than_its_stat(tmp_path, 
     body = b"x" * 50_000
     (tmp_path / "k.cu").write_bytes(body)
     real_read = os.read
-    monkeypatch.setattr(commands.os, "read", lambda fd, n: real_read(fd, min(n, 10_000)))
+    monkeypatch.setattr(engine.os, "read", lambda fd, n: real_read(fd, min(n, 10_000)))
     assert _read_within(tmp_path / "k.cu", 0) == body
