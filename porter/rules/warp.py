@@ -386,25 +386,31 @@ def _may_shift_by_lane(data: bytes, idents: set[bytes]) -> bool:
     n = len(data)
     for m in _SHIFT.finditer(data):
         end = m.end()
-        if end < n and data[end] == 0x3D or in_comment(data, m.start()):
+        if end < n and data[end] == 0x3D:
             continue  # `<<=`, `>>=`: an assignment
-        j = code_byte_after(data, end, _OPERAND_START)
-        if m.group() == b">>":
-            if j < n and data[j] in _DIGITS:
+        if _lane_operand(data, code_byte_after(data, end, _OPERAND_START), m.group() == b">>"):
+            if not in_comment(data, m.start()):  # (the comments lexed only for a candidate)
                 return True
-            continue
-        while j < n:
-            k = j
-            while k < n and data[k] in _NAME_BYTES:
-                k += 1
-            name = data[j:k]
-            if LANE_NAME.match(name.decode()) or name in _LANE_CALLS:
-                return True
-            j = code_byte_after(data, k)
-            sep = next((c for c in _CHAIN if data.startswith(c, j)), None)
-            if sep is None:
-                break
-            j = code_byte_after(data, j + len(sep))
+    return False
+
+
+def _lane_operand(data: bytes, j: int, right_shift: bool) -> bool:
+    """May the operand starting at `j` be what `_may_shift_by_lane` looks for?"""
+    n = len(data)
+    if right_shift:
+        return j < n and data[j] in _DIGITS
+    while j < n:
+        k = j
+        while k < n and data[k] in _NAME_BYTES:
+            k += 1
+        name = data[j:k]
+        if LANE_NAME.match(name.decode()) or name in _LANE_CALLS:
+            return True
+        j = code_byte_after(data, k)
+        sep = next((c for c in _CHAIN if data.startswith(c, j)), None)
+        if sep is None:
+            break
+        j = code_byte_after(data, j + len(sep))
     return False
 
 
@@ -480,6 +486,10 @@ _BEFORE_TILDE = BLANKS | frozenset(b"(~")
 _AMP, _PERCENT, _SLASH, _GT, _TILDE, _PLUS = 0x26, 0x25, 0x2F, 0x3E, 0x7E, 0x2B
 # the value `_kind` reports after each operator (`& ~31` aside)
 _OPERAND_VALUE = {_AMP: 31, _PERCENT: 32, _SLASH: 32, _GT: 5}
+# `_operator_before`'s look without comments: blanks but line breaks (a `//` comment may end at
+# one), backslashes, `(`, `~`; it goes on to the comments at an operator, a `/` or a line break
+_QUICK_BEFORE = frozenset(b" \t\f\v\\(~")
+_OPERATOR_OR_SLASH = frozenset(_OPERAND_VALUE) | frozenset(b"\r\n")
 
 
 def _operator_before(data: bytes, pos: int, value: int) -> bool:
@@ -487,6 +497,14 @@ def _operator_before(data: bytes, pos: int, value: int) -> bool:
     reports (`& 31`, `% 32`, `/ 32`, `>> 5`, `& ~31`, through parentheses)? From the code
     token before it, past blanks, splices, comments, `(` and `~`: False when that is not the
     operator this value is reported after, or the literal is in a comment."""
+    # first without the comments (lexing the file is the cost): the byte before the literal on
+    # its line, past blanks, `(` and `~`, is the code token before it when the literal is code,
+    # unless it ends a comment (`/`); if it is no operator, the answer is no either way
+    i = pos - 1
+    while i >= 0 and data[i] in _QUICK_BEFORE:
+        i -= 1
+    if i >= 0 and data[i] not in _OPERATOR_OR_SLASH:
+        return False  # (a line break stops the walk: `_OPERATOR_OR_SLASH` holds them)
     if in_comment(data, pos):
         return False
     i = code_byte_before(data, pos, _BEFORE_LITERAL)
@@ -519,10 +537,17 @@ def _may_define(data: bytes, rx) -> bool:
         return True
     for m in matches_after(rx, data, _DIGITS):
         pos = m.start()
-        if in_comment(data, pos):
-            continue
         if pos > 0 and data[pos - 1] == _PLUS:
             pos -= 1
+        # first without the comments, as `_operator_before` looks: no `=` or name before the
+        # literal on its line (nor a `/` or a line break, where a comment may end): no
+        i = pos - 1
+        while i >= 0 and data[i] in _QUICK_BEFORE:
+            i -= 1
+        if i >= 0 and data[i] not in _DEFINE_OR_SLASH:
+            continue
+        if in_comment(data, pos):
+            continue
         i = code_byte_before(data, pos, _BEFORE_LITERAL)
         if i >= 0 and data[i] == 0x3D:  # `=`, not `==`, `<=`, `+=`...
             if i > 0 and data[i - 1] in _NOT_BEFORE_ASSIGN:
@@ -537,6 +562,9 @@ def _may_define(data: bytes, rx) -> bool:
 
 
 _NOT_BEFORE_ASSIGN = frozenset(b"=!<>+-*/%&|^")
+_DEFINE_OR_SLASH = frozenset(
+    b"=/\r\nABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+)
 _NAME_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
