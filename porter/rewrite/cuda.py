@@ -79,7 +79,7 @@ from .names import (
 from .plain import NameContexts, PlainNames
 from .plain import include_position as lexical_include_position
 from .roc import roc_area, roc_plan
-from .shims import AMD_HINT, on_nvidia_side, preproc_model, shim_names, vendor_switches
+from .shims import names_amd, on_nvidia_side, preproc_model, shim_names, vendor_switches
 
 __all__ = [
     "CUDA_LOOKING",
@@ -380,7 +380,7 @@ class CudaRewriter:
         self.res = res
         self._pp = None
         self._plain = None
-        amd = AMD_HINT.search(b"\n".join(idents)) is not None
+        amd = names_amd(b"\n".join(idents))
         if (
             tree is None
             and not (name_hits or qual_hits or device_hit)

@@ -24,6 +24,18 @@ _NESTED_ALIAS = re.compile(
 )
 # A file whose identifiers match this may test AMD/HIP macros (a dual-vendor file).
 AMD_HINT = re.compile(rb"HIP|ROCM|ROCm|AMD|[gG][fF][xX]\d")
+_GFX = re.compile(rb"gfx\d")
+_AMD_WORDS = (b"HIP", b"AMD", b"ROCM", b"ROCm")
+
+
+def names_amd(idents: bytes) -> bool:
+    """``AMD_HINT.search(idents) is not None`` for a file's identifier tokens joined: a search
+    for each word (the regex engine tried the five alternatives at every byte, 2-3x the time),
+    and `gfx<digit>` in any case looked for in the lowered text."""
+    if any(w in idents for w in _AMD_WORDS):
+        return True
+    low = idents.lower()
+    return b"gfx" in low and _GFX.search(low) is not None
 
 
 def shim_names(data: bytes) -> set[str]:
