@@ -334,3 +334,22 @@ def test_pp_model_of_the_same_bytes_is_made_once():
     assert a is b and len(a.branches) == 2
     c = PPState(_View(bytes(bytearray(data))))  # equal bytes, another object: another model
     assert c is not a and [x.kind for x in c.branches] == ["if", "else"]
+
+
+def test_digit_separator_search_finds_what_the_class_first_pattern_found():
+    """warp._DIGIT_SEPARATOR (a quote, the hex digit before it a look-behind) finds a digit
+    separator in the same texts as `[0-9A-Fa-f]'[0-9A-Fa-f]`: every source, built cases and
+    seeded random texts over the bytes that matter."""
+    import random
+    import re
+
+    from porter.rules.warp import _DIGIT_SEPARATOR
+
+    old = re.compile(rb"[0-9A-Fa-f]'[0-9A-Fa-f]")
+    cases = [data for _, data in _sources()]
+    cases += [b"", b"'", b"1'", b"'1", b"1'2", b"x'a'", b"'a'", b"0x1'F", b"g'1", b"1'g", b"''1"]
+    rng = random.Random(7)
+    alphabet = b"0aFg' \n_"
+    cases += [bytes(rng.choice(alphabet) for _ in range(rng.randrange(12))) for _ in range(5000)]
+    for data in cases:
+        assert (_DIGIT_SEPARATOR.search(data) is None) == (old.search(data) is None), data

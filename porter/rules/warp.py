@@ -101,7 +101,11 @@ _WARP_LITERAL = _literal_rx((5, 31, 32, 64))  # any options
 _OP_LITERAL = _literal_rx((5, 31, 32))  # `& 31`, `& ~31`, `% 32`, `/ 32`, `>> 5`
 _LITERAL_32 = _literal_rx((32,))  # the warp-size definitions
 _LITERAL_64 = _literal_rx((64,))  # `#define WARP_SIZE 64` by vendor (wave32 targets)
-_DIGIT_SEPARATOR = re.compile(rb"[0-9A-Fa-f]'[0-9A-Fa-f]")
+# a digit separator (`3'2`): a quote between two hex digits. The pattern starts with the quote
+# (the digit before it is a look-behind) so that the regex engine finds candidates by a fast
+# scan for that byte; `[0-9A-Fa-f]'[0-9A-Fa-f]`, whose first byte is a class, tested every byte
+# (all 1,606 CCCL files: 76 ms -> 4 ms). The same matches, at the quote instead of the digit.
+_DIGIT_SEPARATOR = re.compile(rb"'(?<=[0-9A-Fa-f]')[0-9A-Fa-f]")
 _DIGITS = frozenset(b"0123456789")
 
 
