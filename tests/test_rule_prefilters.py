@@ -70,6 +70,11 @@ CASES = [
     # PT104/PT109: `_sync` only in __syncthreads; PT106: `lane` only in a longer name;
     # PT211: a kernel that launches nothing
     b"__global__ void k(int* lanes_total) { __syncthreads(); lanes_total[0] = 1; }\n",
+    # PT812: a pair mapped to one HIP type (a finding), a pair beside a name its row keeps
+    # (`__syncwarp` -> `__syncwarp`: a finding); only names their rows keep: skipped
+    b"const char* e(cudaError_t x);\nconst char* e(CUresult x);\n",
+    b"void s() { __syncwarp(); }\nint e(cudaStream_t x);\nint e(hipStream_t x);\n",
+    b"__device__ void f(unsigned m) { __syncwarp(m); cudaDeviceSynchronize(); }\n",
     # PT101: thread indices and `uint32_t`, but no literal 31, 32, 5 or 64
     b"__device__ void f(uint32_t* o) { int tid = threadIdx.x; o[tid & 15] = tid / 16; }\n",
 ]

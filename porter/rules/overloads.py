@@ -146,7 +146,9 @@ class CollapsingOverloads(Rule):
             else:
                 row = index.pick(index.by_name.get(name.decode("ascii", "replace")), None)
                 hip = image[name] = row.hip if row is not None and row.hip else None
-            if hip is None:
+            if hip is None or hip.encode() == name:
+                # (a row that keeps its name, `__syncwarp` -> `__syncwarp`, changes no signature:
+                # a pair with such a name is found from the other name's row)
                 continue
             if hip in images or hip.encode() in idents:
                 return True
