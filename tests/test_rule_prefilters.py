@@ -75,6 +75,9 @@ CASES = [
     b"const char* e(cudaError_t x);\nconst char* e(CUresult x);\n",
     b"void s() { __syncwarp(); }\nint e(cudaStream_t x);\nint e(hipStream_t x);\n",
     b"__device__ void f(unsigned m) { __syncwarp(m); cudaDeviceSynchronize(); }\n",
+    # PT211: a device-side runtime call (a finding); the name only inside a longer one: skipped
+    b"__global__ void k() { cudaDeviceSynchronize(); }\n",
+    b"__device__ int f(int cudaDeviceSynchronizeCount) { return cudaDeviceSynchronizeCount; }\n",
     # PT101: thread indices and `uint32_t`, but no literal 31, 32, 5 or 64
     b"__device__ void f(uint32_t* o) { int tid = threadIdx.x; o[tid & 15] = tid / 16; }\n",
 ]

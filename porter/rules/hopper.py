@@ -623,6 +623,7 @@ _DP_CALLS = {
     "hipLaunchKernelGGL",
     "cudaLaunchCooperativeKernel",
 }
+_DP_BYTES = frozenset(n.encode() for n in _DP_CALLS)
 
 
 @register
@@ -663,9 +664,11 @@ class DynamicParallelism(Rule):
     triggers = (b"__global__", b"__device__")
 
     def wanted(self, idents: set[bytes], index, data: bytes) -> bool:
-        """A finding is a `<<<` launch or a call of a `_DP_CALLS` name: without one in the bytes
-        (the test `check` starts with) the file needs no parse for this rule."""
-        return b"<<<" in data or any(n.encode() in data for n in _DP_CALLS)
+        """A finding is a `<<<` launch or a call of a `_DP_CALLS` name, whose name node is then
+        one of the file's identifier tokens (as `CallIndex.may_call` reads them): without either
+        the file needs no parse for this rule. (One set test instead of 13 searches of the
+        bytes.)"""
+        return b"<<<" in data or not _DP_BYTES.isdisjoint(idents)
 
     def check(self, ctx):
         if b"<<<" not in ctx.data and not any(n.encode() in ctx.data for n in _DP_CALLS):
