@@ -173,15 +173,17 @@ def test_symlinks_loops_and_outside_links_are_not_followed(tmp_path):
 
 
 def test_unreadable_file_is_reported_exit_2(tmp_path, monkeypatch, capsys):
+    from porter import engine
+
     src = make_tree(tmp_path / "in")
-    real = Path.read_bytes
+    real = engine.read_within
 
-    def deny(self):
-        if self.name == "k.cu":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
+    def deny(path, limit):  # the engine's and the pre-pass's one read of a source
+        if Path(path).name == "k.cu":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, limit)
 
-    monkeypatch.setattr(Path, "read_bytes", deny)
+    monkeypatch.setattr(engine, "read_within", deny)
     rc = main(["port", str(src), "-o", str(tmp_path / "out"), "-j", "1"])
     err = capsys.readouterr().err
     assert rc == 2 and "permission denied" in err and "Traceback" not in err
