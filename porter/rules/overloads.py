@@ -139,24 +139,25 @@ class CollapsingOverloads(Rule):
         if self._images_of is not index:  # identifier -> its HIP name, per mapping index
             self._images_of, self._image = index, {}
         image = self._image
-        images: set[str] = set()
+        images: set[bytes] = set()
         for name in idents & index.relevant:
             if name in image:
                 hip = image[name]
             else:
                 row = index.pick(index.by_name.get(name.decode("ascii", "replace")), None)
-                hip = image[name] = row.hip if row is not None and row.hip else None
-            if hip is None or hip.encode() == name:
+                hip = row.hip.encode() if row is not None and row.hip else None
                 # (a row that keeps its name, `__syncwarp` -> `__syncwarp`, changes no signature:
                 # a pair with such a name is found from the other name's row)
+                hip = image[name] = None if hip == name else hip
+            if hip is None:
                 continue
-            if hip in images or hip.encode() in idents:
+            if hip in images or hip in idents:
                 return True
             images.add(hip)
         return False
 
     _images_of: object = None
-    _image: dict[bytes, str | None] = {}
+    _image: dict[bytes, bytes | None] = {}
 
     def check(self, ctx):
         if ctx.root is None or ctx.index is None:
