@@ -353,3 +353,30 @@ def test_digit_separator_search_finds_what_the_class_first_pattern_found():
     cases += [bytes(rng.choice(alphabet) for _ in range(rng.randrange(12))) for _ in range(5000)]
     for data in cases:
         assert (_DIGIT_SEPARATOR.search(data) is None) == (old.search(data) is None), data
+
+
+def test_overridden_condition_values_are_kept_per_override():
+    """Cond.eval keeps a value per (world, override): the same value as evaluating afresh, for
+    each override and world asked in turn, again and again (PT301/PT302/PT304 ask each branch
+    of each file that holds the condition)."""
+    from porter.analysis.preproc import _eval, parse_cond
+
+    overrides = [
+        {"__CUDA_ARCH__": (False, 0)},
+        {"__CUDA_ARCH__": (True, 700)},
+        {"__CUDA_ARCH__": (True, 900), "__CUDACC__": (False, 0)},
+        {"__CUDACC__": (True, 1)},
+    ]
+    texts = [
+        "defined(__CUDA_ARCH__)",
+        "__CUDA_ARCH__ >= 800 && defined(__CUDACC__)",
+        "!defined(__CUDA_ARCH__) || __HIP_PLATFORM_AMD__",
+        "__CUDA_ARCH__ < 700 ? 1 : defined(__CUDACC__)",
+    ]
+    for _ in range(2):
+        for text in texts:
+            cond = parse_cond(text)
+            for world in ("amd", "nv"):
+                for override in overrides:
+                    assert cond.eval(world, override) == _eval(cond.ast, world, override)
+                assert cond.eval(world) == _eval(cond.ast, world, {})

@@ -182,6 +182,10 @@ def _tokens(text: str):
     return out
 
 
+#: Overridden values one Cond keeps (a handful in practice: bounded all the same).
+_OVERRIDDEN_MAX = 64
+
+
 @dataclass
 class Cond:
     """A parsed #if condition: an evaluator per world, and the macro names it mentions."""
@@ -192,10 +196,22 @@ class Cond:
     # world -> value with no override: a Cond is shared by every branch of every file whose
     # condition reads the same (parse_cond's cache), and its value in a world never changes
     _values: dict[str, int | None] = field(default_factory=dict, repr=False, compare=False)
+    # (world, the override's items) -> value: the rules that override macros (PT301, PT302,
+    # PT304) override the same names of the same condition in every file that holds it
+    _overridden: dict[tuple, int | None] = field(default_factory=dict, repr=False, compare=False)
 
     def eval(self, world: str, override: dict | None = None) -> int | None:
         if override:
-            return _eval(self.ast, world, override)
+            try:
+                key = (world, frozenset(override.items()))
+            except TypeError:  # an unhashable override value: not kept
+                return _eval(self.ast, world, override)
+            found = self._overridden
+            if key not in found:
+                if len(found) >= _OVERRIDDEN_MAX:
+                    found.clear()
+                found[key] = _eval(self.ast, world, override)
+            return found[key]
         values = self._values
         if world not in values:
             values[world] = _eval(self.ast, world, {})
