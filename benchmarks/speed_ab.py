@@ -10,12 +10,18 @@ see the same machine; it reports each commit's CPU time (user + system of the ch
 
     python benchmarks/speed_ab.py 15ad7f2             # that commit against HEAD, on CCCL
     python benchmarks/speed_ab.py A B --rounds 10 --input path/to/tree
+    python benchmarks/speed_ab.py A B --rounds 2 --instructions   # and callgrind's counts
+
+With ``--instructions`` it also runs each commit once under valgrind's callgrind and reports the
+instructions executed in user space: a count that does not move with the machine's load (CPU
+seconds moved by a third within a session here), though it leaves out the kernel's time.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -57,13 +63,48 @@ def cpu_of_port(tree: Path, source: Path, out: Path) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def instructions_of_port(tree: Path, source: Path, out: Path) -> int:
+    """Instructions (user space: porter, the interpreter, tree-sitter, the regex engine) one
+    `porter port` of `source` by the porter in `tree` executes, counted by valgrind's callgrind:
+    the same count on an idle or a loaded machine, where CPU seconds move by a third. System
+    calls' kernel time (writing the output) is not in it. About 60x slower than a plain run."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    cmd = [sys.executable, "-P", "-c", RUNNER, "port", str(source), "-o", str(out), "-q", "-j", "1"]
+    with tempfile.TemporaryDirectory(prefix="porter-cg-") as tmp:
+        proc = subprocess.run(
+            [valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", *cmd, "--force"],
+            env=env,
+            cwd=tree,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+    code = proc.returncode
+    if code not in PORTER_OK:
+        raise SystemExit(f"porter at {tree} exited {code}: {proc.stderr.decode()[-400:]}")
+    counts = re.findall(rb"Collected : (\d+)", proc.stderr)
+    if not counts:
+        raise SystemExit(f"callgrind printed no count: {proc.stderr.decode()[-400:]}")
+    return int(counts[-1])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("a", help="the first commit (the baseline)")
     ap.add_argument("b", nargs="?", default="HEAD", help="the second commit (default: HEAD)")
     ap.add_argument("--rounds", type=int, default=8, help="runs of each commit (default: 8)")
     ap.add_argument("--input", type=Path, help="the tree to port (default: a copy of CCCL)")
+    ap.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count each commit's instructions once under valgrind's callgrind "
+        "(deterministic; user space only; minutes per commit)",
+    )
     args = ap.parse_args(argv)
+    counts: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="porter-ab-") as tmp:
         work = Path(tmp)
         source = args.input or cccl_tree(work)
@@ -91,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
             for r in range(args.rounds):
                 for side in ("a", "b") if r % 2 == 0 else ("b", "a"):
                     times[side].append(cpu_of_port(trees[side], source, work / "out"))
+            if args.instructions:
+                for side in trees:
+                    counts[side] = instructions_of_port(trees[side], source, work / "out")
         finally:
             for side in trees:
                 subprocess.run(
@@ -106,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.b} / {args.a}: medians {med['b'] / med['a']:.2f}, minima {low['b'] / low['a']:.2f}"
         " (the machine's noise only adds time: the minima are the steadier figure)"
     )
+    if counts:
+        for side, rev in (("a", args.a), ("b", args.b)):
+            print(f"{rev}: {counts[side] / 1e9:.2f} G instructions (callgrind, user space)")
+        print(f"{args.b} / {args.a}: instructions {counts['b'] / counts['a']:.3f}")
     return 0
 
 
