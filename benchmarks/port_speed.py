@@ -135,12 +135,9 @@ def fresh(path: Path) -> Path:
 
 
 def porter_exe() -> list[str]:
-    """porter's console script in this interpreter's own environment (`bin/porter` beside
-    sys.executable), as pip installs it; else common.porter_cmd(). A version manager's shim
-    found first on PATH (pyenv's is a bash script that runs `pyenv exec`: about 0.08 s of CPU
-    per start) is the environment's cost, not porter's."""
-    script = Path(sys.executable).with_name("porter")
-    return [str(script)] if script.is_file() and os.access(script, os.X_OK) else porter_cmd()
+    """porter's console script in this interpreter's own environment (common.porter_cmd: a
+    version manager's shim found first on PATH is the environment's cost, not porter's)."""
+    return porter_cmd()
 
 
 def cpu_of(r: Run) -> float:
