@@ -65,6 +65,76 @@ def reference_comment_and_literal_spans(data: bytes, end: int) -> list[tuple[int
     return spans
 
 
+# lex._TOKEN and _spans_before as they were before the tokens were taken in one pass (each
+# `_TOKEN` match looked at in a Python loop, every #include line's header name found first)
+_TOKEN_BEFORE = re.compile(
+    rb"//(?:[^\\\n]++|\\\r?\n|\\)*+"
+    rb"|/\*(?:[^*]++|\*(?!/))*+(?:\*/)?"
+    rb'|"(?:[^"\\\n]++|\\\r\n|\\.)*+"?'
+    rb"|'(?:[^'\\\n]++|\\\r\n|\\.)*+'?",
+    re.DOTALL,
+)
+_HEADER_HASH = re.compile(rb"#[ \t]*(?:include|include_next|import)[ \t]*[<\"]")
+
+
+def _reference_header_names(data: bytes) -> list[tuple[int, int]]:
+    out = []
+    for h in _HEADER_HASH.finditer(data):
+        line = data.rfind(b"\n", 0, h.start()) + 1
+        if data[line : h.start()].strip(b" \t"):
+            continue
+        m = L._HEADER_NAME_OPEN.match(data, line)
+        if m is not None:
+            out.append((line, m.end()))
+    return out
+
+
+def reference_token_loop_spans(data: bytes, end: int) -> list[tuple[int, int]]:
+    """lex._spans_before as it was: one `_TOKEN` match at a time, in a Python loop."""
+    spans: list[tuple[int, int]] = []
+    append = spans.append
+    headers = _reference_header_names(data) if b"#" in data else []
+    headers.append((len(data) + 1, -1))
+    k = -1
+    next_line, header_end = headers[0][0], -1
+    floor, separator = 0, -1
+    pos = 0
+    while pos < end:
+        for m in _TOKEN_BEFORE.finditer(data, pos):
+            i = m.start()
+            c = data[i]
+            if i >= end or (c == 0x2F and i + 2 > end):
+                return spans
+            if i >= next_line:
+                while headers[k + 1][0] <= i:
+                    k += 1
+                next_line, header_end = headers[k + 1][0], headers[k][1]
+            if i <= header_end:
+                pos = header_end + 1
+                break
+            j = m.end()
+            if c == 0x27:
+                if (
+                    i > floor
+                    and data[i - 1] in L._PP_NUMBER_BYTES
+                    and L._digit_separator(data, i, floor, separator)
+                ):
+                    separator = i
+                    pos = i + 1
+                    break
+            elif c == 0x22 and i > 0 and data[i - 1] == 0x52:
+                j = L._literal_end(data, i)
+                if j != m.end():
+                    append((i, j))
+                    pos = floor = j
+                    break
+            append((i, j))
+            floor = j
+        else:
+            break
+    return spans
+
+
 # -- inputs ------------------------------------------------------------------------------------
 
 PIECES = [
@@ -128,6 +198,74 @@ CASES = [
     b"#define S(x) #x '\n",
 ]
 
+# whole lines and pieces where the one-pass tokens need a closer look (quoted and odd header
+# names, digit separators, raw strings), and the ordinary tokens around them
+LINE_PIECES = [
+    b'#include "a.h"\n',
+    b'  #  include_next "b\'c.h" // x\n',
+    b"#include <a//b>\n",
+    b"#include <a/*b>\n",
+    b"#include <a'b>\n",
+    b'#include <a"b> "c"\n',
+    b"#include <a/b/c.h>\n",
+    b"#import 'x'\n",
+    b'\xef\xbb\xbf#include "x"\n',
+    b'\r#include "x"\n',
+    b"#include",
+    b" <",
+    b' "',
+    b"/* \n#include <a*/",
+    b"'x\\\n#include <a'",
+    b'"x\\\n#include <a"',
+    b" // c\n",
+    b"// c \\\n",
+    b"//! doc\n",
+    b"/* b */",
+    b"/*",
+    b"*/",
+    b'"s"',
+    b"'c'",
+    b"'",
+    b'"',
+    b"1'000",
+    b"0x1'F'F",
+    b".5'0",
+    b"a'b'",
+    b"'a'9'0'",
+    b"x1'",
+    b'R"(',
+    b'R"d(',
+    b')d"',
+    b')"',
+    b'u8R"x(',
+    b'xR"(',
+    b"R",
+    b"\\\n",
+    b"\\\r\n",
+    b"\n",
+    b"\r\n",
+    b" ",
+    b"x",
+    b"#",
+    b"9",
+    b"_",
+]
+
+SPAN_CASES = [
+    b'#include "a.h"\n#include "b.h"\nint x = 1\'000; // c\n',
+    b'#include "a.h" // it\'s\n"s" R"(x)" 1\'2\'3 \'a\'\n',
+    b"#include <a//b> // c\n#include <c/*d> /* e */\n",
+    b'/* a\n#include <x*/"y> "z"\n',
+    b"'a\\\n#include <x' \"y> 'z'\n",
+    b'auto s = R"d(a // b " c)d"; auto t = R"(x)"; // c\n',
+    b"int a = 1'000'000, b = 0x1'F, c = .5'0; char d = 'x';\n",
+    b"a'b'c 'a'9'0' 9'a'b' x'y\n",
+    b'R"(unterminated\n#include "a.h"\n',
+    b'#include "a.h"',
+    b"1'",
+    b'R"',
+]
+
 
 def _sources() -> list[bytes]:
     out = []
@@ -138,12 +276,18 @@ def _sources() -> list[bytes]:
     return out + CASES
 
 
-def _random_texts(seed: int, count: int) -> list[bytes]:
+def _random_texts(seed: int, count: int, pieces: list[bytes] = PIECES) -> list[bytes]:
     rnd = random.Random(seed)
-    return [b"".join(rnd.choice(PIECES) for _ in range(rnd.randint(1, 30))) for _ in range(count)]
+    return [b"".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 30))) for _ in range(count)]
 
 
 # -- the checks --------------------------------------------------------------------------------
+
+
+def _check_spans(data: bytes, end: int) -> None:
+    got = L._spans_before(data, end)
+    assert got == reference_comment_and_literal_spans(data, end), (data[:300], end)
+    assert got == reference_token_loop_spans(data, end), (data[:300], end)
 
 
 def test_comment_and_literal_spans_sources():
@@ -151,6 +295,7 @@ def test_comment_and_literal_spans_sources():
         assert comment_and_literal_spans(data, len(data)) == reference_comment_and_literal_spans(
             data, len(data)
         ), data[:200]
+        _check_spans(data, len(data))
 
 
 def test_comment_and_literal_spans_random():
@@ -158,16 +303,26 @@ def test_comment_and_literal_spans_random():
         assert comment_and_literal_spans(data, len(data)) == reference_comment_and_literal_spans(
             data, len(data)
         ), data
+    for data in _random_texts(20261204, 3000, LINE_PIECES):
+        _check_spans(data, len(data))
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_comment_and_literal_spans_stop_before_end(seed):
     """Spans that start before `end` (a two-byte `//` or `/*` must lie before it)."""
     rnd = random.Random(seed)
-    for data in _random_texts(seed, 500):
-        end = rnd.randint(0, len(data))
-        got = comment_and_literal_spans(data, end)
-        assert got == reference_comment_and_literal_spans(data, end), (data, end)
+    for pieces in (PIECES, LINE_PIECES):
+        for data in _random_texts(seed, 500, pieces):
+            _check_spans(data, rnd.randint(0, len(data)))
+
+
+def test_comment_and_literal_spans_built():
+    """Cases where the one-pass tokens are not the preprocessor's, alone, next to each other
+    and next to ordinary tokens: each is lexed from there until the tokens agree again."""
+    for data in SPAN_CASES:
+        for text in (data, data * 3, b"// c\n" + data + b'"s" /* b */\n', data + b"\n" + data):
+            for end in (len(text), len(text) // 2, len(text) - 1):
+                _check_spans(text, max(end, 0))
 
 
 # -- identifiers -------------------------------------------------------------------------------

@@ -352,27 +352,40 @@ _BLANKS = re.compile(rb"[ \t]*")
 _NAME_AFTER_HASH = re.compile(rb"[ \t]*+([A-Za-z_][A-Za-z0-9_]*+)(?!\\)")
 
 
-# One token of phases 1-3 each: a `//` comment (splices continue it), a `/* */` comment (to the
-# file's end when unterminated), a string or character literal (its body as `_STRING_BODY` reads
-# it, then the closing quote when there is one). The alternatives start with `/`, `"` or `'`: the
-# regex engine skips to those bytes itself, and each comment or literal is one match
+# One token of phases 1-3 each: a `//` comment (splices continue it: a newline after a backslash,
+# or after a backslash and a CR), a `/* */` comment (to the file's end when unterminated), a
+# string or character literal (its body as `_STRING_BODY` reads it, then the closing quote when
+# there is one). The alternatives start with `/`, `"` or `'`: the regex engine skips to those
+# bytes itself, and each comment or literal is one match. A comment's lines are read by
+# single-byte loops (`[^\n]*+`, `[^*]++`), the regex engine's fastest.
 _TOKEN = re.compile(
-    rb"//(?:[^\\\n]++|\\\r?\n|\\)*+"
+    rb"//[^\n]*+(?:(?<=\\)\n[^\n]*+|(?<=\\\r)\n[^\n]*+)*+"
     rb"|/\*(?:[^*]++|\*(?!/))*+(?:\*/)?"
     rb'|"(?:[^"\\\n]++|\\\r\n|\\.)*+"?'
     rb"|'(?:[^'\\\n]++|\\\r\n|\\.)*+'?",
     re.DOTALL,
 )
-# the start of an `#include`'s header name (see _HEADER_NAME_OPEN), found from its `#`
-_HEADER_HASH = re.compile(rb"#[ \t]*(?:include|include_next|import)[ \t]*[<\"]")
+_span = re.Match.span
+# Where the tokens `_TOKEN` finds one after another may not be the preprocessor's (each found
+# with the regex engine's scan for a literal): a `'` between a pp-number byte and an identifier
+# byte (maybe a digit separator: `_digit_separator`), the `"` of `R"` (maybe a raw string), and
+# an `#include` whose header name, up to its end (`_HEADER_NAME_OPEN`), holds a `"`, a `'`, a
+# `//` or a `/*` (where a token may start: a quoted name's own `"`, or `<a//b>`).
+_RAW_QUOTE = re.compile(rb'R"')  # where a raw string may start (`data.find(b'R"')`)
+_SEPARATOR_QUOTE = re.compile(rb"'(?<=[A-Za-z0-9_.']')(?=[A-Za-z0-9_])")
+_RISKY_HEADER = re.compile(
+    rb"#[ \t]*+i(?:nclude(?:_next)?+|mport)[ \t]*+"
+    rb"""(?:"|<[^>"'/\n]*+(?:/(?![/*])[^>"'/\n]*+)*+[/"'])"""
+)
 
 
-def _header_names(data: bytes) -> list[tuple[int, int]]:
-    """(start of the line, end of the open header name) of each line whose first byte after
-    blanks is a `#` and where `_HEADER_NAME_OPEN` matches: on such a line, a `/`, `"` or `'` up
-    to that end is part of the header name."""
+def _header_lines(data: bytes, hashes: Iterator[re.Match]) -> list[tuple[int, int]]:
+    """(start of the line, end of the open header name) of each `#` among `hashes` (matches
+    from a `#` to where an `#include`'s header name opens, at least) that is the first byte
+    after blanks of its line, where `_HEADER_NAME_OPEN` matches: on such a line, a `/`, `"` or
+    `'` up to that end is part of the header name."""
     out = []
-    for h in _HEADER_HASH.finditer(data):
+    for h in hashes:
         line = data.rfind(b"\n", 0, h.start()) + 1
         if data[line : h.start()].strip(b" \t"):
             continue
@@ -387,11 +400,12 @@ def comment_and_literal_spans(data: bytes, end: int) -> list[tuple[int, int]]:
     as the preprocessor's phases 1-3 lex them: splices continue `//` comments and literals, a
     raw string spans lines, a `'` inside a number separates digits, and an `#include`'s header
     name (`<a/*b>`) is neither a comment nor a literal. Linear in the file's size. Each comment
-    or literal is one `_TOKEN` match; what a match cannot decide (a raw string's prefix before a
-    `"`, a `'` after a pp-number's byte, a header name) is decided as one byte at a time
-    (`_literal_end`, `_digit_separator`). The last whole file's spans are kept: the rewriter's
-    lexical contexts and the directive deciders of the same bytes object ask for them in turn
-    (the list is shared: callers only read it)."""
+    or literal is one `_TOKEN` match, all of them found in one pass; what a match cannot decide
+    (a raw string's prefix before a `"`, a `'` after a pp-number's byte, a header name) is
+    decided from there on one token at a time, as one byte at a time (`_literal_end`,
+    `_digit_separator`), until the tokens are the pass's again. The last whole file's spans are
+    kept: the rewriter's lexical contexts and the directive deciders of the same bytes object
+    ask for them in turn (the list is shared: callers only read it)."""
     whole = end == len(data)
     if whole and data is _last_spans[0]:
         return _last_spans[1]
@@ -405,21 +419,78 @@ _last_spans: list = [None, []]  # (bytes, comment_and_literal_spans of all of th
 
 
 def _spans_before(data: bytes, end: int) -> list[tuple[int, int]]:
-    """comment_and_literal_spans, computed."""
-    spans: list[tuple[int, int]] = []
-    append = spans.append
-    headers = _header_names(data) if b"#" in data else []
+    """comment_and_literal_spans, computed: `_TOKEN`'s matches, one after another, where no
+    token needs a closer look; from each one that may (see `_SEPARATOR_QUOTE`), `_lex_from`."""
+    tokens = list(map(_span, _TOKEN.finditer(data)))
+    if end < len(data):  # the tokens that start before `end` (a `//` or `/*` wholly)
+        k = bisect.bisect_left(tokens, (end - 1,))
+        if k < len(tokens) and tokens[k][0] == end - 1 and data[end - 1] != 0x2F:
+            k += 1
+        del tokens[k:]
+    if not tokens:
+        return tokens
+    # the tokens that may need a closer look, by their index
+    look = []
+    size = len(tokens)
+    left = bisect.bisect_left
+    if b"'" in data:
+        for m in _SEPARATOR_QUOTE.finditer(data):
+            i = m.start()
+            k = left(tokens, (i,))
+            if k < size and tokens[k][0] == i:
+                look.append(k)
+    for m in _RAW_QUOTE.finditer(data):
+        i = m.start() + 1
+        k = left(tokens, (i,))
+        if k < size and tokens[k][0] == i:
+            look.append(k)
+    headers = _header_lines(data, _RISKY_HEADER.finditer(data)) if b"#" in data else []
+    for line, header_end in headers:
+        k = left(tokens, (line,))
+        if k < size and tokens[k][0] <= header_end:
+            look.append(k)
+    if not look:
+        return tokens
+    look.sort()
     headers.append((len(data) + 1, -1))  # a sentinel: no line starts there
-    k = -1  # headers[k] is the last header line that starts at or before the token
-    next_line, header_end = headers[0][0], -1
-    floor, separator = 0, -1
-    pos = 0
+    spans: list[tuple[int, int]] = []
+    k = 0  # tokens[k:] are still to take
+    for t in look:
+        if t < k:
+            continue  # passed by `_lex_from`
+        spans += tokens[k:t]
+        k = _lex_from(data, tokens[t][0], end, spans, headers, tokens)
+        if k < 0:
+            return spans
+    spans += tokens[k:]
+    return spans
+
+
+def _lex_from(
+    data: bytes,
+    pos: int,
+    end: int,
+    spans: list[tuple[int, int]],
+    headers: list[tuple[int, int]],
+    tokens: list[tuple[int, int]],
+) -> int:
+    """Lex from the token that starts at `pos`, as the preprocessor does, one token at a time,
+    appending to `spans`, until a later token starts where one of `tokens` does, in no header
+    name (from there on, the tokens are those): its index in `tokens`, -1 at `end`. `headers`:
+    (start of the line, end of the open header name) of every `#include` line where a token
+    may start in its header name, in order, then a sentinel."""
+    append = spans.append
+    floor = spans[-1][1] if spans else 0  # the end of the last comment or literal
+    separator = -1  # the last `'` found to be a digit separator (-1: none yet)
+    k = bisect.bisect_right(headers, (pos, len(data) + 1)) - 1  # the last line starting at pos
+    next_line, header_end = headers[k + 1][0], headers[k][1] if k >= 0 else -1
+    first = pos
     while pos < end:
         for m in _TOKEN.finditer(data, pos):
             i = m.start()
             c = data[i]
             if i >= end or (c == 0x2F and i + 2 > end):  # `/`: a two-byte opener
-                return spans
+                return -1
             if i >= next_line:
                 while headers[k + 1][0] <= i:
                     k += 1
@@ -427,6 +498,10 @@ def _spans_before(data: bytes, end: int) -> list[tuple[int, int]]:
             if i <= header_end:  # inside an #include's header name
                 pos = header_end + 1
                 break
+            if i != first:
+                t = bisect.bisect_left(tokens, (i,))
+                if t < len(tokens) and tokens[t][0] == i:
+                    return t
             j = m.end()
             if c == 0x27:  # '
                 if (
@@ -447,10 +522,7 @@ def _spans_before(data: bytes, end: int) -> list[tuple[int, int]]:
             floor = j
         else:
             break
-    return spans
-
-
-_RAW_QUOTE = re.compile(rb'R"')  # where a raw string may start (`data.find(b'R"')`)
+    return -1
 
 
 class Directives:
