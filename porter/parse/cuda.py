@@ -56,10 +56,28 @@ def _parser():
 _BLANK = re.compile(rb"\b__align__\s*\(\s*\d+\s*\)|\bCUDART_CB\b|\bCUDA_CB\b")
 
 
-def parse(data: bytes):
+def parse(data: bytes, keep: bool = False):
+    """The tree of `data`. `keep`: hold the tree for the next parse of the same bytes (the
+    project pre-pass parses the few files that define table names, which the port then parses
+    again): the next call with equal bytes takes it instead of parsing (once; trees are read,
+    never changed). At most _KEPT_FILES trees of at most _KEPT_BYTES bytes of source are held."""
+    if _kept:
+        tree = _kept.pop(data, None)
+        if tree is not None:
+            return tree
+    source = data
     if b"__align__" in data or b"_CB" in data:
         data = _BLANK.sub(lambda m: b" " * (m.end() - m.start()), data)
-    return _parser().parse(data)
+    tree = _parser().parse(data)
+    if keep and len(_kept) < _KEPT_FILES and sum(map(len, _kept)) + len(source) <= _KEPT_BYTES:
+        _kept[source] = tree
+    return tree
+
+
+#: Trees `parse(..., keep=True)` holds for the next parse of the same bytes (source -> tree).
+_kept: dict[bytes, object] = {}
+_KEPT_FILES = 16
+_KEPT_BYTES = 4 * 2**20
 
 
 @lru_cache(maxsize=256)

@@ -278,7 +278,7 @@ def project_names(rel: str, data: bytes, index: MappingIndex) -> frozenset[str]:
     if next(project_declaration_sites(data, relevant), None) is None or is_binary(data):
         return frozenset()
     src = SourceFile(rel, data)
-    root = P.parse(data).root_node
+    root = P.parse(data, keep=True).root_node  # the port parses the file again: kept for it
     shared = declarations(src, Contexts(data, root), relevant).shared
     return frozenset(n for n in shared if not config_macro(index.by_name.get(n)))
 
