@@ -486,9 +486,7 @@ class _Lexed:
         head = self._head(data, line, pos)
         if head is None or head.end() != pos:
             return False
-        directives = self.directives
-        raw = directives._raw  # the first `R"` (-1: none), where a raw string may start
-        return not (0 <= raw < line) and not directives._comment_may_hold(line)
+        return self.directives.no_long_token_open(line)
 
     def in_comment_or_literal(self, pos: int) -> bool:
         return not self._plain(pos) and in_spans(self.spans, pos)

@@ -554,6 +554,13 @@ class Directives:
         self._pos = pos
         return not self._closed
 
+    def no_long_token_open(self, pos: int) -> bool:
+        """True when no token that spans lines may be open at `pos`: no `R"` (a raw string)
+        precedes it and the last `/*` before it is closed before it. A cheap test, sure when
+        True (a splice, which continues the others, is the caller's to rule out); when False,
+        `spans` decides. Asked in ascending order, each byte is searched once."""
+        return not (0 <= self._raw < pos) and not self._comment_may_hold(pos)
+
     def spans(self) -> list[tuple[int, int]]:
         """The file's comment and literal spans (`comment_and_literal_spans`), lexed once."""
         if self._spans is None:
