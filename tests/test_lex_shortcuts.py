@@ -602,3 +602,59 @@ def test_cuda_include_decides_as_before():
             header = index.lookup_header(path, None)
             want = None if header is not None and header[1] == path else path
         assert _cuda_include(index, q) == want, q
+
+
+# -- directive lines ---------------------------------------------------------------------------
+
+
+def reference_directive_lines(
+    d: L.Directives, hashes: re.Pattern[bytes], names: frozenset[bytes]
+) -> list[tuple[int, bytes, int, int]]:
+    """Directives.directive_lines as it was before the `#` at a line's start was taken without
+    looking back for the line and block comments were looked for in files with a `/*` only."""
+    data = d.data
+    raw = d._raw
+    out = []
+    for m in hashes.finditer(data):
+        h = m.start()
+        line = data.rfind(b"\n", 0, h) + 1
+        blank = True
+        if h > line:
+            before = data[line:h] if line else data[:h].removeprefix(L._BOM)
+            if before.strip(b" \t"):
+                if b"/" not in before:
+                    continue
+                blank = False
+        n = L._NAME_AFTER_HASH.match(data, h + 1)
+        name, name_end = (n.group(1), n.end()) if n is not None else d.name_after(h)
+        if name not in names:
+            continue
+        if not (
+            blank
+            and not data.endswith(L._SPLICES, 0, line)
+            and not (0 <= raw < h)
+            and not d._comment_may_hold(h)
+        ) and not d.starts_directive(h, line):
+            continue
+        j = data.find(b"\n", name_end) + 1
+        if j and not data.endswith(L._SPLICES, 0, j) and data.find(b"/*", name_end, j) < 0:
+            out.append((line, name, name_end, j))
+        else:
+            out.append((line, name, name_end, d.logical_end(name_end)))
+    return out
+
+
+def test_directive_lines_are_the_long_ways():
+    """What the preprocessor model and the rewriter's byte paths ask for (their `#` patterns
+    and names) on every source, random texts and the built cases."""
+    from porter.analysis.preproc import _CANDIDATE, _CONDITIONAL
+    from porter.rewrite.plain import _DIRECTIVE_NAMES, _HASH
+
+    directive_pieces = [b"#if X\n", b"#  ifdef Y\n", b"# /* c */ if Z\n", b"#i\\\nf W\n"]
+    directive_pieces += [b"#endif\n", b"#else // c\n", b"#define M(x) #x\n", b"x #if\n"]
+    texts = _sources() + SPAN_CASES + _random_texts(21, 1500, LINE_PIECES + directive_pieces)
+    texts += _random_texts(22, 1500, PIECES + directive_pieces)
+    for data in texts:
+        for hashes, names in ((_CANDIDATE, _CONDITIONAL), (_HASH, _DIRECTIVE_NAMES)):
+            want = reference_directive_lines(L.Directives(data), hashes, names)
+            assert L.Directives(data).directive_lines(hashes, names) == want, data[:300]

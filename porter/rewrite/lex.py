@@ -614,17 +614,22 @@ class Directives:
         data = self.data
         raw = self._raw
         out = []
+        comments = b"/*" in data  # else no block comment may hold a `#`
+        match_name = _NAME_AFTER_HASH.match
         for m in hashes.finditer(data):
             h = m.start()
-            line = data.rfind(b"\n", 0, h) + 1
             blank = True
-            if h > line:
-                before = data[line:h] if line else data[:h].removeprefix(_BOM)
-                if before.strip(b" \t"):
-                    if b"/" not in before:
-                        continue  # a token precedes the `#` on its line (only a comment may)
-                    blank = False
-            n = _NAME_AFTER_HASH.match(data, h + 1)
+            if h and data[h - 1] != 0x0A:  # else the `#` starts its line
+                line = data.rfind(b"\n", 0, h) + 1
+                if h > line:
+                    before = data[line:h] if line else data[:h].removeprefix(_BOM)
+                    if before.strip(b" \t"):
+                        if b"/" not in before:
+                            continue  # a token precedes the `#` on its line (only a comment may)
+                        blank = False
+            else:
+                line = h
+            n = match_name(data, h + 1)
             name, name_end = (n.group(1), n.end()) if n is not None else self.name_after(h)
             if name not in names:
                 continue
@@ -633,7 +638,7 @@ class Directives:
                 blank
                 and not data.endswith(_SPLICES, 0, line)
                 and not (0 <= raw < h)
-                and not self._comment_may_hold(h)
+                and not (comments and self._comment_may_hold(h))
             ) and not self.starts_directive(h, line):
                 continue
             # logical_end: the line's newline, when no splice or comment opener is on the line
