@@ -377,16 +377,23 @@ def collect_jobs(args, res: Resolved, plan: PortPlan) -> list:
     """Discover the files under each input and make one engine job per file (what the job
     writes depends on the mode). Returns the discoveries, in input order."""
     from .discover import discover
+    from .engine import Job
 
     discoveries = [discover(p, extensions=res.extensions, exclude=res.exclude) for p in plan.inputs]
     for p, d in zip(plan.inputs, discoveries):
         for rel, why in d.skipped:
             plan.skipped.append((_display(p, rel, d.root), why))
+        out_root = str(plan.out_root) if plan.out_root is not None else None
         for e in d.entries:
+            inner = e.rel  # relative to the input folder, `/`-separated (discover's)
             # paths as the user can open them from where porter runs (`proj/src/k.cu`), the
             # way compilers and linters print them; SARIF/GitHub annotations need that too
             e.rel = _display(p, e.rel, d.root)
-            job = make_job(args, plan, e, d.root)
+            if plan.mode == "tree" and d.root is not None and out_root is not None:
+                # string operations: this runs once per file of the tree
+                job = Job(e, out=os.path.join(out_root, *inner.split("/")))
+            else:
+                job = make_job(args, plan, e, d.root)
             if job is not None:
                 plan.jobs.append(job)
         if plan.mode == "tree" and d.root is not None and plan.out_root is not None:
