@@ -577,6 +577,15 @@ def drop_project_headers(results: list, jobs: list) -> None:
     suffixes: set[str] | None = None
     tops: dict[Path, Path | None] = {}  # a source's folder -> its git top folder
     known: dict[tuple[Path, str], bool] = {}  # (git top folder, include) -> git tracks it
+    beside: dict[tuple[str, str], bool] = {}  # (source folder, include) -> a file there
+
+    def next_to(path: str, include: str) -> bool:
+        # the files of a folder include the same headers: each pair is looked up once
+        key = (os.path.dirname(path), include)
+        found = beside.get(key)
+        if found is None:
+            found = beside[key] = os.path.isfile(os.path.join(key[0], include))
+        return found
 
     def tracked(path: Path, include: str) -> bool:
         from .vcs import tracks, work_tree_of
@@ -606,7 +615,7 @@ def drop_project_headers(results: list, jobs: list) -> None:
                 and f.message.startswith("include ")
                 and (
                     f.name.lstrip("/") in suffixes
-                    or (Path(j.entry.path).parent / f.name).is_file()
+                    or next_to(str(j.entry.path), f.name)
                     or tracked(Path(j.entry.path), f.name)
                 )
             ):
