@@ -377,23 +377,17 @@ def collect_jobs(args, res: Resolved, plan: PortPlan) -> list:
     """Discover the files under each input and make one engine job per file (what the job
     writes depends on the mode). Returns the discoveries, in input order."""
     from .discover import discover
-    from .engine import Job
 
     discoveries = [discover(p, extensions=res.extensions, exclude=res.exclude) for p in plan.inputs]
     for p, d in zip(plan.inputs, discoveries):
         for rel, why in d.skipped:
             plan.skipped.append((_display(p, rel, d.root), why))
-        out_root = str(plan.out_root) if plan.out_root is not None else None
         for e in d.entries:
             inner = e.rel  # relative to the input folder, `/`-separated (discover's)
             # paths as the user can open them from where porter runs (`proj/src/k.cu`), the
             # way compilers and linters print them; SARIF/GitHub annotations need that too
             e.rel = _display(p, e.rel, d.root)
-            if plan.mode == "tree" and d.root is not None and out_root is not None:
-                # string operations: this runs once per file of the tree
-                job = Job(e, out=os.path.join(out_root, *inner.split("/")))
-            else:
-                job = make_job(args, plan, e, d.root)
+            job = make_job(args, plan, e, d.root, inner)
             if job is not None:
                 plan.jobs.append(job)
         if plan.mode == "tree" and d.root is not None and plan.out_root is not None:
@@ -403,8 +397,9 @@ def collect_jobs(args, res: Resolved, plan: PortPlan) -> list:
     return discoveries
 
 
-def make_job(args, plan: PortPlan, e, root: Path | None):
-    """The engine job for one discovered file in this mode (None: the file is not read)."""
+def make_job(args, plan: PortPlan, e, root: Path | None, inner: str | None = None):
+    """The engine job for one discovered file in this mode (None: the file is not read).
+    `inner`: its path relative to `root` as discovered (`/`-separated), when the caller has it."""
     from .engine import Job
 
     mode = plan.mode
@@ -420,6 +415,8 @@ def make_job(args, plan: PortPlan, e, root: Path | None):
         return Job(e, out=str(plan.out_root))
     if mode == "tree":
         assert plan.out_root is not None and root is not None
+        if inner is not None:  # string operations: this runs once per file of the tree
+            return Job(e, out=os.path.join(plan.out_root, *inner.split("/")))
         return Job(e, out=str(plan.out_root / Path(e.path).relative_to(root)))
     # inplace (build files too: the same findings as -o, --diff and check)
     if e.kind not in ("cuda", "python", "build"):
