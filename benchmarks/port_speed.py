@@ -134,19 +134,13 @@ def fresh(path: Path) -> Path:
 # --- the tools: each returns (wall seconds, CPU seconds) -------------------------------------
 
 
-def porter_exe() -> list[str]:
-    """porter's console script in this interpreter's own environment (common.porter_cmd: a
-    version manager's shim found first on PATH is the environment's cost, not porter's)."""
-    return porter_cmd()
-
-
 def cpu_of(r: Run) -> float:
     return r.user + r.system
 
 
 def time_porter(tree: Path, out: Path, jobs: int) -> tuple[float, float, int]:
     """(wall, CPU, peak RSS in kB) of one ``porter port`` run."""
-    cmd = porter_exe() + [
+    cmd = porter_cmd() + [
         "port",
         str(tree),
         "-o",
@@ -420,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "runs": args.runs,
         "jobs": jobs,
-        "porter": " ".join(porter_exe()),
+        "porter": " ".join(porter_cmd()),
         "hipify_perl": str(tools["hipify_perl"]) if tools["hipify_perl"] else None,
         "inputs": {},
     }
@@ -438,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
             results["inputs"]["cccl"]["half_tree_files"] = len(source_files(trees["cccl-half"]))
         one = EXAMPLE / "src" / "saxpy.cu"
         walls = [
-            run_timed(porter_exe() + ["port", str(one)]).seconds for _ in range(max(args.runs, 5))
+            run_timed(porter_cmd() + ["port", str(one)]).seconds for _ in range(max(args.runs, 5))
         ]
         results["one_file"] = {
             "file": one.relative_to(EXAMPLE.parent.parent).as_posix(),

@@ -397,9 +397,9 @@ def collect_jobs(args, res: Resolved, plan: PortPlan) -> list:
     return discoveries
 
 
-def make_job(args, plan: PortPlan, e, root: Path | None, inner: str | None = None):
+def make_job(args, plan: PortPlan, e, root: Path | None, inner: str):
     """The engine job for one discovered file in this mode (None: the file is not read).
-    `inner`: its path relative to `root` as discovered (`/`-separated), when the caller has it."""
+    `inner`: its path relative to `root` as discovered (`/`-separated)."""
     from .engine import Job
 
     mode = plan.mode
@@ -415,9 +415,8 @@ def make_job(args, plan: PortPlan, e, root: Path | None, inner: str | None = Non
         return Job(e, out=str(plan.out_root))
     if mode == "tree":
         assert plan.out_root is not None and root is not None
-        if inner is not None:  # string operations: this runs once per file of the tree
-            return Job(e, out=os.path.join(plan.out_root, *inner.split("/")))
-        return Job(e, out=str(plan.out_root / Path(e.path).relative_to(root)))
+        # string operations (not Path.relative_to): this runs once per file of the tree
+        return Job(e, out=os.path.join(plan.out_root, *inner.split("/")))
     # inplace (build files too: the same findings as -o, --diff and check)
     if e.kind not in ("cuda", "python", "build"):
         return None

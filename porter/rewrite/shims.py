@@ -22,16 +22,15 @@ _NESTED_ALIAS = re.compile(
     rb"\bnamespace[ \t\r\n]+([A-Za-z_]\w*)[ \t\r\n]*\{[ \t\r\n]*"
     rb"namespace[ \t\r\n]+([A-Za-z_]\w*)[ \t\r\n]*="
 )
-# A file whose identifiers match this may test AMD/HIP macros (a dual-vendor file).
-AMD_HINT = re.compile(rb"HIP|ROCM|ROCm|AMD|[gG][fF][xX]\d")
 _GFX = re.compile(rb"gfx\d")
 _AMD_WORDS = (b"HIP", b"AMD", b"ROCM", b"ROCm")
 
 
 def names_amd(idents: bytes) -> bool:
-    """``AMD_HINT.search(idents) is not None`` for a file's identifier tokens joined: a search
-    for each word (the regex engine tried the five alternatives at every byte, 2-3x the time),
-    and `gfx<digit>` in any case looked for in the lowered text."""
+    """May the file test AMD/HIP macros (a dual-vendor file)? `idents`: its identifier tokens
+    joined. True when they hold `HIP`, `AMD`, `ROCM`, `ROCm` or `gfx<digit>` in any case: a
+    search for each word, and `gfx` in the lowered text (one regex of the five alternatives,
+    tried at every byte, took 2-3x the time)."""
     if any(w in idents for w in _AMD_WORDS):
         return True
     low = idents.lower()
