@@ -1,6 +1,7 @@
 """shims.names_amd (a search per word, `gfx<digit>` in the lowered text) answers as the
 regex it replaced (AMD_HINT, kept here as the reference), on every fixture's and example's
-identifiers and on built and seeded random texts (every case of `gfx`, digits or not after it, the words at the edges)."""
+identifiers and on built and seeded random texts (every case of `gfx`, digits or not after it,
+the words at the edges)."""
 
 from __future__ import annotations
 
