@@ -8,9 +8,11 @@ something that could not be ported; 2 usage, configuration, input or internal er
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import os
 import sys
+import threading
 
 from .exits import EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPT, EXIT_OK, UsageError
 
@@ -472,5 +474,24 @@ def main(argv: list[str] | None = None) -> int:
     return EXIT_ERROR
 
 
+def entry() -> None:
+    """The console script (and `python -m porter.cli`): main(), then the process ends without
+    Python's teardown of the interpreter, which frees every object one by one (about 0.08 s of
+    CPU after a port of CCCL's 1,606 headers, 4% of the run). Nothing is lost: every file porter
+    writes is closed and renamed into place before main returns; the standard streams are flushed
+    and the exit handlers (atexit: multiprocessing's, tempfile's) run here. With another thread
+    still running, which the interpreter would wait for, the exit is the ordinary one."""
+    code = main()
+    if threading.active_count() > 1:
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # the reader went away, a full disk, a closed stream
+            code = code or EXIT_ERROR
+    atexit._run_exitfuncs()
+    os._exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    entry()
