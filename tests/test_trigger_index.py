@@ -1,6 +1,6 @@
-"""TriggerIndex's shortcuts select what the plain substring test selects: the one regular
-expression that tells that none of a file's pending text triggers is there (kept per set of
-triggers, bounded), and the text triggers' identifier gates, which leave out short runs (`h`
+"""TriggerIndex's shortcuts select what the plain substring test selects: each pending text
+trigger's literal search, the selection kept per set of identifier triggers (bounded), and the
+text triggers' identifier gates, which leave out short runs (`h`
 of `mma.h`) when the trigger has a longer one."""
 
 from __future__ import annotations
@@ -20,16 +20,14 @@ def _plain(rules, data: bytes) -> list:
     return [r for r in rules if not r.triggers or any(t in data for t in r.triggers)]
 
 
-def test_the_bounded_regex_cache_keeps_the_selection(monkeypatch):
-    """With room for one pending-trigger set only, the cache starts over at each new set: the
-    selection stays the plain one, and the cache stays within its bound."""
-    monkeypatch.setattr(engine, "_ANY_OF_MAX", 1)
+def test_each_text_trigger_search_keeps_the_selection():
+    """Each pending text trigger is looked for with its own literal search: the selection stays
+    the plain one, on the sources and on them again (every identifier then known)."""
     rules = _rules()
     index = engine.TriggerIndex(rules)
     sources = list(_sources())
     for name, data in [*sources, *sources]:
         assert index.rules_for(data, identifiers(data)) == _plain(rules, data), name
-        assert len(index._any_of) <= 1
     assert any(b"<<<" in d for _, d in sources), "no source holds a text trigger"
 
 
@@ -49,8 +47,8 @@ def test_the_bounded_plan_cache_keeps_the_selection(monkeypatch):
 
 
 def test_a_text_trigger_only_in_the_file_is_found_when_others_are_pending():
-    """The one search finds any of the pending triggers wherever it is (the first, the last,
-    one that overlaps another's place), and each is then looked for by itself."""
+    """A pending trigger is found wherever it is (the first, the last, one that overlaps
+    another's place)."""
     rules = _rules()
     index = engine.TriggerIndex(rules)
     body = b"__global__ void k(int* p) { p[threadIdx.x] = 0; }\n"
