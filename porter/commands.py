@@ -844,7 +844,13 @@ def _project_prepass(
     from .engine import read_within
     from .mappings.index import load_index
     from .rewrite.cuda import project_names, roc_plan, shim_names
-    from .rewrite.project import FileScan, names_by_file, unconditional_includes
+    from .rewrite.project import (
+        FileScan,
+        any_includes,
+        names_by_file,
+        reaching_names,
+        unconditional_includes,
+    )
 
     index = load_index()
     names: set[str] = set()
@@ -915,13 +921,24 @@ def _project_prepass(
     seen: dict[str, frozenset[str]] = {}
     if any(n for _, n in provided):
         # some header defines the project's own names: which files include it (a second read
-        # of each source, only in such projects; most define none, and skip the #if models)
+        # of each source, only in such projects; most define none, and skip the #if models).
+        # The graph of every include text first: only the files from which it reaches such a
+        # header need their #if model (CCCL: 962 of 1,606 files)
         scans: list[FileScan] = []
         for j, own in provided:
             data = read(j)
-            incs = () if data is None else cached(j, data, "includes", unconditional_includes)
+            incs = () if data is None else any_includes(data)
             scans.append(FileScan(j.entry.rel, os.path.abspath(j.entry.path), own, incs))
-        seen = names_by_file(scans)
+        resolved: dict = {}  # both graphs' includes resolved once
+        reaching = reaching_names(scans, resolved)
+        for i, (f, (j, _)) in enumerate(zip(scans, provided)):
+            incs = ()
+            if f.path in reaching:  # abspath's paths are normalized, as reaching_names' are
+                data = read(j)
+                if data is not None:
+                    incs = cached(j, data, "includes", unconditional_includes)
+            scans[i] = FileScan(f.rel, f.path, f.names, incs)
+        seen = names_by_file(scans, resolved)
     return shims, tuple(sorted(seen.items())), areas
 
 
