@@ -345,6 +345,10 @@ class RewriteResult:
     uses_cuda: bool = False
     idents: set = field(default_factory=set)  # every identifier token of the file (rule triggers)
     pp: object = None  # the #if model, when the file tests AMD macros
+    # the table names (`MappingIndex.relevant`) and CUDA-looking ones among `idents`, and each
+    # one's (offset, name) in the file, in order: the completeness check's names of the input
+    names: set = field(default_factory=set)
+    name_hits: list = field(default_factory=list)
 
 
 class CudaRewriter:
@@ -371,7 +375,8 @@ class CudaRewriter:
         res = RewriteResult(EditSet(), [], Stats(), set())
         idents = identifiers(data)
         res.idents = idents
-        name_hits, qual_hits = self._candidates(data, idents)
+        names, name_hits, qual_hits = self._candidates(data, idents)
+        res.names, res.name_hits = names, name_hits
         include_hits = include_directives(data, self._relevant_include)
         device_hit = any(w in idents for w in _DEVICE_WORDS) or b"<<<" in data
         if not (name_hits or qual_hits or device_hit or include_hits):
@@ -401,7 +406,7 @@ class CudaRewriter:
             # a #include <hip/hip_runtime.h> to add: where goes by the tree (include_position),
             # and so does the rest of the file, as if the lexical pass had not run
             res = self.res = RewriteResult(EditSet(), [], Stats(), set())
-            res.idents = idents
+            res.idents, res.names, res.name_hits = idents, names, name_hits
         if tree is None:
             tree = P.parse(data)
         res.tree = tree
@@ -535,9 +540,10 @@ class CudaRewriter:
         )
         return True
 
-    def _candidates(self, data: bytes, idents: set[bytes]) -> tuple[list, list]:
-        """(offset, name) of every table or CUDA-looking identifier token, and the qualified
-        names (`a::b`, also through namespace aliases) the tables know, in the file."""
+    def _candidates(self, data: bytes, idents: set[bytes]) -> tuple[set[bytes], list, list]:
+        """The table or CUDA-looking identifiers among `idents`, (offset, name) of each of their
+        tokens, and the qualified names (`a::b`, also through namespace aliases) the tables
+        know, in the file."""
         scan = self.scan
         names = self._table_or_looking(idents)  # the relevant names and CUDA-looking ones
         name_hits = sorted((pos, n) for n in names for pos in find_word(data, n))
@@ -549,7 +555,7 @@ class CudaRewriter:
                         qual_hits.append((m, key, 0))
         if b"namespace" in idents:
             qual_hits += self._alias_hits(data, idents)
-        return name_hits, qual_hits
+        return names, name_hits, qual_hits
 
     def _add_runtime_include(
         self, data: bytes, root, uses_device: bool, hip_headers: set[str]

@@ -24,7 +24,7 @@ from ..findings import Edit, Finding, Severity
 from ..mappings.index import MappingIndex
 from ..source import SourceFile
 from .includes import CUDA_HEADER, include_lines
-from .lex import WORD, NameFilter, find_word, identifiers, in_spans, table_names
+from .lex import WORD, NameFilter, find_word, identifiers, in_spans
 from .shims import on_nvidia_side
 
 # in every message of the check's findings (reports and tests tell them from other PT001s)
@@ -190,23 +190,32 @@ def leftovers(
     version: tuple[int, ...] = (7, 2),
     idents: set[bytes] | None = None,
     input_idents: set[bytes] | None = None,
+    input_names: set[bytes] | None = None,
+    input_hits: list[tuple[int, bytes]] | None = None,
 ) -> list[Leftover]:
     """CUDA names and CUDA #include paths in `new` (the port of `src`) that no finding, project
     declaration, vendor switch, member access, comment or string accounts for. `idents`: the
     identifier tokens of `new`, when the caller has them (an unchanged file's are the input's);
-    else `input_idents`, those of `src`, when the caller has them (see `_edited_identifiers`)."""
+    else `input_idents`, those of `src`, when the caller has them (see `_edited_identifiers`).
+    With `input_idents` (or with `idents` of an unchanged file), `input_names`: the names among
+    them `names_of` keeps, when the caller has them; with those, `input_hits`: (offset, name)
+    of each of their tokens in `src`, in order (the rewriter's), read when `new` is `src`'s
+    bytes."""
     edits = list(edits)
     back = _BackMap(edits)
-    if idents is None:
-        idents = (
-            identifiers(new)
-            if input_idents is None
-            else input_idents | _edited_identifiers(new, back)
-        )
+    wanted = names_of(index)
+    if idents is not None:
+        names = wanted(idents) if input_names is None else input_names
+    elif input_idents is None:
+        names = wanted(identifiers(new))
+    else:
+        edited = _edited_identifiers(new, back)
+        if input_names is None:
+            names = wanted(input_idents | edited)
+        else:  # the names of a union: those of each part (one identifier at a time)
+            names = input_names | wanted(edited)
     identity = _mapped_to_itself(index)
     by_name = index.by_name
-    tables = table_names(index)
-    names = list(_table_or_looking(tables)(idents))
     includes = include_lines(new)
     if not names and not includes:
         return []
@@ -257,23 +266,28 @@ def leftovers(
                 continue
         checked[raw] = (name, rows is not None and all(r.kind == "namespace" for r in rows))
     # each checked name's occurrences as a whole token (a scan of every token that starts like
-    # one of them, `__` or `cu`, went through most of a header's tokens one at a time), then
-    # in document order, as one pass over the tokens finds them
-    found: list[tuple[int, Leftover]] = []
-    for raw, (name, namespace) in checked.items():
-        for pos in find_word(new, raw):
-            # the tests are independent: the comments and strings, which need the output
-            # lexed, are looked at last (most names are reported where they stand)
-            if _MEMBER.search(new, max(0, pos - 8), pos):
-                continue
-            if namespace and not re.match(rb"\s*::", new[pos + len(raw) : pos + len(raw) + 8]):
-                continue
-            ipos, written = back.back(pos)
-            if accounted(name, ipos, written) or in_spans(quiet_spans(1), pos):
-                continue
-            found.append((pos, Leftover(name, ipos, written)))
-    found.sort(key=lambda x: x[0])
-    out.extend(x for _, x in found)
+    # one of them, `__` or `cu`, went through most of a header's tokens one at a time; an
+    # unchanged file's are the rewriter's), then in document order, as one pass over the
+    # tokens finds them
+    if input_hits is not None and input_names is not None and new == src.data:
+        hits = [(pos, raw) for pos, raw in input_hits if raw in checked]
+    else:
+        hits = [(pos, raw) for raw in checked for pos in find_word(new, raw)]
+        hits.sort(key=_first)
+    found: list[Leftover] = []
+    for pos, raw in hits:
+        name, namespace = checked[raw]
+        # the tests are independent: the comments and strings, which need the output
+        # lexed, are looked at last (most names are reported where they stand)
+        if _MEMBER.search(new, max(0, pos - 8), pos):
+            continue
+        if namespace and not re.match(rb"\s*::", new[pos + len(raw) : pos + len(raw) + 8]):
+            continue
+        ipos, written = back.back(pos)
+        if accounted(name, ipos, written) or in_spans(quiet_spans(1), pos):
+            continue
+        found.append(Leftover(name, ipos, written))
+    out.extend(found)
     for m in includes:
         path = _cuda_include(index, m.group(1))
         if path is None:
@@ -287,9 +301,15 @@ def leftovers(
 
 
 @lru_cache(maxsize=4)
-def _table_or_looking(tables: frozenset[bytes]) -> NameFilter:
-    """The table names and CUDA-looking identifiers among a file's (`lex.NameFilter`)."""
-    return NameFilter(tables)
+def names_of(index: MappingIndex) -> NameFilter:
+    """The names the check looks for among a file's identifiers (`lex.NameFilter`): the table
+    names of `index.relevant` and the CUDA-looking ones, as the rewriter's candidates. A table
+    name outside `relevant` maps to itself in every row from ROCm (0,) on: never a leftover."""
+    return NameFilter(index.relevant)
+
+
+def _first(hit: tuple[int, bytes]) -> int:
+    return hit[0]
 
 
 @lru_cache(maxsize=4096)
@@ -354,6 +374,8 @@ def unaccounted(
         opts.port.rocm_version,
         idents=rw.idents if same and rw.idents else None,
         input_idents=rw.idents or None,
+        input_names=rw.names if rw.idents else None,
+        input_hits=rw.name_hits if same and rw.idents else None,
     )
     found = leftover_findings(items, src)
     if opts.rule_codes is not None:

@@ -1,0 +1,203 @@
+"""The rewriter's and the completeness check's fast paths give what the long way gives. Each is
+checked against the computation it replaced (kept here, or reached by undoing the shortcut) on
+every fixture and example source, every header under /usr/local/cuda/include (where present),
+built cases and seeded random and mutated texts."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from porter.mappings.index import MappingIndex, load_index
+from porter.rewrite import invariant
+from porter.rewrite.cuda import CudaRewriter, PortOptions
+from porter.rewrite.edits import apply
+from porter.rewrite.lex import NameFilter, table_names
+from porter.source import SourceFile
+
+SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp", ".inl", ".c"}
+CUDA_INCLUDE = Path("/usr/local/cuda/include")
+
+CASES = [
+    b"cudaMalloc(&p, n); cudaFree(p); // cudaMemcpy\n#include <cuda_runtime.h>\n",
+    b"int a = cuda_x; cudaStream_t s; x.cudaEvent; cub::Foo f; cudaError_t e;\n",
+    b'#include "cuda.h"\n__global__ void k() { __syncthreads(); atomicAdd(p, 1); }\n',
+    b"typedef int cudaStream_t;\nvoid f(cudaStream_t s) { cudaStreamSynchronize(s); }\n",
+    b"#define cudaMalloc hipMalloc\n#undef cudaFree\nint x = __shfl_sync(m, v, 0);\n",
+    b'/* cudaMalloc */ const char* s = "cudaFree"; cuFoo(); CU_BAR; __nv_thing t;\n',
+    b"namespace cg = cooperative_groups; cg::thread_block b = cg::this_thread_block();\n",
+]
+# pieces of the random texts: table names (renamed, kept, unsupported), CUDA-looking names,
+# the contexts the rewriter tells apart (comments, strings, members, declarations, directives)
+PIECES = [
+    b"cudaMalloc",
+    b"cudaFree(p)",
+    b"cudaStream_t",
+    b"atomicAdd",
+    b"__syncthreads()",
+    b"cuFooBar",
+    b"CUDA_X_Y",
+    b"__nv_bfloat16",
+    b"cudaGetSymbolAddress",
+    b"__shfl_sync(m, v, 0)",
+    b"x.",
+    b"->",
+    b"::",
+    b"cub::",
+    b"int ",
+    b"typedef ",
+    b"struct ",
+    b" ",
+    b"\n",
+    b";",
+    b"(",
+    b")",
+    b"{",
+    b"}",
+    b",",
+    b"=",
+    b"// c\n",
+    b"/* ",
+    b" */",
+    b'"',
+    b"#include <cuda_runtime.h>\n",
+    b'#include "cuda.h"\n',
+    b"#define ",
+    b"#undef ",
+    b"#if defined(__HIP_PLATFORM_AMD__)\n",
+    b"#else\n",
+    b"#endif\n",
+    b"\\\n",
+]
+
+
+def _sources() -> list[tuple[str, bytes]]:
+    files = [
+        p
+        for base in (ROOT / "fixtures", ROOT / "examples")
+        for p in sorted(base.rglob("*"))
+        if p.suffix in SUFFIXES and p.is_file()
+    ]
+    if CUDA_INCLUDE.is_dir():
+        files += [p for p in sorted(CUDA_INCLUDE.rglob("*")) if p.is_file()]
+    out = [(str(p), p.read_bytes()) for p in files]
+    out += [(f"case{i}.cu", d) for i, d in enumerate(CASES)]
+    rnd = random.Random(20261203)
+    for i in range(400):
+        text = b"".join(rnd.choice(PIECES) for _ in range(rnd.randint(1, 40)))
+        out.append((f"random{i}.cu", text))
+    small = [d for _, d in out if len(d) < 4000]
+    for i in range(200):  # a source with a few bytes cut out or pasted in
+        data = bytearray(rnd.choice(small))
+        for _ in range(rnd.randint(1, 4)):
+            at = rnd.randint(0, len(data))
+            if rnd.random() < 0.5:
+                del data[at : at + rnd.randint(1, 6)]
+            else:
+                data[at:at] = rnd.choice(PIECES)
+        out.append((f"mutated{i}.cu", bytes(data)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def index() -> MappingIndex:
+    return load_index()
+
+
+@pytest.fixture(scope="module")
+def sources() -> list[tuple[str, bytes]]:
+    return _sources()
+
+
+def test_names_outside_relevant_are_never_leftovers(index):
+    """The check looks for `index.relevant`'s names, not every table name: a name outside
+    `relevant` maps to itself in every row, from every ROCm version on, so the identity test of
+    `leftovers` skips it wherever it stands."""
+    identity = invariant._mapped_to_itself(index)
+    others = table_names(index) - index.relevant
+    assert others
+    for raw in others:
+        name = raw.decode()
+        assert name in identity
+        for version in ((0,), (5, 0), (6, 4), (7, 2), (99,)):
+            row = MappingIndex.pick(index.by_name[name], version)
+            assert row is not None and row.since <= version and name in (row.hip, row.roc)
+
+
+def _leftovers(index, src: SourceFile, new: bytes, rw, fast: bool):
+    """`leftovers` as the engine calls it (`fast`: with the rewriter's names), or from the
+    output alone."""
+    same = new == src.data
+    kw = {}
+    if fast:
+        kw = {
+            "idents": rw.idents if same and rw.idents else None,
+            "input_idents": rw.idents or None,
+            "input_names": rw.names if rw.idents else None,
+            "input_hits": rw.name_hits if same and rw.idents else None,
+        }
+    edits = rw.edits.edits
+    return invariant.leftovers(
+        index, src, new, edits, rw.findings, rw.declared, (), rw.pp, (7, 2), **kw
+    )
+
+
+def test_leftovers_from_the_rewriters_names(index, sources, monkeypatch):
+    """`leftovers` given the rewriter's names and their offsets finds what it finds from the
+    output alone, and what it found when it looked for every table name (the filter it used
+    before, put back here as the reference)."""
+    rewriter = CudaRewriter(index, PortOptions())
+    tables = NameFilter(table_names(index))
+    files = found = 0
+    for rel, data in sources:
+        src = SourceFile(rel, data)
+        rw = rewriter.run(src)
+        new = apply(data, rw.edits.edits) if len(rw.edits) else data
+        fast = _leftovers(index, src, new, rw, True)
+        slow = _leftovers(index, src, new, rw, False)
+        with monkeypatch.context() as m:
+            m.setattr(invariant, "names_of", lambda _index: tables)
+            before = _leftovers(index, src, new, rw, False)
+        assert fast == slow == before, rel
+        files += bool(rw.names)
+        found += len(fast)
+    assert files > 100 and found > 10
+
+
+EDIT_TEXTS = [b"", b"cudaMalloc", b"x cudaFree(", b"cuBarBaz", b"hipMalloc", b"_", b"a", b"CUDA_Q"]
+
+
+def test_leftovers_of_random_edits(index, sources):
+    """With edits that write CUDA names, join tokens or split them (a table fault, a deletion
+    between two names), `leftovers` given the input's names finds what it finds from the
+    output alone."""
+    from porter.findings import Edit
+
+    rewriter = CudaRewriter(index, PortOptions())
+    rnd = random.Random(7)
+    written = 0
+    for rel, data in sources:
+        if len(data) > 20000:
+            continue
+        src = SourceFile(rel, data)
+        rw = rewriter.run(src)
+        for _ in range(2):
+            points = sorted(rnd.sample(range(len(data) + 1), min(len(data) + 1, rnd.randint(0, 8))))
+            edits = [Edit(a, b, rnd.choice(EDIT_TEXTS)) for a, b in zip(points[::2], points[1::2])]
+            new = apply(data, edits)
+            want = invariant.leftovers(index, src, new, edits, [])
+            got = invariant.leftovers(
+                index,
+                src,
+                new,
+                edits,
+                [],
+                input_idents=rw.idents or None,
+                input_names=rw.names if rw.idents else None,
+            )
+            assert got == want, (rel, edits)
+            written += sum(x.written for x in got)
+    assert written > 10
