@@ -1,0 +1,98 @@
+"""Declarations.in_scope takes a function's declarations from the file's walk (the nodes of the
+declaration types the rules' one query found, in document order) instead of a query on the
+function: the same nodes, in the same order, for every function and lambda of every fixture,
+example and CUDA header (where present), and of seeded mutations of them (error trees). The
+query is kept here as the reference."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from porter.analysis.decls import _DECL_TYPES, Declarations
+from porter.analysis.tree import walk
+from porter.parse import cuda as P
+from porter.parse.cuda import parse
+from porter.rules.base import RuleContext, RuleOptions
+from porter.source import SourceFile
+
+ROOT = Path(__file__).resolve().parent.parent
+SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
+CUDA_INCLUDE = Path("/usr/local/cuda/include")
+_QUERY = "[" + " ".join(f"({t})" for t in _DECL_TYPES) + "] @d"  # what in_scope queried
+
+
+def _sources() -> list[tuple[str, bytes]]:
+    files = [
+        p
+        for base in (ROOT / "fixtures", ROOT / "examples")
+        for p in sorted(base.rglob("*"))
+        if p.suffix in SUFFIXES and p.is_file()
+    ]
+    if CUDA_INCLUDE.is_dir():  # CUDA's own headers and a sample of CCCL's, where present
+        files += sorted(CUDA_INCLUDE.glob("*.h"))
+        cccl = sorted(p for p in (CUDA_INCLUDE / "cccl").rglob("*") if p.is_file())
+        files += cccl[::8]
+    return [(str(p), p.read_bytes()) for p in files]
+
+
+def _mutated(data: bytes, rng: random.Random) -> bytes:
+    """`data` with a few braces, parentheses or semicolons dropped or added (error trees)."""
+    b = bytearray(data)
+    for _ in range(3):
+        if not b:
+            break
+        i = rng.randrange(len(b))
+        if rng.random() < 0.5 and b[i : i + 1] in (b"{", b"}", b"(", b")", b";"):
+            del b[i]
+        else:
+            b[i:i] = rng.choice((b"{", b"}", b"(", b";", b"[]"))
+    return bytes(b)
+
+
+def _scopes(root) -> list:
+    return [n for n in walk(root) if n.type in ("function_definition", "lambda_expression")]
+
+
+def _check(name: str, data: bytes) -> int:
+    tree = parse(data)
+    ctx = RuleContext(SourceFile(name, data), tree, RuleOptions())
+    walked = ctx.nodes(*_DECL_TYPES)
+    decls = Declarations(ctx)
+    n = 0
+    for fn in _scopes(tree.root_node):
+        want = P.captures(_QUERY, fn).get("d", [])
+        got = decls._within(walked, fn)
+        assert len(got) == len(want) and all(a == b for a, b in zip(got, want)), (
+            name,
+            fn.start_byte,
+        )
+        n += 1
+    return n
+
+
+def test_the_walk_gives_what_the_query_on_each_function_gives():
+    checked = sum(_check(name, data) for name, data in _sources())
+    assert checked > 1000, checked
+
+
+def test_the_same_on_mutated_sources():
+    rng = random.Random(20261203)
+    sources = [s for s in _sources() if len(s[1]) < 200_000]
+    checked = 0
+    for name, data in rng.sample(sources, min(300, len(sources))):
+        checked += _check(name, _mutated(data, rng))
+    assert checked > 100, checked
+
+
+def test_nodes_at_the_ends_of_a_function_are_asked_their_ancestors():
+    """A lambda declared at the start of a declaration, a function whose first byte starts a
+    parameter declaration: nodes touching the scope's ends are in or out as the query says."""
+    cases = [
+        b"auto f = [](int a, int b = 2) { int c = a; return c + b; };\n",
+        b"void g(int x) { auto h = [x](int y) { int z; return y; }; }\n",
+        b"struct S { int m; void f(int p) { int q = p; } };\n",
+        b"int k(int a) { return a; } int j;\n",
+    ]
+    for i, data in enumerate(cases):
+        assert _check(f"case{i}.cu", data)
