@@ -7,6 +7,7 @@ modification times, so that porting one small file does not pay for parsing ever
 from __future__ import annotations
 
 import csv
+import gc
 import hashlib
 import os
 import pickle
@@ -260,6 +261,20 @@ def _usable(idx: object) -> bool:
     return True
 
 
+def _load_pickle(fh) -> object:
+    """pickle.load without the cyclic garbage collector, and its objects left out of later
+    collections (gc.freeze): the index is ~100,000 new objects, none of them garbage, that the
+    collector would otherwise walk during the load and twice more as they age."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return pickle.load(fh)
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
 def load_index(folder: Path | None = None, *, use_cache: bool = True) -> MappingIndex:
     folder = folder or tables_dir()
     key, files = _fingerprint(folder)
@@ -269,7 +284,7 @@ def load_index(folder: Path | None = None, *, use_cache: bool = True) -> Mapping
     if use_cache:
         try:
             with open(cache, "rb") as fh:
-                idx = pickle.load(fh)
+                idx = _load_pickle(fh)
             if _usable(idx):
                 _LOADED[key] = idx
                 return idx
