@@ -17,6 +17,10 @@ class SourceFile:
     data: bytes
     _lines: list[int] | None = field(default=None, repr=False)
     _ascii: bool | None = field(default=None, repr=False)
+    # (offset, its 0-based line) of the last `position` counted without line_starts, and the
+    # bytes counted so far (see _line)
+    _at: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
+    _counted: int = field(default=0, repr=False, compare=False)
 
     @property
     def line_starts(self) -> list[int]:
@@ -28,15 +32,33 @@ class SourceFile:
             self._lines = list(accumulate([len(line) + 1 for line in lines], initial=0))
         return self._lines
 
-    def position(self, offset: int) -> tuple[int, int]:
-        """1-based (line, column) of a byte offset; the column counts characters."""
+    def _line(self, offset: int) -> tuple[int, int]:
+        """(0-based line, offset of its start) of a byte offset: the newlines before it,
+        counted on from the last offset asked (from the start when it is before that; findings
+        come mostly in order), until that has counted twice the file's bytes; then, as for
+        offsets before the file, from `line_starts`."""
+        data = self.data
+        if self._lines is None and offset >= 0:
+            at, line = self._at
+            if offset < at:
+                at, line = 0, 0
+            self._counted += offset - at
+            if self._counted <= 2 * len(data):
+                line += data.count(b"\n", at, offset)
+                self._at = (offset, line)
+                return line, data.rfind(b"\n", 0, offset) + 1
         starts = self.line_starts
         line = bisect.bisect_right(starts, offset) - 1
+        return line, starts[line]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a byte offset; the column counts characters."""
+        line, start = self._line(offset)
         if self._ascii is None:
             self._ascii = self.data.isascii()
         if self._ascii:  # one byte, one character: no decoding (a 256 KB line has many columns)
-            return line + 1, offset - starts[line] + 1
-        prefix = self.data[starts[line] : offset]
+            return line + 1, offset - start + 1
+        prefix = self.data[start:offset]
         try:
             col = len(prefix.decode("utf-8")) + 1
         except UnicodeDecodeError:

@@ -201,3 +201,143 @@ def test_leftovers_of_random_edits(index, sources):
             assert got == want, (rel, edits)
             written += sum(x.written for x in got)
     assert written > 10
+
+
+def _texts(sources) -> list[bytes]:
+    """Every source, and texts built of the bytes the fast paths below look at."""
+    rnd = random.Random(99)
+    pieces = [b"\n", b"\r\n", b"\r", b"a", b"__device__", b"$", b"1", b"(", b")", b"[", b"]"]
+    pieces += [b"{", b"}", b"\xc3\xa9", b" ", b"x__shared__", b"threadIdx_", b"/*", b"*/", b'"']
+    built = [b"".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 60))) for _ in range(3000)]
+    return [d for _, d in sources] + built
+
+
+def test_device_words_are_identifier_tokens(sources):
+    """`_has_device_code` looks only for the device words among the file's identifier tokens:
+    a word found as a whole token is one of them."""
+    from porter.rewrite.cuda import _DEVICE_WORDS
+    from porter.rewrite.lex import find_word, identifiers
+
+    hits = 0
+    for data in _texts(sources):
+        idents = identifiers(data)
+        for w in _DEVICE_WORDS:
+            if next(find_word(data, w), None) is not None:
+                assert w in idents, (w, data[:200])
+                hits += 1
+    assert hits > 100
+
+
+def reference_newline_of(data: bytes) -> bytes:
+    """includes.newline_of before its one-search case."""
+    if b"\r\n" in data:
+        return b"\r\n"
+    if b"\r" in data and b"\n" not in data:
+        return b"\r"
+    return b"\n"
+
+
+def test_newline_of(sources):
+    from porter.rewrite.includes import newline_of
+
+    seen = set()
+    for data in _texts(sources):
+        assert newline_of(data) == reference_newline_of(data), data[:200]
+        seen.add(newline_of(data))
+    assert seen == {b"\n", b"\r\n", b"\r"}
+
+
+_PAIRS = ((b"(", b")"), (b"[", b"]"), (b"{", b"}"))
+
+
+def reference_balanced(plain) -> bool:
+    """plain.PlainNames.balanced before its one-pass bracket count."""
+    data = plain.data
+    if all(data.count(o) == data.count(c) for o, c in _PAIRS):
+        return True
+    if plain._directives is None:
+        plain._directive_at(0)
+    cut = sorted([*plain.spans, *((d[0], d[3]) for d in plain._directives)])
+    pieces, pos = [], 0
+    for a, b in cut:
+        if a > pos:
+            pieces.append(data[pos:a])
+        pos = max(pos, b)
+    pieces.append(data[pos:])
+    code = b"".join(pieces)
+    return all(code.count(o) == code.count(c) for o, c in _PAIRS)
+
+
+def test_balanced(sources):
+    from porter.rewrite.names import LexicalContexts
+    from porter.rewrite.plain import PlainNames
+
+    answers = set()
+    for data in _texts(sources):
+        spans, starts = LexicalContexts(data).spans()
+        got = PlainNames(data, spans, starts).balanced()
+        assert got == reference_balanced(PlainNames(data, spans, starts)), data[:200]
+        answers.add(got)
+    assert answers == {True, False}
+
+
+def reference_position(src: SourceFile, offset: int) -> tuple[int, int]:
+    """SourceFile.position from line_starts alone, as it was."""
+    import bisect
+
+    starts = src.line_starts
+    line = bisect.bisect_right(starts, offset) - 1
+    if src.data.isascii():
+        return line + 1, offset - starts[line] + 1
+    prefix = src.data[starts[line] : offset]
+    try:
+        col = len(prefix.decode("utf-8")) + 1
+    except UnicodeDecodeError:
+        col = len(prefix) + 1
+    return line + 1, col
+
+
+def test_position(sources):
+    """`position` counting newlines on from the last offset (and from line_starts past its
+    budget) gives what line_starts gives, whatever the order of the offsets asked."""
+    rnd = random.Random(5)
+    for data in _texts(sources):
+        n = len(data)
+        cases = [
+            sorted(rnd.randint(0, n) for _ in range(20)),  # in order: counted on
+            [rnd.randint(0, n) for _ in range(20)],  # out of order: from the start, then starts
+            sorted((rnd.randint(0, n) for _ in range(20)), reverse=True),
+            [0, n, n + 3, n // 2, n, 0],  # the ends, and past the end
+        ]
+        for offsets in cases:
+            src, ref = SourceFile("f.cu", data), SourceFile("f.cu", data)
+            for k, offset in enumerate(offsets):
+                assert src.position(offset) == reference_position(ref, offset), (data[:80], k)
+
+
+def test_has_device_code_against_every_word(index, sources, monkeypatch):
+    """The rewriter ports every source as it did when `_has_device_code` searched for every
+    device word, whether or not it is one of the file's tokens (the reference, put back)."""
+    from porter.rewrite import cuda
+    from porter.rewrite.lex import find_word
+
+    def reference(self, data: bytes, idents) -> bool:
+        for w in cuda._DEVICE_WORDS:
+            for pos in find_word(data, w):
+                ctx, _ = self._ctx.at(pos, pos + len(w))
+                if ctx in ("code", "lexical", "opaque"):
+                    return True
+        return False
+
+    def port(rel: str, data: bytes):
+        rw = CudaRewriter(index, PortOptions()).run(SourceFile(rel, data))
+        return rw.uses_cuda, rw.edits.edits, [f.message for f in rw.findings]
+
+    devices = 0
+    for rel, data in sources:
+        got = port(rel, data)
+        with monkeypatch.context() as m:
+            m.setattr(cuda.CudaRewriter, "_has_device_code", reference)
+            assert port(rel, data) == got, rel
+        devices += got[0]
+    assert devices > 100

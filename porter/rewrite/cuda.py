@@ -359,6 +359,7 @@ class CudaRewriter:
         self.opts = options
         self.scan = scanner_for(index)
         self._table_or_looking = NameFilter(self.scan.relevant)  # see _candidates
+        self._names: set[bytes] = set()  # per file: see _candidates
         self._own: set[str] = set()  # per file: see _project_declarations
         self._project_names: dict[str, frozenset] = dict(options.project_names)
         self._fallbacks: set[int] = set()
@@ -375,8 +376,9 @@ class CudaRewriter:
         res = RewriteResult(EditSet(), [], Stats(), set())
         idents = identifiers(data)
         res.idents = idents
-        names, name_hits, qual_hits = self._candidates(data, idents)
-        res.names, res.name_hits = names, name_hits
+        name_hits, qual_hits = self._candidates(data, idents)
+        names = res.names = self._names
+        res.name_hits = name_hits
         include_hits = include_directives(data, self._relevant_include)
         device_hit = any(w in idents for w in _DEVICE_WORDS) or b"<<<" in data
         if not (name_hits or qual_hits or device_hit or include_hits):
@@ -401,7 +403,7 @@ class CudaRewriter:
         if tree is None and self._lexical(data, name_hits, idents, amd):
             # a vendor switch's #if model comes from the directives, not the tree
             self._pp = res.pp = self._vendor_model(src) if amd else None
-            if self._run_lexical(data, include_hits, qual_hits, name_hits):
+            if self._run_lexical(data, idents, include_hits, qual_hits, name_hits):
                 return res
             # a #include <hip/hip_runtime.h> to add: where goes by the tree (include_position),
             # and so does the rest of the file, as if the lexical pass had not run
@@ -424,7 +426,7 @@ class CudaRewriter:
         for pos, n in name_hits:
             self._name(n.decode("ascii", "replace"), pos, pos + len(n))
         launches = self._launches(data, root)
-        uses_device = launches > 0 or self._has_device_code(data)
+        uses_device = launches > 0 or self._has_device_code(data, idents)
         res.uses_cuda = bool(
             res.stats.converted or res.stats.unsupported or cuda_includes or uses_device
         )
@@ -505,7 +507,9 @@ class CudaRewriter:
                 return False
         return True
 
-    def _run_lexical(self, data: bytes, include_hits, qual_hits, name_hits) -> bool:
+    def _run_lexical(
+        self, data: bytes, idents: set[bytes], include_hits, qual_hits, name_hits
+    ) -> bool:
         """Rewrite the file without its tree (see `_lexical`). False when hip_runtime.h must be
         added: the caller then ports the file from its tree (nothing is kept of this pass)."""
         self._implicit_use = False
@@ -527,7 +531,7 @@ class CudaRewriter:
             for pos, n in name_hits:
                 self._name(n.decode("ascii", "replace"), pos, pos + len(n))
             self._ctx = lexical
-        uses_device = self._has_device_code(data)
+        uses_device = self._has_device_code(data, idents)
         if self._runtime_include_missing(uses_device, hip_headers):
             pos = lexical_include_position(self._plain_model())
             if pos is None:
@@ -540,12 +544,12 @@ class CudaRewriter:
         )
         return True
 
-    def _candidates(self, data: bytes, idents: set[bytes]) -> tuple[set[bytes], list, list]:
-        """The table or CUDA-looking identifiers among `idents`, (offset, name) of each of their
-        tokens, and the qualified names (`a::b`, also through namespace aliases) the tables
-        know, in the file."""
+    def _candidates(self, data: bytes, idents: set[bytes]) -> tuple[list, list]:
+        """(offset, name) of every table or CUDA-looking identifier token, and the qualified
+        names (`a::b`, also through namespace aliases) the tables know, in the file. The names
+        themselves are kept in `_names`."""
         scan = self.scan
-        names = self._table_or_looking(idents)  # the relevant names and CUDA-looking ones
+        names = self._names = self._table_or_looking(idents)  # relevant and CUDA-looking
         name_hits = sorted((pos, n) for n in names for pos in find_word(data, n))
         qual_hits = []
         for first, keys in scan.qualified.items():
@@ -555,7 +559,7 @@ class CudaRewriter:
                         qual_hits.append((m, key, 0))
         if b"namespace" in idents:
             qual_hits += self._alias_hits(data, idents)
-        return names, name_hits, qual_hits
+        return name_hits, qual_hits
 
     def _add_runtime_include(
         self, data: bytes, root, uses_device: bool, hip_headers: set[str]
@@ -1053,8 +1057,10 @@ class CudaRewriter:
             or CUDA_HEADER.match(path) is not None
         )
 
-    def _has_device_code(self, data: bytes) -> bool:
+    def _has_device_code(self, data: bytes, idents: set[bytes]) -> bool:
         for w in _DEVICE_WORDS:
+            if w not in idents:
+                continue  # a whole-token occurrence is one of the file's identifier tokens
             for pos in find_word(data, w):
                 ctx, _ = self._ctx.at(pos, pos + len(w))
                 if ctx in ("code", "lexical", "opaque"):

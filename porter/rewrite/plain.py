@@ -127,6 +127,7 @@ _LOOP_HEADS = frozenset({b"for", b"if", b"while", b"switch", b"catch"})
 _CLOSERS = {0x29: 0x28, 0x5D: 0x5B, 0x7D: 0x7B}  # ) ] } -> their openers
 _BRACKETS_AND_ENDS = frozenset(b"()[]{};:")
 _PAIRS = ((b"(", b")"), (b"[", b"]"), (b"{", b"}"))
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"()[]{}")
 
 
 class PlainNames:
@@ -248,8 +249,8 @@ class PlainNames:
         """Do the file's code brackets pair up in number (outside comments, literals and
         directive lines)? A file whose brackets do not (`int n {` for `int n) {`) has a syntax
         error for the parser to report (PT003), so it is not decided from its bytes."""
-        data = self.data
-        if all(data.count(o) == data.count(c) for o, c in _PAIRS):
+        brackets = self.data.translate(None, _NOT_BRACKETS)  # one pass, then six short counts
+        if all(brackets.count(o) == brackets.count(c) for o, c in _PAIRS):
             # every bracket of the file pairs up in number: those of the code do too, unless
             # comments and literals hold unpaired ones that exactly offset the code's (PT003 is
             # then missed; the port is the same either way)
