@@ -121,7 +121,9 @@ def _reached(
     # the reverse include graph: header path -> the files that include it
     included_by: dict[str, set[str]] = defaultdict(set)
     # the files of a folder include the same headers (CCCL: 3,026 distinct folder and path
-    # pairs of 7,586 includes): each pair is resolved once
+    # pairs of 7,586 includes): each pair is resolved once, and the files whose path ends with
+    # an include's are looked up once per include
+    tails: dict[str, list[str]] = {}
     for f, path in zip(files, paths):
         if not f.includes:
             continue
@@ -129,7 +131,7 @@ def _reached(
         for inc in f.includes:
             targets = resolved.get((here, inc))
             if targets is None:
-                targets = resolved[here, inc] = _resolve(here, inc, by_path, by_base)
+                targets = resolved[here, inc] = _resolve(here, inc, by_path, by_base, tails)
             for target in targets:
                 included_by[target].add(path)
     out = []
@@ -145,17 +147,22 @@ def _reached(
     return by_path, out
 
 
-def _resolve(here: str, inc: str, by_path: dict, by_base: dict[str, list[str]]) -> list[str]:
-    """The project files an `#include` path may name, seen from the folder `here`."""
+def _resolve(
+    here: str, inc: str, by_path: dict, by_base: dict[str, list[str]], tails: dict[str, list[str]]
+) -> list[str]:
+    """The project files an `#include` path may name, seen from the folder `here`. `tails`:
+    include path -> the files whose path ends with it, filled as they are looked up."""
     inc = inc.strip().replace("\\", "/")
     if not inc or os.path.isabs(inc):
         return []
     near = os.path.normpath(os.path.join(here, inc))
     if near in by_path:
         return [near]
-    parts = [part for part in os.path.normpath(inc).split("/") if part not in ("", ".", "..")]
-    tail = "/" + "/".join(parts)
-    found = [p for p in by_base.get(os.path.basename(inc), ()) if p.endswith(tail)]
+    found = tails.get(inc)
+    if found is None:
+        parts = [part for part in os.path.normpath(inc).split("/") if part not in ("", ".", "..")]
+        tail = "/" + "/".join(parts)
+        found = tails[inc] = [p for p in by_base.get(os.path.basename(inc), ()) if p.endswith(tail)]
     if len(found) > 1:  # the nearest: the longest common folder with the including file
         depth = {p: len(os.path.commonpath([here, os.path.dirname(p)])) for p in found}
         best = max(depth.values())
