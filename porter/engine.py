@@ -12,6 +12,7 @@ import re
 import shutil
 import signal
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,6 +67,10 @@ class FileResult:
 _TRIGGER_CACHE_MAX = 100_000
 #: Sets of identifier triggers TriggerIndex keeps the selection of (dozens in practice).
 _PLANS_MAX = 4096
+#: A TriggerIndex plan: (the rules chosen, (the rules a search selects, the search)...).
+_Plan = tuple[
+    frozenset[int], tuple[tuple[frozenset[int], Callable[[bytes], "re.Match | None"]], ...]
+]
 #: TriggerIndex looks up the triggers that may start at each position of an identifier by
 #: their first this many bytes.
 _GRAM = 3
@@ -113,12 +118,13 @@ class TriggerIndex:
             for t in set(r.triggers):
                 self._rules_of.setdefault(t, []).append(i)
         self._always_idx = {i for i, r in enumerate(self.rules) if not r.triggers}
-        # each text trigger's search: the regex engine finds a literal in about half the CPU
-        # of `in` (one alternation of them all cost more than the searches it saved)
-        self._search = {t: re.compile(re.escape(t)).search for t in self.text_triggers}
-        # the identifier triggers a file holds -> (the rules they select, the text triggers
-        # still to look for): files share a handful of such sets
-        self._plans: dict[frozenset[bytes], tuple[frozenset[int], tuple[bytes, ...]]] = {}
+        # the searches for sets of text triggers (see _plan): the regex engine finds a literal
+        # in about half the CPU of `in`, and one alternation of every pending trigger, tried at
+        # each byte that starts one, cost more than the searches it saved
+        self._searches: dict[tuple[bytes, ...], Callable[[bytes], re.Match | None]] = {}
+        # the identifier triggers a file holds -> (the rules they select, the searches for the
+        # text triggers still to look for): files share a handful of such sets
+        self._plans: dict[frozenset[bytes], _Plan] = {}
 
     def rules_for(self, data: bytes, idents=None) -> list:
         if idents is None:
@@ -147,39 +153,50 @@ class TriggerIndex:
         known = self._by_ident
         for i in idents & self._hitters:
             present |= known[i]
-        rules_of = self._rules_of
         key = frozenset(present)
         plan = self._plans.get(key)
         if plan is None:
             plan = self._plan(key)
         chosen = set(plan[0])
-        search = self._search
-        for t in plan[1]:  # the text triggers that would select a rule not yet chosen
-            # a scan of the file's bytes only for a trigger that would still select a rule
-            # not chosen (`31` and `32` need none once PT101 is in)
-            if not chosen.issuperset(rules_of[t]) and search[t](data) is not None:
-                chosen.update(rules_of[t])
+        for selects, search in plan[1]:
+            # a scan of the file's bytes only for triggers that would still select a rule not
+            # chosen (`>>5` needs none once `32` chose PT101)
+            if not chosen.issuperset(selects) and search(data) is not None:
+                chosen.update(selects)
         if not chosen:
             return self.always
         chosen.update(self._always_idx)
         return [self.rules[i] for i in sorted(chosen)]
 
-    def _plan(self, present: frozenset[bytes]) -> tuple[frozenset[int], tuple[bytes, ...]]:
+    def _plan(self, present: frozenset[bytes]) -> _Plan:
         """For a file holding the identifier triggers `present`: (the rules they select, the
-        text triggers that would select another rule and whose identifier runs it holds)."""
+        searches for the text triggers that would select another rule and whose identifier
+        runs it holds). The text triggers that select the same rules and start with the same
+        byte are looked for by one search (`31|32`: the regex engine scans for their common
+        first bytes as fast as for one literal), each with the rules it selects."""
         rules_of = self._rules_of
         chosen: set[int] = set()
         for t in present:
             chosen.update(rules_of.get(t, ()))
-        pending = tuple(
-            t
-            for t in self.text_triggers
-            if not chosen.issuperset(rules_of[t]) and all(r in present for r in self._runs[t])
+        groups: dict[tuple[tuple[int, ...], bytes], list[bytes]] = {}
+        for t in self.text_triggers:
+            if not chosen.issuperset(rules_of[t]) and all(r in present for r in self._runs[t]):
+                groups.setdefault((tuple(rules_of[t]), t[:1]), []).append(t)
+        searches = tuple(
+            (frozenset(selects), self._search_of(tuple(ts))) for (selects, _), ts in groups.items()
         )
         if len(self._plans) >= _PLANS_MAX:
             self._plans.clear()
-        plan = self._plans[present] = (frozenset(chosen), pending)
+        plan = self._plans[present] = (frozenset(chosen), searches)
         return plan
+
+    def _search_of(self, triggers: tuple[bytes, ...]) -> Callable[[bytes], re.Match | None]:
+        """One search for any of `triggers` (kept per set: plans share them)."""
+        search = self._searches.get(triggers)
+        if search is None:
+            search = re.compile(b"|".join(re.escape(t) for t in triggers)).search
+            self._searches[triggers] = search
+        return search
 
 
 # -- per-process state ------------------------------------------------------------------------

@@ -96,3 +96,24 @@ def test_nodes_at_the_ends_of_a_function_are_asked_their_ancestors():
     ]
     for i, data in enumerate(cases):
         assert _check(f"case{i}.cu", data)
+
+
+def test_grouped_text_trigger_searches_select_what_the_substring_test_selects():
+    """TriggerIndex looks for the text triggers that select the same rules and start with the
+    same byte with one search: on seeded random texts made of triggers, their pieces and
+    identifiers, the selection is the plain one (a rule is in when one of its triggers is a
+    substring of the file)."""
+    from porter import engine
+    from porter.rewrite.lex import identifiers
+    from porter.rules.registry import all_rules
+
+    rules = [r() for r in all_rules() if not r.emitted_by_engine and "cuda" in r.languages]
+    index = engine.TriggerIndex(rules)
+    texts = index.text_triggers
+    pieces = [*texts, *(t[:k] for t in texts for k in (1, 2)), *(t[1:] for t in texts)]
+    pieces += [b" ", b"\n", b"threadIdx", b"__global__", b"__device__", b"x", b"3", b"+"]
+    rng = random.Random(7)
+    for _ in range(3000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        plain = [r for r in rules if not r.triggers or any(t in data for t in r.triggers)]
+        assert index.rules_for(data, identifiers(data) or None) == plain, data
