@@ -341,3 +341,54 @@ def test_has_device_code_against_every_word(index, sources, monkeypatch):
             assert port(rel, data) == got, rel
         devices += got[0]
     assert devices > 100
+
+
+def reference_qualified_matches(data: bytes, first: bytes, keys: list[str]):
+    """lex.qualified_matches before the third component was read: every key sharing the
+    second component tried at each `first :: second`."""
+    import re
+
+    from porter.rewrite.lex import QUALIFIED_SEP, qualified_regex
+
+    by_second: dict[bytes, list[str]] = {}
+    for key in keys:
+        by_second.setdefault(key.split("::")[1].encode(), []).append(key)
+    head = re.compile(re.escape(first) + QUALIFIED_SEP + rb"([A-Za-z_][A-Za-z0-9_]*)")
+    starts: dict[str, list[int]] = {}
+    for h in head.finditer(data):
+        for key in by_second.get(h.group(1), ()):
+            starts.setdefault(key, []).append(h.start())
+    out = []
+    for key in keys:
+        rx = qualified_regex(key)
+        last = -1
+        for pos in starts.get(key, ()):
+            if pos < last:
+                continue
+            m = rx.match(data, pos)
+            if m is not None:
+                out.append((m, key))
+                last = m.end()
+    return out
+
+
+def test_qualified_matches(index, sources):
+    """The qualified names found (keys, spans, groups) are those found trying every key of a
+    second component, on every source and on texts built of the keys' components."""
+    from porter.rewrite.lex import qualified_matches, scanner_for
+
+    qualified = scanner_for(index).qualified
+    parts = {p.encode() for keys in qualified.values() for k in keys for p in k.split("::")}
+    pieces = sorted(parts) + [b"::", b" :: ", b"\n", b"$", b"x", b"_", b"1", b"(", b" "]
+    rnd = random.Random(3)
+    built = [b"".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 40))) for _ in range(4000)]
+    found = 0
+    for data in [d for _, d in sources] + built:
+        for first, keys in qualified.items():
+            if first not in data:
+                continue
+            got = [(m.span(), m.groups(), k) for m, k in qualified_matches(data, first, keys)]
+            want = reference_qualified_matches(data, first, keys)
+            assert got == [(m.span(), m.groups(), k) for m, k in want], data[:200]
+            found += len(got)
+    assert found > 1000

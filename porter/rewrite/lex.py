@@ -111,11 +111,15 @@ def qualified_matches(data: bytes, first: bytes, keys: list[str]) -> list[tuple[
     `first` (keys in the given order, each key's matches in document order), from one scan for
     `first :: second`: a scan of the whole file per key cost a quarter of the rewriter's time on
     headers that name `cuda::` or `cub::` everywhere."""
-    head, by_second = _qualified_heads(first, tuple(keys))
+    head, by_second, by_third = _qualified_heads(first, tuple(keys))
     starts: dict[str, list[int]] = {}
     for h in head.finditer(data):
-        for key in by_second.get(h.group(1), ()):
+        second, third = h.groups()
+        for key in by_second.get(second, ()):
             starts.setdefault(key, []).append(h.start())
+        if third is not None:
+            for key in by_third.get((second, third), ()):
+                starts.setdefault(key, []).append(h.start())
     out = []
     for key in keys:
         rx = qualified_regex(key)
@@ -132,11 +136,22 @@ def qualified_matches(data: bytes, first: bytes, keys: list[str]) -> list[tuple[
 
 @cache
 def _qualified_heads(first: bytes, keys: tuple[str, ...]):
-    """(regex of `first :: <identifier>`, {second component: keys}) for qualified_matches."""
+    """(regex of `first :: <identifier>`, which also reads the `:: <identifier>` after it
+    without taking it, {second component: keys of two}, {(second, third component): longer
+    keys}) for qualified_matches: a key of three or more components is tried only where its
+    third follows (`cuda::std::` is written everywhere in libcu++, the keys under it are few).
+    Each group is the whole identifier there, as a key's match needs its components to be."""
     by_second: dict[bytes, list[str]] = {}
+    by_third: dict[tuple[bytes, bytes], list[str]] = {}
     for key in keys:
-        by_second.setdefault(key.split("::")[1].encode(), []).append(key)
-    return re.compile(re.escape(first) + QUALIFIED_SEP + rb"([A-Za-z_][A-Za-z0-9_]*)"), by_second
+        parts = [p.encode() for p in key.split("::")]
+        if len(parts) == 2:
+            by_second.setdefault(parts[1], []).append(key)
+        else:
+            by_third.setdefault((parts[1], parts[2]), []).append(key)
+    ident = rb"([A-Za-z_][A-Za-z0-9_]*)"
+    head = re.escape(first) + QUALIFIED_SEP + ident + rb"(?:(?=" + QUALIFIED_SEP + ident + rb"))?"
+    return re.compile(head), by_second, by_third
 
 
 class Span:
