@@ -117,3 +117,73 @@ def test_grouped_text_trigger_searches_select_what_the_substring_test_selects():
         data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         plain = [r for r in rules if not r.triggers or any(t in data for t in r.triggers)]
         assert index.rules_for(data, identifiers(data) or None) == plain, data
+
+
+def _pt118_reference(rule, ctx):
+    """CubLogicalWarp.check as it was: every match asked of the tree first."""
+    from porter.analysis.lex import matches_after
+    from porter.analysis.targets import fmt_targets
+
+    w64 = ctx.options.wave64()
+    if not w64:
+        return
+    for m in matches_after(rule.RX, ctx.data):
+        if ctx.in_comment_or_string(m.start(1), m.end(1)):
+            continue
+        node = ctx.root.descendant_for_byte_range(m.start(1), m.end(1))
+        if node is None or node.type in P.OPAQUE_TYPES:
+            continue
+        args = rule._split(m.group(2).decode("utf-8", "replace"))
+        if len(args) != 1 or ctx.vendor.at(node).hands_off:
+            continue
+        yield rule.finding(
+            ctx,
+            (m.start(), m.end()),
+            f"`{m.group(1).decode()}<{args[0]}>` uses the default logical warp"
+            f", which hipCUB makes the wavefront (64 lanes on "
+            f"{fmt_targets(w64)}): pass the logical warp size explicitly",
+            targets=w64,
+        )
+
+
+_PT118_CASES = [
+    b"// using W = cub::WarpReduce<int>;\n__global__ void k() { cub::WarpReduce<int> w; }\n",
+    b"/* cub::WarpScan<int> */ void f() { hipcub::WarpScan<float, 16> s; }\n",
+    b"#define R cub::WarpReduce<int> // cub::WarpReduce<long>\nvoid g() { R r; }\n",
+    b'const char* s = "cub::WarpReduce<int>"; // cub::WarpScan<int>\n',
+    b"//! cub::WarpReduce<int> \\\n cub::WarpReduce<short> w;\nvoid h() {}\n",
+    b"/* unclosed cub::WarpReduce<int>\n",
+    b"#if defined(__HIP_PLATFORM_AMD__)\ncub::WarpReduce<int> a;\n#endif\n",
+]
+
+
+def test_pt118_reads_comments_and_arguments_from_the_bytes():
+    """PT118 skips a name in a comment and a launch with other than one template argument
+    before it reads the tree: the same findings as the tree-first check on every source and
+    built case, and no parse for CUB's documented-only warp_reduce.cuh."""
+    from porter.rules.coop import CubLogicalWarp
+
+    rule = CubLogicalWarp()
+    sources = [(n, d) for n, d in _sources() if b"WarpReduce" in d or b"WarpScan" in d]
+    sources += [(f"case{i}.cu", d) for i, d in enumerate(_PT118_CASES)]
+    reported = 0
+    for name, data in sources:
+        for opts in ({}, {"targets": ()}):
+            got = list(rule.check(_lazy_ctx(name, data, **opts)))
+            want = list(_pt118_reference(rule, _lazy_ctx(name, data, **opts)))
+            assert got == want, name
+            reported += bool(got)
+    assert reported, "no source gives a finding, the test proves nothing"
+    header = CUDA_INCLUDE / "cccl" / "cub" / "warp" / "warp_reduce.cuh"
+    if header.is_file():
+        ctx = _lazy_ctx(str(header), header.read_bytes())
+        assert not list(rule.check(ctx)) and ctx._tree is None
+
+
+def _lazy_ctx(name: str, data: bytes, **options) -> RuleContext:
+    """A context that parses on a rule's first read of the tree, as the engine makes it."""
+    from porter.rewrite.lex import identifiers
+
+    return RuleContext(
+        SourceFile(name, data), None, RuleOptions(**options), idents=identifiers(data), parse=parse
+    )

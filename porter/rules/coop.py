@@ -8,6 +8,7 @@ from ..analysis.functions import enclosing_function
 from ..analysis.lazyre import re
 from ..analysis.lex import matches_after
 from ..analysis.targets import fmt_targets
+from ..analysis.tree import in_comment
 from ..analysis.warp import COLLECTIVE
 from ..findings import Applicability, Severity
 from ..parse import cuda as P
@@ -239,14 +240,17 @@ class CubLogicalWarp(Rule):
         w64 = ctx.options.wave64()
         if not w64:
             return
-        for m in matches_after(self.RX, ctx.data):
-            if ctx.in_comment_or_string(m.start(1), m.end(1)):
-                continue
-            node = ctx.root.descendant_for_byte_range(m.start(1), m.end(1))
-            if node is None or node.type in P.OPAQUE_TYPES:
+        data = ctx.data
+        for m in matches_after(self.RX, data):
+            # a name in a comment (CUB's documentation) is in one to the tree too, and the
+            # template arguments are read from the text: neither needs the parse
+            if in_comment(data, m.start(1)):
                 continue
             args = self._split(m.group(2).decode("utf-8", "replace"))
-            if len(args) != 1 or ctx.vendor.at(node).hands_off:
+            if len(args) != 1 or ctx.in_comment_or_string(m.start(1), m.end(1)):
+                continue
+            node = ctx.root.descendant_for_byte_range(m.start(1), m.end(1))
+            if node is None or node.type in P.OPAQUE_TYPES or ctx.vendor.at(node).hands_off:
                 continue
             yield self.finding(
                 ctx,
