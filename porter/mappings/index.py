@@ -15,6 +15,7 @@ import pickle
 import tempfile
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
 from .model import COLUMNS, KINDS, STATUSES, Row, parse_version, valid_transform
@@ -263,7 +264,7 @@ def _usable(idx: object) -> bool:
     return True
 
 
-def _load_pickle(fh) -> object:
+def _load_pickle(fh) -> Any:
     """pickle.load without the cyclic garbage collector, and its objects left out of later
     collections (gc.freeze): the index is ~100,000 new objects, none of them garbage, that the
     collector would otherwise walk during the load and twice more as they age."""
