@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 
 from porter.analysis.decls import _DECL_TYPES, Declarations
+from porter.analysis.targets import TARGETS
 from porter.analysis.tree import walk
 from porter.parse import cuda as P
 from porter.parse.cuda import parse
@@ -187,3 +188,42 @@ def _lazy_ctx(name: str, data: bytes, **options) -> RuleContext:
     return RuleContext(
         SourceFile(name, data), None, RuleOptions(**options), idents=identifiers(data), parse=parse
     )
+
+
+_PT205_CASES = [
+    b"#include <mma.h>\nusing namespace nvcuda;\n"
+    b"__global__ void k() { wmma::fragment<wmma::matrix_a, 32, 8, 16, half, wmma::row_major> a;\n"
+    b" wmma::mma_sync(c, a, b, c, true); a.x[3] = 0; }\n",
+    b"#include <cuda/std/__cmath/gamma.h>\nint f(int x) { return x; }\n",
+    b"#include <rocwmma/rocwmma.hpp>\nvoid g() { rocwmma::fragment<acc, 16, 16, 16, float> f; }\n",
+    b"// wmma \xc3\xa9\nvoid h() { ns::mma_sync(d, a, b, c, s); }\n",
+    b"#include <mma.h>\nvoid k() { nvcuda::wmma::mma_sync(d, a, b, c, true); }\n",
+    b"#define M 8\nstruct T { wmma::fragment<wmma::accumulator, M, 32, 16, float> acc; };\n",
+]
+
+
+def test_pt205_needs_no_tree_without_fragment_or_mma_sync():
+    """PT205 reads no tree for a file whose identifier tokens hold neither `fragment` nor
+    `mma_sync` (ASCII, no `$`): the same findings as with the shortcut off (both words among
+    the identifiers) on every source that triggers the rule and built cases, and no parse for
+    the CCCL headers that trigger it only by a header name (`gamma.h`, `tcgen05_mma.h`)."""
+    from porter.rules.asm import WmmaApi
+
+    rule = WmmaApi()
+    sources = [(n, d) for n, d in _sources() if any(t in d for t in rule.triggers)]
+    sources += [(f"case{i}.cu", d) for i, d in enumerate(_PT205_CASES)]
+    reported = 0
+    for name, data in sources:
+        for opts in ({}, {"targets": tuple(TARGETS[a] for a in ("gfx90a", "gfx1030"))}):
+            got = list(rule.check(_lazy_ctx(name, data, **opts)))
+            ref = _lazy_ctx(name, data, **opts)
+            ref._idents = ref.idents | {b"fragment", b"mma_sync"}  # the shortcut never taken
+            assert got == list(rule.check(ref)), name
+            reported += bool(got)
+    assert reported, "no source gives a finding, the test proves nothing"
+    for rel in ("cuda/std/detail/libcxx/include/cmath", "cuda/__ptx/instructions/tcgen05_mma.h"):
+        header = CUDA_INCLUDE / "cccl" / rel
+        if header.is_file():
+            ctx = _lazy_ctx(str(header), header.read_bytes())
+            list(rule.check(ctx))
+            assert ctx._tree is None, rel

@@ -664,6 +664,18 @@ class WmmaApi(Rule):
                     f"rocWMMA does not support {', '.join(unsupported)}",
                     targets=tuple(unsupported),
                 )
+        # what follows reads `fragment` types and `mma_sync` calls from the tree; their names
+        # are identifier tokens of the bytes when the file is ASCII without `$`, so a file with
+        # neither (a trigger matched in `gamma.h` or `tcgen05_mma.h`) needs no parse for it
+        data = ctx.data
+        idents = ctx.idents
+        if (
+            b"fragment" not in idents
+            and b"mma_sync" not in idents
+            and data.isascii()
+            and b"$" not in data
+        ):
+            return
         consts = self._int_constants(ctx)
         frag_vars: set[str] = set()
         for tt in ctx.nodes("template_type"):
