@@ -315,13 +315,20 @@ def test_position(sources):
                 assert src.position(offset) == reference_position(ref, offset), (data[:80], k)
 
 
-def test_has_device_code_against_every_word(index, sources, monkeypatch):
+def _port(rewriter: CudaRewriter, rel: str, data: bytes):
+    rw = rewriter.run(SourceFile(rel, data))
+    return rw.uses_cuda, rw.edits.edits, [(f.code, f.line, f.col, f.message) for f in rw.findings]
+
+
+def test_rewriter_against_its_references(index, sources, monkeypatch):
     """The rewriter ports every source as it did when `_has_device_code` searched for every
-    device word, whether or not it is one of the file's tokens (the reference, put back)."""
+    device word, whether or not it is one of the file's tokens, and each include path was
+    looked up in the tables every time (the references, put back); and as it does when it
+    keeps one path's header row at a time (its bound)."""
     from porter.rewrite import cuda
     from porter.rewrite.lex import find_word
 
-    def reference(self, data: bytes, idents) -> bool:
+    def every_word(self, data: bytes, idents) -> bool:
         for w in cuda._DEVICE_WORDS:
             for pos in find_word(data, w):
                 ctx, _ = self._ctx.at(pos, pos + len(w))
@@ -329,18 +336,25 @@ def test_has_device_code_against_every_word(index, sources, monkeypatch):
                     return True
         return False
 
-    def port(rel: str, data: bytes):
-        rw = CudaRewriter(index, PortOptions()).run(SourceFile(rel, data))
-        return rw.uses_cuda, rw.edits.edits, [f.message for f in rw.findings]
+    def looked_up(self, path: str):
+        return self.index.lookup_header(path, None)
 
-    devices = 0
-    for rel, data in sources:
-        got = port(rel, data)
-        with monkeypatch.context() as m:
-            m.setattr(cuda.CudaRewriter, "_has_device_code", reference)
-            assert port(rel, data) == got, rel
-        devices += got[0]
-    assert devices > 100
+    fast = CudaRewriter(index, PortOptions())
+    got = [_port(fast, rel, data) for rel, data in sources]
+    assert len(fast._headers) > 100
+    with monkeypatch.context() as m:
+        m.setattr(cuda.CudaRewriter, "_has_device_code", every_word)
+        m.setattr(cuda.CudaRewriter, "_header", looked_up)
+        slow = CudaRewriter(index, PortOptions())
+        for (rel, data), want in zip(sources, got):
+            assert _port(slow, rel, data) == want, rel
+    with monkeypatch.context() as m:
+        m.setattr(cuda, "_MAX_PATHS_KEPT", 1)
+        bounded = CudaRewriter(index, PortOptions())
+        for (rel, data), want in zip(sources, got):
+            assert _port(bounded, rel, data) == want, rel
+        assert len(bounded._headers) <= 2
+    assert sum(uses_cuda for uses_cuda, _, _ in got) > 100
 
 
 def reference_qualified_matches(data: bytes, first: bytes, keys: list[str]):

@@ -237,6 +237,7 @@ def _scope(node, data: bytes, start: int, end: int) -> str:
 
 
 _ENUM_HEAD = 32  # bytes enough for `enum class` / `enum struct`
+_MAX_PATHS_KEPT = 10_000  # include paths whose header row a rewriter keeps
 
 
 _GUARD_DEFINE = re.compile(rb"\s*#[ \t]*define[ \t]+(\w+)")
@@ -360,6 +361,7 @@ class CudaRewriter:
         self.scan = scanner_for(index)
         self._table_or_looking = NameFilter(self.scan.relevant)  # see _candidates
         self._names: set[bytes] = set()  # per file: see _candidates
+        self._headers: dict[str, tuple[Row, str] | None] = {}  # see _header
         self._own: set[str] = set()  # per file: see _project_declarations
         self._project_names: dict[str, frozenset] = dict(options.project_names)
         self._fallbacks: set[int] = set()
@@ -990,7 +992,7 @@ class CudaRewriter:
                 cuda_includes += 1
                 seen.setdefault(path, line_end(data, path_node.end_byte))
                 continue
-            found = self.index.lookup_header(path, None)
+            found = self._header(path)
             if found is None:
                 if CUDA_HEADER.match(path):
                     self.res.stats.unconverted += 1
@@ -1053,9 +1055,21 @@ class CudaRewriter:
     def _relevant_include(self, path: str) -> bool:
         return (
             path.startswith("hip/")
-            or self.index.lookup_header(path, None) is not None
+            or self._header(path) is not None
             or CUDA_HEADER.match(path) is not None
         )
+
+    def _header(self, path: str) -> tuple[Row, str] | None:
+        """`index.lookup_header(path, None)`, kept per path (at most _MAX_PATHS_KEPT): a tree's
+        files include the same headers, and each include is looked up twice (see
+        _relevant_include and _includes)."""
+        try:
+            return self._headers[path]
+        except KeyError:
+            found = self._headers[path] = self.index.lookup_header(path, None)
+            if len(self._headers) > _MAX_PATHS_KEPT:
+                self._headers.clear()
+            return found
 
     def _has_device_code(self, data: bytes, idents: set[bytes]) -> bool:
         for w in _DEVICE_WORDS:
