@@ -227,3 +227,35 @@ def test_pt205_needs_no_tree_without_fragment_or_mma_sync():
             ctx = _lazy_ctx(str(header), header.read_bytes())
             list(rule.check(ctx))
             assert ctx._tree is None, rel
+
+
+def test_ident_matcher_answers_from_a_known_hit_as_the_full_match_does():
+    """IdentMatcher(idents) is True at once when an identifier it matched before is among
+    `idents` (its new identifiers then learned later): asked first (before `matching`), in
+    order and again in reverse, it answers what matching every identifier in full answers, and
+    `matching` still finds every match (the identifiers it did not learn then are learned)."""
+    import re
+
+    from porter.rewrite.lex import identifiers
+    from porter.rules.base import IdentMatcher
+
+    patterns = [
+        (rb"threadIdx|blockDim|lane_?id|tid", re.I),
+        (rb"cuda\w+|__\w+_sync", 0),
+        (rb"SM(?:80|90)_(?!TMA)\w+|\w*Idx", 0),
+    ]
+    files = [identifiers(d) for _, d in _sources()]
+    rng = random.Random(11)
+    words = sorted(set().union(*files))
+    files += [set(rng.sample(words, rng.randint(0, 40))) for _ in range(300)]
+    for pat, flags in patterns:
+        matcher = IdentMatcher(pat, flags)
+        full = re.compile(pat, flags).fullmatch
+        seen_true = 0
+        for idents in files + files[::-1]:
+            want = {i for i in idents if full(i)}
+            assert matcher(idents) == bool(want)
+            seen_true += bool(want)
+        for idents in files:
+            assert matcher.matching(idents) == {i for i in idents if full(i)}
+        assert seen_true, pat

@@ -364,7 +364,8 @@ class IdentMatcher:
         self._hits: set[bytes] = set()
 
     def __call__(self, idents: set[bytes]) -> bool:
-        return not self._learn(idents).isdisjoint(idents)
+        # an identifier known to match answers without learning the file's new ones
+        return not self._hits.isdisjoint(idents) or not self._learn(idents).isdisjoint(idents)
 
     def matching(self, idents: set[bytes]) -> set[bytes]:
         """The identifiers of `idents` that match."""
