@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import errno
 import functools
 import os
@@ -963,6 +962,8 @@ def _cwd() -> str:
 
 
 def _unified_diff(rel: str, old: bytes, new: bytes) -> str:
+    import difflib  # only the diff outputs (--diff, port --check --diff) need it
+
     a = old.decode("utf-8", "surrogateescape").splitlines(keepends=True)
     b = new.decode("utf-8", "surrogateescape").splitlines(keepends=True)
     # a/ b/ prefixes for names relative to the working folder (`patch -p1`, `git apply`); an
