@@ -17,9 +17,9 @@ class SourceFile:
     data: bytes
     _lines: list[int] | None = field(default=None, repr=False)
     _ascii: bool | None = field(default=None, repr=False)
-    # (offset, its 0-based line) of the last `position` counted without line_starts, and the
-    # bytes counted so far (see _line)
-    _at: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
+    # (offset, its 0-based line, the line's start) of the last `position` counted without
+    # line_starts, and the bytes counted so far (see _line)
+    _at: tuple[int, int, int] = field(default=(0, 0, 0), repr=False, compare=False)
     _counted: int = field(default=0, repr=False, compare=False)
 
     @property
@@ -36,17 +36,21 @@ class SourceFile:
         """(0-based line, offset of its start) of a byte offset: the newlines before it,
         counted on from the last offset asked (from the start when it is before that; findings
         come mostly in order), until that has counted twice the file's bytes; then, as for
-        offsets before the file, from `line_starts`."""
+        offsets before the file, from `line_starts`. The line's start is searched for back to
+        the last offset only (a long line holds many findings)."""
         data = self.data
         if self._lines is None and offset >= 0:
-            at, line = self._at
+            at, line, start = self._at
             if offset < at:
-                at, line = 0, 0
+                at, line, start = 0, 0, 0
             self._counted += offset - at
             if self._counted <= 2 * len(data):
-                line += data.count(b"\n", at, offset)
-                self._at = (offset, line)
-                return line, data.rfind(b"\n", 0, offset) + 1
+                newlines = data.count(b"\n", at, offset)
+                if newlines:
+                    line += newlines
+                    start = data.rfind(b"\n", at, offset) + 1
+                self._at = (offset, line, start)
+                return line, start
         starts = self.line_starts
         line = bisect.bisect_right(starts, offset) - 1
         return line, starts[line]

@@ -301,13 +301,15 @@ def test_position(sources):
     """`position` counting newlines on from the last offset (and from line_starts past its
     budget) gives what line_starts gives, whatever the order of the offsets asked."""
     rnd = random.Random(5)
-    for data in _texts(sources):
+    long_lines = [b"x" * 5000 + b"\n" + b"y" * 3000, b"\n" * 50 + b"z" * 9000 + b"\n"]
+    for data in _texts(sources) + long_lines:
         n = len(data)
         cases = [
             sorted(rnd.randint(0, n) for _ in range(20)),  # in order: counted on
             [rnd.randint(0, n) for _ in range(20)],  # out of order: from the start, then starts
             sorted((rnd.randint(0, n) for _ in range(20)), reverse=True),
             [0, n, n + 3, n // 2, n, 0],  # the ends, and past the end
+            [n // 2, n // 2, n // 2 + 1, n // 2 + 1],  # the same offset, the same line
         ]
         for offsets in cases:
             src, ref = SourceFile("f.cu", data), SourceFile("f.cu", data)
