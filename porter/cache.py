@@ -59,9 +59,15 @@ def code_fingerprint() -> str:
 
 
 def canonical(value) -> object:
-    """A JSON-able form of an options object whose text does not depend on hash order."""
+    """A JSON-able form of an options object whose text does not depend on hash order. A
+    dataclass field with `metadata={"cache_key": False}` (a hint that changes no result) is left
+    out."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: canonical(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {
+            f.name: canonical(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.metadata.get("cache_key", True)
+        }
     if isinstance(value, (set, frozenset)):
         return sorted((canonical(v) for v in value), key=repr)
     if isinstance(value, (list, tuple)):

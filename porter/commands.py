@@ -186,6 +186,7 @@ def _engine_options(
     roc_areas=frozenset(),
     shims=frozenset(),
     project_names=(),
+    no_declaration_sites=frozenset(),
 ):
     from .engine import EngineOptions
     from .rewrite.cuda import PortOptions
@@ -196,6 +197,7 @@ def _engine_options(
         roc_areas=roc_areas,
         shims=shims,
         project_names=project_names,
+        no_declaration_sites=no_declaration_sites,
         launch_syntax=res.launch_syntax,
         rewrite_comments=getattr(args, "rewrite_comments", False),
         rewrite_strings=getattr(args, "rewrite_strings", False),
@@ -501,8 +503,8 @@ def run_pipeline(args, res: Resolved, jobs: list) -> list:
 
     cached = args.command == "check" and not getattr(args, "no_cache", False)
     digests: dict[int, bytes] | None = {} if cached else None
-    shims, own, roc_areas = _project_prepass(res, jobs, args.quiet, digests)
-    options = _engine_options(res, args, args.command, roc_areas, shims, own)
+    shims, own, roc_areas, no_sites = _project_prepass(res, jobs, args.quiet, digests)
+    options = _engine_options(res, args, args.command, roc_areas, shims, own, no_sites)
     workers = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     if digests is not None:
         results = _run_cached(jobs, options, workers, digests, args.quiet)
@@ -825,13 +827,14 @@ def exit_status(args, res: Resolved, report, plan: PortPlan | None = None) -> in
 
 def _project_prepass(
     res: Resolved, jobs, quiet: bool, digests: dict[int, bytes] | None = None
-) -> tuple[frozenset, tuple, frozenset]:
+) -> tuple[frozenset, tuple, frozenset, frozenset]:
     """One read of every source before porting, for the project-wide decisions: the CUDA names
     the project shims to HIP itself (see shim_names), the table names a header of the project
     defines for the files that include it (see project_names and project.names_by_file: a
     compatibility header's `typedef int cudaStream_t;` keeps its uses in those files too), and
     with --roc which libraries move to roc* (see roc_plan). Returns (shims, project names as
-    PortOptions.project_names, roc areas). With `digests` (the cached check) it also records each
+    PortOptions.project_names, roc areas, the files without a definition site of a table name as
+    PortOptions.no_declaration_sites). With `digests` (the cached check) it also records each
     source's SHA-256 by id(job), and takes what it reads of an unchanged file from the cache.
 
     The engine reads each file again: holding a whole tree's bytes until its worker takes them
@@ -842,7 +845,7 @@ def _project_prepass(
 
     from .engine import read_within
     from .mappings.index import load_index
-    from .rewrite.cuda import project_names, roc_plan, shim_names
+    from .rewrite.cuda import project_scan, roc_plan, shim_names
     from .rewrite.project import (
         FileScan,
         any_includes,
@@ -854,11 +857,12 @@ def _project_prepass(
     index = load_index()
     names: set[str] = set()
     provided: list[tuple[Job, frozenset[str]]] = []  # (job, project names), every source
+    no_sites: list[str] = []  # the sources without a definition site (project_scan)
     cache = None
     if digests is not None:
         from .cache import ResultCache
 
-        cache = ResultCache({"project_prepass": 4})
+        cache = ResultCache({"project_prepass": 5})
 
     def read(j) -> bytes | None:
         # None for a file over the size limit (the engine copies it unchanged) or unreadable
@@ -883,8 +887,8 @@ def _project_prepass(
             cache.put(key, found)
         return found
 
-    def scan(j, data: bytes) -> tuple[set[str], frozenset[str]]:
-        return shim_names(data), project_names(j.entry.rel, data, index)
+    def scan(j, data: bytes) -> tuple[set[str], frozenset[str], bool]:
+        return shim_names(data), *project_scan(j.entry.rel, data, index)
 
     def sources():
         for j in jobs:
@@ -895,6 +899,8 @@ def _project_prepass(
                 found = cached(j, data, "prepass", lambda d, j=j: scan(j, d))
                 names.update(found[0])
                 provided.append((j, found[1]))
+                if not found[2]:
+                    no_sites.append(j.entry.rel)
                 yield data
 
     areas: frozenset = frozenset()
@@ -938,7 +944,7 @@ def _project_prepass(
                     incs = cached(j, data, "includes", unconditional_includes)
             scans[i] = FileScan(f.rel, f.path, f.names, incs)
         seen = names_by_file(scans, resolved)
-    return shims, tuple(sorted(seen.items())), areas
+    return shims, tuple(sorted(seen.items())), areas, frozenset(no_sites)
 
 
 def _display(input_path: Path, rel: str, root) -> str:

@@ -275,15 +275,24 @@ def project_names(rel: str, data: bytes, index: MappingIndex) -> frozenset[str]:
     """The table names this file defines for the files that include it (`declarations`'
     `shared`): a compatibility header's `typedef int cudaStream_t;` is the project's own name in
     every file that includes it, as in the header itself (project.names_by_file). The
-    project-wide pre-pass reads every source with this; a cheap search for definition sites
-    decides which files are parsed at all."""
+    project-wide pre-pass reads every source with this (through `project_scan`); a cheap search
+    for definition sites decides which files are parsed at all."""
+    return project_scan(rel, data, index)[0]
+
+
+def project_scan(rel: str, data: bytes, index: MappingIndex) -> tuple[frozenset[str], bool]:
+    """(`project_names`, whether the file holds a definition site of any table name of
+    `index.relevant`). A file with none declares none of the names the port decides
+    (`PortOptions.no_declaration_sites`): the port then skips its own search."""
     relevant = scanner_for(index).relevant
-    if next(project_declaration_sites(data, relevant), None) is None or is_binary(data):
-        return frozenset()
+    if next(project_declaration_sites(data, relevant), None) is None:
+        return frozenset(), False
+    if is_binary(data):
+        return frozenset(), True
     src = SourceFile(rel, data)
     root = P.parse(data, keep=True).root_node  # the port parses the file again: kept for it
     shared = declarations(src, Contexts(data, root), relevant).shared
-    return frozenset(n for n in shared if not config_macro(index.by_name.get(n)))
+    return frozenset(n for n in shared if not config_macro(index.by_name.get(n))), True
 
 
 def config_macro(rows) -> bool:
@@ -303,6 +312,11 @@ class PortOptions:
     # (rel, names) for each file that sees the project's own names through the headers it
     # includes (project.names_by_file): kept as written there, as in the header
     project_names: tuple = ()
+    # the files the pre-pass found without a definition site of any table name of
+    # index.relevant (project_scan), in the bytes it read: the port needs no search of its own
+    # there. A hint that changes no result: not part of the check cache's key (`cache.canonical`),
+    # which a new file of the project would otherwise change
+    no_declaration_sites: frozenset = field(default=frozenset(), metadata={"cache_key": False})
     launch_syntax: str = "keep"  # keep | hip
     rewrite_comments: bool = False
     rewrite_strings: bool = False
@@ -488,7 +502,11 @@ class CudaRewriter:
         the call around it (a call transform) or the tree's reading of a namespace, and each
         in code is a plain reference by its neighbouring tokens (`plain.PlainNames`)."""
         relevant = {n for _, n in name_hits if n in self.scan.relevant}
-        if relevant and next(project_declaration_sites(data, relevant), None) is not None:
+        if (
+            relevant
+            and self.src.path not in self.opts.no_declaration_sites
+            and next(project_declaration_sites(data, relevant), None) is not None
+        ):
             return False
         plain = self._plain_model()
         spans, starts = plain.spans, plain.starts
@@ -791,8 +809,11 @@ class CudaRewriter:
         names = {n for n in names if not config_macro(self.index.by_name.get(n.decode()))}
         if not names:
             return set(), set()
-        assert isinstance(self._ctx, Contexts)  # a file with names is parsed (see _lexical)
-        found = declarations(self.src, self._ctx, names, self._pp)
+        if self.src.path in self.opts.no_declaration_sites:
+            found = Declarations(set(), set(), set(), set())  # no definition site: none
+        else:
+            assert isinstance(self._ctx, Contexts)  # a file with names is parsed (see _lexical)
+            found = declarations(self.src, self._ctx, names, self._pp)
         own = found.own
         shared = self._project_names.get(self.src.path)
         if shared:
