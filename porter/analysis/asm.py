@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..parse.cuda import COMMENT_TYPES, STRING_TYPES
-from ..rewrite.lex import Directives, in_spans, matches_after
+from ..rewrite.lex import directives, in_spans, matches_after
 from .lazyre import re
 
 if TYPE_CHECKING:
@@ -451,7 +451,7 @@ class _Lexed:
 
     def __init__(self, data: bytes):
         self.data = data
-        self.directives = Directives(data)
+        self.directives = directives(data)
         self._spans: list[tuple[int, int]] | None = None
         self._head = _lexers()[4]  # `_PLAIN_HEAD.match`
         # logical line start -> (in a #define body from this offset on (-1: not a #define),

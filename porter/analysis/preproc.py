@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
 
-from ..rewrite.lex import Directives
+from ..rewrite.lex import directives
 
 # -- macro worlds ------------------------------------------------------------------------------
 # Verified with clang-22 -x hip -dM -E (host and device passes, --offload-arch=gfx942): HIP-Clang
@@ -435,7 +435,7 @@ def _directives(data: bytes) -> list[tuple[int, bytes, int, int]]:
     its logical line) of each conditional directive of the file, in order."""
     if b"#" not in data:
         return []
-    return Directives(data).directive_lines(_CANDIDATE, _CONDITIONAL)
+    return directives(data).directive_lines(_CANDIDATE, _CONDITIONAL)
 
 
 @dataclass(eq=False)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from ..findings import Edit
-from .lex import Directives, line_end
+from .lex import Directives, directives, line_end
 
 # Include paths that belong to the CUDA toolkit or its libraries (CUTLASS & co. are reported by
 # their own rules, not as unconverted CUDA headers).
@@ -132,15 +132,15 @@ def include_directives(
     no path and is not listed. `keep`: only the paths it accepts are decided (the rewriter's
     relevant ones: a file without one is not lexed)."""
     out: list[IncludeDirective] = []
-    directives: Directives | None = None
+    lexed: Directives | None = None
     for m in include_lines(data):
         path = m.group(1)[1:-1].decode("utf-8", "replace").strip()
         if keep is not None and not keep(path):
             continue
-        if directives is None:
-            directives = Directives(data)
+        if lexed is None:
+            lexed = directives(data)
         hash_pos = data.index(b"#", m.start())
-        if not directives.starts_directive(hash_pos, m.start()):
+        if not lexed.starts_directive(hash_pos, m.start()):
             continue  # in a comment, a literal or a macro body (a continued line)
         out.append(IncludeDirective(hash_pos, m.end(1), path, m.start(1)))
     return out

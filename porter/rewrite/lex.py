@@ -554,6 +554,7 @@ class Directives:
         self._pos = 0  # the last `#` asked about: the comment state below holds up to it
         self._open = -1  # the last `/*` before it (-1: none)
         self._closed = True  # a `*/` follows that `/*` before it
+        self._found: dict[frozenset[bytes], list[tuple[int, bytes, int, int]]] = {}
 
     def _comment_may_hold(self, pos: int) -> bool:
         """May a block comment hold `pos`? (Its last `/*` is not closed before it.)"""
@@ -625,7 +626,24 @@ class Directives:
         """(start of the `#`'s physical line, name, offset after the name, `logical_end` of the
         name) of each directive whose name is in `names`, among the `#`s `hashes` finds (it
         must find each such `#`): what `starts_directive`, `name_after` and `logical_end` say,
-        with their common case (a `#` after blanks, on a line of its own) decided inline."""
+        with their common case (a `#` after blanks, on a line of its own) decided inline. The
+        list is kept (not to be changed): a later question about names among these is answered
+        from it, filtered (which `#`s `hashes` looked at does not matter: each pattern finds every
+        `#` its names need), so the callers that share a bytes object (`directives`) scan it once.
+        """
+        found = self._found.get(names)
+        if found is not None:
+            return found
+        for wider, lines in self._found.items():
+            if names <= wider:
+                found = self._found[names] = [d for d in lines if d[1] in names]
+                return found
+        found = self._found[names] = self._scan(hashes, names)
+        return found
+
+    def _scan(
+        self, hashes: re.Pattern[bytes], names: frozenset[bytes]
+    ) -> list[tuple[int, bytes, int, int]]:
         data = self.data
         raw = self._raw
         out = []
@@ -719,3 +737,21 @@ class Directives:
         while j >= 0 and (_spliced(data, j) or in_spans(spans, j)):
             j = data.find(b"\n", j + 1)
         return len(data) if j < 0 else j + 1
+
+
+# the Directives of the last few bytes objects asked about: the rewriter, the rules, the #if
+# model and the project pre-pass ask about the same bytes object of a file one after another
+_shared: list[Directives] = []
+_SHARED = 4
+
+
+def directives(data: bytes) -> Directives:
+    """The one `Directives` of this bytes object (by identity) while it is among the last few
+    asked about: its lexing and its directive lines are computed once for all who ask."""
+    for d in _shared:
+        if d.data is data:
+            return d
+    d = Directives(data)
+    _shared.insert(0, d)
+    del _shared[_SHARED:]
+    return d

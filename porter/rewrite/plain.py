@@ -22,7 +22,7 @@ import codecs
 import re
 
 from .includes import after_line
-from .lex import BLANKS, WORD, Directives
+from .lex import BLANKS, WORD, directives
 
 # a token before a name that makes it an operand, a statement's start or an argument
 _OPERAND_AFTER = frozenset(b"([;=!?+-%^|/<")
@@ -230,7 +230,7 @@ class PlainNames:
     # -- directives ---------------------------------------------------------------------------
     def _directive_at(self, pos: int) -> tuple[int, bytes, int, int] | None:
         if self._directives is None:
-            self._directives = Directives(self.data).directive_lines(_HASH, _DIRECTIVE_NAMES)
+            self._directives = directives(self.data).directive_lines(_HASH, _DIRECTIVE_NAMES)
             self._lines = [d[0] for d in self._directives]
         k = bisect.bisect_right(self._lines, pos) - 1
         if k >= 0 and pos < self._directives[k][3]:
