@@ -5,6 +5,8 @@ Each package below is a source distribution on PyPI that ships CUDA C++ (`.cu`, 
 headers and host files beside them), pinned by version and sha256. The script
 
 1. fetches each sdist with ``pip download --no-deps --no-binary :all: --no-build-isolation``
+   (again with build isolation when that fails: pip needs the sdist's build backend for its
+   metadata)
    into a cache folder outside the repository (``--cache``, default ``~/.cache/porter-corpus``;
    never committed), checks its sha256 and unpacks it;
 2. copies the package's CUDA source folders (``roots`` below) into an input tree;
@@ -313,14 +315,22 @@ def fetch(pkg: Package, cache: Path) -> Path:
             str(sdists),
             f"{pkg.name}=={pkg.version}",
         ]
-        proc = subprocess.run(
-            cmd,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, **dict(pkg.fetch_env)},
-        )
+        def fetch(cmd: list[str]) -> subprocess.CompletedProcess:
+            return subprocess.run(
+                cmd,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, **dict(pkg.fetch_env)},
+            )
+
+        proc = fetch(cmd)
+        if proc.returncode != 0 or not archive.is_file():
+            # pip reads an sdist's metadata with its build backend: without isolation that is
+            # the backend installed here, if any (llama-cpp-python's scikit-build-core is not
+            # on a fresh machine); with it, pip installs the backend in a temporary environment
+            proc = fetch([c for c in cmd if c != "--no-build-isolation"])
         if proc.returncode != 0 or not archive.is_file():
             last = [ln for ln in proc.stderr.splitlines() if "rror" in ln][-1:]
             last = last or ["no sdist saved"]
