@@ -315,6 +315,7 @@ def fetch(pkg: Package, cache: Path) -> Path:
             str(sdists),
             f"{pkg.name}=={pkg.version}",
         ]
+
         def fetch(cmd: list[str]) -> subprocess.CompletedProcess:
             return subprocess.run(
                 cmd,
