@@ -179,10 +179,11 @@ def test_edit_that_names_no_node_is_refused():
 
 
 def _heavy(args: list[str], path: str) -> str:
+    # main(), not the console script's entry: that ends the process (os._exit) before the
+    # check below could run
     code = (
-        f"import sys, runpy; sys.argv = ['porter', *{args!r}, {path!r}]\n"
-        "try:\n    runpy.run_module('porter.cli', run_name='__main__')\n"
-        "except SystemExit:\n    pass\n"
+        f"import sys; from porter.cli import main\n"
+        f"main([*{args!r}, {path!r}])\n"
         "sys.stderr.write('LIBCST=' + str('libcst' in sys.modules))\n"
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
