@@ -333,11 +333,15 @@ def measure_input(
     modes = [("core", 1)] + ([("parallel", jobs)] if jobs > 1 else [])
     for i in range(args.runs):
         for mode, n in modes:
-            w, c, m = time_porter(tree, work / "out-porter", n)
+            # each run writes a new folder, removed with the work folder at the end: deleting
+            # the last run's 1,606 files just before a timed run slowed that run's file
+            # creation on this VM's file system (by up to 0.15 s), whichever tool it was
+            out = work / "out" / f"{name}-{mode}-{i}"
+            w, c, m = time_porter(tree, out / "porter", n)
             add(mode, "porter", (w, c))
             if mode == "core":
                 rss.append(m)
-                add(mode, "porter_call", time_porter_call(tree, work / "out-porter"))
+                add(mode, "porter_call", time_porter_call(tree, out / "porter-call"))
             if tools["hipify_perl"]:
                 add(
                     mode,
@@ -345,12 +349,12 @@ def measure_input(
                     time_hipify_perl(
                         tools["hipify_perl"],
                         tree,
-                        work / "out-hipify-perl",
+                        out / "hipify-perl",
                         [files] if n == 1 else groups,
                     ),
                 )
             if tools["torch"]:
-                call, proc = time_torch([tree] if n == 1 else shards, work / "out-torch")
+                call, proc = time_torch([tree] if n == 1 else shards, out / "torch")
                 add(mode, "torch", call)
                 add(mode, "torch_process", proc)
             if tools["parse_only"]:
