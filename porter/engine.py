@@ -849,16 +849,65 @@ def run_jobs(
     init_worker(options, index_folder)
     results: list[FileResult | None] = [None] * len(jobs)
     chunk = max(1, min(16, len(jobs) // (workers * 8) or 1))
-    with ctx.Pool(workers, initializer=_pool_worker_init, initargs=(options, index_folder)) as pool:
-        try:
-            for i, r in pool.imap_unordered(_indexed, list(enumerate(jobs)), chunksize=chunk):
-                results[i] = r
-                if progress:
-                    progress(1)
-        except KeyboardInterrupt:
-            pool.terminate()
-            raise
+    pool = _new_pool(ctx, workers, options, index_folder)
+    try:
+        for i, r in pool.imap_unordered(_indexed, list(enumerate(jobs)), chunksize=chunk):
+            results[i] = r
+            if progress:
+                progress(1)
+    except BaseException:  # Ctrl-C, or a job's error raised again here
+        _terminate(pool)
+        raise
+    # Every job is done: each worker ends on the end-of-work sentinel the pool sends it, with no
+    # signal. (Pool.terminate, which the pool's `with` block calls, holds the task queue's lock
+    # and relies on one SIGTERM per worker, which can be lost: see _terminate.)
+    pool.close()
+    pool.join()
     return results  # type: ignore[return-value]
+
+
+def _new_pool(ctx, workers: int, options: EngineOptions, index_folder: str | None):
+    return ctx.Pool(workers, initializer=_pool_worker_init, initargs=(options, index_folder))
+
+
+# How often _terminate sends SIGTERM again to a worker that has not ended.
+_TERM_RESEND_SECONDS = 0.5
+
+
+def _terminate(pool) -> None:
+    """End a pool's workers before their work is done (Ctrl-C, an error), waiting for them.
+
+    Pool.terminate sends each worker one SIGTERM, then waits for it. That one signal can be
+    lost: seen about once in 50 runs of a 5-file `port -j 2` (the CI run that timed out), a
+    worker blocked on the task queue's lock (which the parent holds by then) had received it,
+    had not run its handler, and had nothing pending; a second SIGTERM ended it at once. The
+    likely cause is the interpreter's check-then-block window: the signal is taken while the
+    worker runs Python code just before the lock's wait, which then never wakes. So a helper
+    thread sends SIGTERM again, every _TERM_RESEND_SECONDS, to each worker that has not
+    exited, until terminate returns. A worker that has exited is known from its sentinel
+    (readable once the process ends, before it is reaped), so a signal never goes to a
+    process id the system may have given to another process."""
+    import threading
+    from multiprocessing.connection import wait
+
+    done = threading.Event()
+
+    def resend() -> None:
+        while not done.wait(_TERM_RESEND_SECONDS):
+            workers = list(pool._pool)
+            ended = set(wait([w.sentinel for w in workers], timeout=0))
+            for w in workers:
+                if w.sentinel not in ended:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(w.pid, signal.SIGTERM)
+
+    helper = threading.Thread(target=resend, name="porter-terminate", daemon=True)
+    helper.start()
+    try:
+        pool.terminate()
+    finally:
+        done.set()
+        helper.join()
 
 
 def _pool_worker_init(options: EngineOptions, index_folder: str | None) -> None:
