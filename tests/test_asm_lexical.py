@@ -7,7 +7,8 @@ differ, tree-sitter's error recovery misread the text and the preprocessor's ans
 from __future__ import annotations
 
 import pytest
-from conftest import FIXTURES, ROOT
+from conftest import ROOT
+from sources import repo_files
 
 from porter.analysis import asm as A
 from porter.parse.cuda import COMMENT_TYPES, STRING_TYPES, in_comment_or_string, parse
@@ -15,7 +16,6 @@ from porter.rewrite.lex import lex_code_spans
 from porter.rules.base import RuleContext, RuleOptions
 from porter.source import SourceFile
 
-SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
 _NOT_CODE = COMMENT_TYPES | STRING_TYPES
 
 
@@ -75,12 +75,7 @@ def _spans(data: bytes, sites: list[A.AsmSite]) -> list[tuple[bytes, bool]]:
 
 
 def _sources() -> list[tuple[str, bytes]]:
-    out = []
-    for base in (FIXTURES, ROOT / "examples"):
-        for p in sorted(base.rglob("*")):
-            if p.suffix in SOURCE_SUFFIXES and p.is_file():
-                out.append((str(p.relative_to(ROOT)), p.read_bytes()))
-    return out
+    return [(str(p.relative_to(ROOT)), p.read_bytes()) for p in repo_files()]
 
 
 def test_same_sites_as_the_tree_on_fixtures_and_examples():

@@ -12,17 +12,13 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import FIXTURES, ROOT
+from sources import C_SUFFIXES, cuda_headers, repo_files
 
 from porter.analysis import asm as A
 from porter.rules import asm as RA
-
-SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
-CUDA_INCLUDE = Path("/usr/local/cuda/include")
 
 # -- the references: the implementations the fast paths replaced ------------------------------
 
@@ -200,17 +196,11 @@ PIECES = [
 
 
 def _sources() -> list[bytes]:
-    out = []
-    for base in (FIXTURES, ROOT / "examples"):
-        for p in sorted(base.rglob("*")):
-            if p.suffix in SOURCE_SUFFIXES and p.is_file():
-                out.append(p.read_bytes())
-    if CUDA_INCLUDE.is_dir():  # CUDA's own headers, where present: those with asm
-        for p in sorted(CUDA_INCLUDE.rglob("*")):
-            if p.suffix in SOURCE_SUFFIXES and p.is_file():
-                data = p.read_bytes()
-                if b"asm" in data or b"ptx::" in data:
-                    out.append(data)
+    out = [p.read_bytes() for p in repo_files()]
+    for p in cuda_headers(suffixes=C_SUFFIXES):  # CUDA's own headers: those with asm
+        data = p.read_bytes()
+        if b"asm" in data or b"ptx::" in data:
+            out.append(data)
     return out + CASES
 
 

@@ -13,7 +13,8 @@ import subprocess
 import time
 
 import pytest
-from conftest import FIXTURES, ROOT
+from conftest import ROOT
+from sources import repo_files
 
 from porter.engine import EngineOptions, process_one
 from porter.mappings.index import load_index
@@ -152,7 +153,6 @@ def test_directive_decisions_stay_linear():
 
 
 # -- the rewriter's paths ---------------------------------------------------------------------
-SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl"}
 INCLUDES = (
     b"#include <cuda_runtime.h>",
     b'#include "cuda_fp16.h"',
@@ -166,10 +166,8 @@ TAILS = (b"", b"void g() { cudaStream_t t; cudaStreamCreate(&t); }\n", b"__globa
 
 
 def _sources():
-    for base in (FIXTURES, ROOT / "examples"):
-        for p in sorted(base.rglob("*")):
-            if p.suffix in SOURCE_SUFFIXES and p.is_file():
-                yield str(p.relative_to(ROOT)), p.read_bytes()
+    for p in repo_files():
+        yield str(p.relative_to(ROOT)), p.read_bytes()
     for name, text, _ in CASES:
         for i, inc in enumerate(INCLUDES):
             for j, tail in enumerate(TAILS):

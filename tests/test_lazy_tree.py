@@ -5,19 +5,17 @@ parsed before the rules run, and fewer files are parsed."""
 from __future__ import annotations
 
 from conftest import FIXTURES, ROOT
+from sources import repo_files
 
 from porter.engine import EngineOptions, process_one
 from porter.parse import cuda as P
 from porter.rules import base as rules_base
 
-SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl"}
-
 
 def _sources():
-    for base in (FIXTURES / "rules", FIXTURES / "port", ROOT / "examples"):
-        for p in sorted(base.rglob("*")):
-            if p.suffix in SUFFIXES and p.is_file() and ".fixed." not in p.name:
-                yield p.name, p.read_bytes()
+    for p in repo_files((FIXTURES / "rules", FIXTURES / "port", ROOT / "examples")):
+        if ".fixed." not in p.name:
+            yield p.name, p.read_bytes()
 
 
 def _result(r):

@@ -11,12 +11,10 @@ import random
 import re
 
 import pytest
-from conftest import FIXTURES, ROOT
+from sources import C_SUFFIXES, repo_files
 
 from porter.rewrite import lex as L
 from porter.rewrite.lex import comment_and_literal_spans
-
-SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c", ".py"}
 
 # -- the references: the implementations the fast paths replaced ------------------------------
 
@@ -268,12 +266,7 @@ SPAN_CASES = [
 
 
 def _sources() -> list[bytes]:
-    out = []
-    for base in (FIXTURES, ROOT / "examples"):
-        for p in sorted(base.rglob("*")):
-            if p.suffix in SOURCE_SUFFIXES and p.is_file():
-                out.append(p.read_bytes())
-    return out + CASES
+    return [p.read_bytes() for p in repo_files(suffixes=C_SUFFIXES | {".py"})] + CASES
 
 
 def _random_texts(seed: int, count: int, pieces: list[bytes] = PIECES) -> list[bytes]:

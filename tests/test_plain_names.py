@@ -14,6 +14,7 @@ import bisect
 from pathlib import Path
 
 import pytest
+from sources import cuda_headers, repo_files
 
 from porter.mappings.index import load_index
 from porter.parse import cuda as P
@@ -29,21 +30,9 @@ from porter.rewrite.names import (
 from porter.rewrite.plain import PlainNames
 from porter.source import SourceFile
 
-ROOT = Path(__file__).resolve().parent.parent
-SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".inl")
-CUDA_INCLUDE = Path("/usr/local/cuda/include")
-
 
 def _sources() -> list[Path]:
-    files = [
-        p
-        for base in (ROOT / "fixtures", ROOT / "examples")
-        for p in sorted(base.rglob("*"))
-        if p.suffix in SUFFIXES and p.is_file()
-    ]
-    if CUDA_INCLUDE.is_dir():  # a sample of CUDA's own headers, where present
-        files += sorted(CUDA_INCLUDE.glob("*.h"))[:60]
-    return files
+    return repo_files() + cuda_headers("*.h")[:60]  # and a sample of CUDA's own headers
 
 
 def _plain_hits(data: bytes, rw: CudaRewriter):

@@ -6,10 +6,9 @@ built cases and seeded random and mutated texts."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from sources import cuda_headers, mutated, random_texts, repo_files
 
 from porter.mappings.index import MappingIndex, load_index
 from porter.rewrite import invariant
@@ -17,9 +16,6 @@ from porter.rewrite.cuda import CudaRewriter, PortOptions
 from porter.rewrite.edits import apply
 from porter.rewrite.lex import NameFilter, table_names
 from porter.source import SourceFile
-
-SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp", ".inl", ".c"}
-CUDA_INCLUDE = Path("/usr/local/cuda/include")
 
 CASES = [
     b"cudaMalloc(&p, n); cudaFree(p); // cudaMemcpy\n#include <cuda_runtime.h>\n",
@@ -75,30 +71,12 @@ PIECES = [
 
 
 def _sources() -> list[tuple[str, bytes]]:
-    files = [
-        p
-        for base in (ROOT / "fixtures", ROOT / "examples")
-        for p in sorted(base.rglob("*"))
-        if p.suffix in SUFFIXES and p.is_file()
-    ]
-    if CUDA_INCLUDE.is_dir():
-        files += [p for p in sorted(CUDA_INCLUDE.rglob("*")) if p.is_file()]
-    out = [(str(p), p.read_bytes()) for p in files]
+    out = [(str(p), p.read_bytes()) for p in repo_files() + cuda_headers()]
     out += [(f"case{i}.cu", d) for i, d in enumerate(CASES)]
     rnd = random.Random(20261203)
-    for i in range(400):
-        text = b"".join(rnd.choice(PIECES) for _ in range(rnd.randint(1, 40)))
-        out.append((f"random{i}.cu", text))
+    out += [(f"random{i}.cu", t) for i, t in enumerate(random_texts(rnd, PIECES, 400, 40))]
     small = [d for _, d in out if len(d) < 4000]
-    for i in range(200):  # a source with a few bytes cut out or pasted in
-        data = bytearray(rnd.choice(small))
-        for _ in range(rnd.randint(1, 4)):
-            at = rnd.randint(0, len(data))
-            if rnd.random() < 0.5:
-                del data[at : at + rnd.randint(1, 6)]
-            else:
-                data[at:at] = rnd.choice(PIECES)
-        out.append((f"mutated{i}.cu", bytes(data)))
+    out += [(f"mutated{i}.cu", t) for i, t in enumerate(mutated(rnd, small, PIECES, 200))]
     return out
 
 

@@ -5,7 +5,7 @@ example source, and on cases built for each prefilter, a rule that finds somethi
 from __future__ import annotations
 
 import pytest
-from conftest import FIXTURES, ROOT
+from sources import repo_files
 
 from porter.mappings.index import load_index
 from porter.parse.cuda import parse
@@ -13,8 +13,6 @@ from porter.rewrite.lex import identifiers
 from porter.rules.base import Rule, RuleContext, RuleOptions
 from porter.rules.registry import all_rules
 from porter.source import SourceFile
-
-SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
 
 # each: a case the prefilter must let through (the rule reports on it); the `...skipped`
 # ones trigger the rule but give no finding, and the prefilter skips them
@@ -84,10 +82,8 @@ CASES = [
 
 
 def _sources():
-    for base in (FIXTURES, ROOT / "examples"):
-        for p in sorted(base.rglob("*")):
-            if p.suffix in SOURCE_SUFFIXES and p.is_file():
-                yield p.name, p.read_bytes()
+    for p in repo_files():
+        yield p.name, p.read_bytes()
     for i, data in enumerate(CASES):
         yield f"case{i}.cu", data
 

@@ -10,7 +10,7 @@ import random
 import re
 
 import pytest
-from conftest import FIXTURES, ROOT
+from sources import repo_files
 
 from porter.analysis import asm as A
 from porter.analysis.decls import _DECL_TYPES, _declarators
@@ -31,7 +31,6 @@ from porter.rules.warp import (
 from porter.source import SourceFile
 
 DIGITS = frozenset(b"0123456789")
-SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
 
 EXTRA = [
     b'__device__ void f(unsigned* r) { asm volatile("mov.u32 %0, %%laneid;" : "=r"(*r)); }\n',
@@ -49,11 +48,7 @@ EXTRA = [
 
 
 def _sources() -> list[tuple[str, bytes]]:
-    out = []
-    for base in (FIXTURES, ROOT / "examples"):
-        for p in sorted(base.rglob("*")):
-            if p.suffix in SOURCE_SUFFIXES and p.is_file():
-                out.append((str(p), p.read_bytes()))
+    out = [(str(p), p.read_bytes()) for p in repo_files()]
     out += [(f"extra{i}.cu", d) for i, d in enumerate(EXTRA)]
     return out
 

@@ -6,9 +6,8 @@ built to trip it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from sources import cuda_headers, repo_files
 
 from porter.analysis.tree import code_byte_before, in_comment
 from porter.parse.cuda import parse
@@ -17,9 +16,6 @@ from porter.rules.base import RuleContext, RuleOptions
 from porter.rules.warp import _LITERAL_32, _LITERAL_64, WarpSizeLiteral, _may_define
 from porter.source import SourceFile
 
-ROOT = Path(__file__).resolve().parent.parent
-SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
-CUDA_INCLUDE = Path("/usr/local/cuda/include")
 # tree-sitter nodes whose text is no code token (a comment, a literal, a macro body)
 _NOT_CODE = frozenset(
     {
@@ -35,15 +31,8 @@ _NOT_CODE = frozenset(
 
 
 def _sources() -> list[tuple[str, bytes]]:
-    files = [
-        p
-        for base in (ROOT / "fixtures", ROOT / "examples")
-        for p in sorted(base.rglob("*"))
-        if p.suffix in SUFFIXES and p.is_file()
-    ]
-    if CUDA_INCLUDE.is_dir():  # a sample of CUDA's own headers, where present
-        files += sorted(CUDA_INCLUDE.glob("*.h"))[:60]
-        files += sorted((CUDA_INCLUDE / "cccl" / "cub" / "warp").glob("*.cuh"))
+    # and a sample of CUDA's own headers
+    files = repo_files() + cuda_headers("*.h")[:60] + cuda_headers("cccl/cub/warp/*.cuh")
     return [(str(p), p.read_bytes()) for p in files]
 
 

@@ -7,7 +7,8 @@ query is kept here as the reference."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
+
+from sources import CUDA_INCLUDE, cuda_headers, repo_files
 
 from porter.analysis.decls import _DECL_TYPES, Declarations
 from porter.analysis.targets import TARGETS
@@ -17,23 +18,12 @@ from porter.parse.cuda import parse
 from porter.rules.base import RuleContext, RuleOptions
 from porter.source import SourceFile
 
-ROOT = Path(__file__).resolve().parent.parent
-SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
-CUDA_INCLUDE = Path("/usr/local/cuda/include")
 _QUERY = "[" + " ".join(f"({t})" for t in _DECL_TYPES) + "] @d"  # what in_scope queried
 
 
 def _sources() -> list[tuple[str, bytes]]:
-    files = [
-        p
-        for base in (ROOT / "fixtures", ROOT / "examples")
-        for p in sorted(base.rglob("*"))
-        if p.suffix in SUFFIXES and p.is_file()
-    ]
-    if CUDA_INCLUDE.is_dir():  # CUDA's own headers and a sample of CCCL's, where present
-        files += sorted(CUDA_INCLUDE.glob("*.h"))
-        cccl = sorted(p for p in (CUDA_INCLUDE / "cccl").rglob("*") if p.is_file())
-        files += cccl[::8]
+    # and CUDA's own headers and a sample of CCCL's
+    files = repo_files() + cuda_headers("*.h") + cuda_headers("cccl/**/*")[::8]
     return [(str(p), p.read_bytes()) for p in files]
 
 

@@ -3,12 +3,11 @@ example source and on cases built to trip it."""
 
 from __future__ import annotations
 
-from conftest import FIXTURES, ROOT
+from sources import repo_files
 
 from porter.rewrite.lex import IDENT, identifiers
 from porter.rewrite.shims import _SHIM, shim_names
 
-SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".inl", ".c"}
 SHIM_CASES = [
     b"#define cudaMalloc hipMalloc\n",
     b"  #  define cudaFree(p) hipFree(p)\n#define X 1\n",
@@ -25,10 +24,8 @@ SHIM_CASES = [
 
 
 def _sources():
-    for base in (FIXTURES, ROOT / "examples"):
-        for p in sorted(base.rglob("*")):
-            if p.suffix in SOURCE_SUFFIXES and p.is_file():
-                yield p.read_bytes()
+    for p in repo_files():
+        yield p.read_bytes()
     yield from SHIM_CASES
     yield b"\n".join(SHIM_CASES)
 
