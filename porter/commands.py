@@ -825,6 +825,9 @@ def exit_status(args, res: Resolved, report, plan: PortPlan | None = None) -> in
     return EXIT_FINDINGS if failing_findings(report, res.fail_level) else EXIT_OK
 
 
+_PREPASS_KEPT = 64 * 2**20  # bytes of sources the pre-pass keeps for its second reading
+
+
 def _project_prepass(
     res: Resolved, jobs, quiet: bool, digests: dict[int, bytes] | None = None
 ) -> tuple[frozenset, tuple, frozenset, frozenset]:
@@ -839,6 +842,8 @@ def _project_prepass(
 
     The engine reads each file again: holding a whole tree's bytes until its worker takes them
     would cost the tree's size in memory, and the second read is served by the OS's page cache.
+    The pre-pass's own later reads (the include graph's) take the bytes it read first, up to
+    _PREPASS_KEPT of them.
     Which files include which (the unconditional includes, each from the file's #if model) is
     read only in a project where some header defines names of its own: most define none."""
     import hashlib
@@ -864,8 +869,17 @@ def _project_prepass(
 
         cache = ResultCache({"project_prepass": 5})
 
+    # the bytes of the first sources read, for the include graph's reads of the same files
+    # (CCCL: 1,606 files read up to three times): at most _PREPASS_KEPT bytes, all let go when
+    # the pre-pass ends
+    kept: dict[int, bytes] = {}
+    budget = _PREPASS_KEPT
+
     def read(j) -> bytes | None:
         # None for a file over the size limit (the engine copies it unchanged) or unreadable
+        data = kept.get(id(j))
+        if data is not None:
+            return data
         try:
             return read_within(j.entry.path, res.max_file_size)[0]
         except OSError:
@@ -891,11 +905,15 @@ def _project_prepass(
         return shim_names(data), *project_scan(j.entry.rel, data, index)
 
     def sources():
+        nonlocal budget
         for j in jobs:
             if j.entry.kind == "cuda":
                 data = read(j)
                 if data is None:
                     continue
+                if len(data) <= budget:
+                    kept[id(j)] = data
+                    budget -= len(data)
                 found = cached(j, data, "prepass", lambda d, j=j: scan(j, d))
                 names.update(found[0])
                 provided.append((j, found[1]))
