@@ -141,6 +141,10 @@ class TriggerIndex:
             for t in set(r.triggers):
                 self._rules_of.setdefault(t, []).append(i)
         self._always_idx = {i for i, r in enumerate(self.rules) if not r.triggers}
+        # each text trigger with the rules it selects and its identifier runs (see _plan)
+        self._text_gates = [
+            (t, tuple(self._rules_of[t]), self._runs[t]) for t in self.text_triggers
+        ]
         # the searches for sets of text triggers (see _plan): the regex engine finds a literal
         # in about half the CPU of `in`, and one alternation of every pending trigger, tried at
         # each byte that starts one, cost more than the searches it saved
@@ -217,9 +221,9 @@ class TriggerIndex:
         for t in present:
             chosen.update(rules_of.get(t, ()))
         groups: dict[tuple[tuple[int, ...], bytes], list[bytes]] = {}
-        for t in self.text_triggers:
-            if not chosen.issuperset(rules_of[t]) and all(r in present for r in self._runs[t]):
-                groups.setdefault((tuple(rules_of[t]), t[:1]), []).append(t)
+        for t, selects, runs in self._text_gates:
+            if not chosen.issuperset(selects) and present.issuperset(runs):
+                groups.setdefault((selects, t[:1]), []).append(t)
         searches = tuple(
             (frozenset(selects), self._search_of(tuple(ts))) for (selects, _), ts in groups.items()
         )
