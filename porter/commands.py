@@ -851,6 +851,7 @@ def _project_prepass(
     from .engine import read_within
     from .mappings.index import load_index
     from .rewrite.cuda import project_scan, roc_plan, shim_names
+    from .rewrite.lex import hold_identifiers, release_identifiers
     from .rewrite.project import (
         FileScan,
         any_includes,
@@ -860,6 +861,7 @@ def _project_prepass(
     )
 
     index = load_index()
+    release_identifiers()  # those a previous run held and did not port
     names: set[str] = set()
     provided: list[tuple[Job, frozenset[str]]] = []  # (job, project names), every source
     no_sites: list[str] = []  # the sources without a definition site (project_scan)
@@ -902,7 +904,10 @@ def _project_prepass(
         return found
 
     def scan(j, data: bytes) -> tuple[set[str], frozenset[str], bool]:
-        return shim_names(data), *project_scan(j.entry.rel, data, index)
+        # the file's identifiers, held for the port's rewriter (which reads the file again):
+        # they rule out most files' search for definition sites
+        idents = hold_identifiers(data)
+        return shim_names(data), *project_scan(j.entry.rel, data, index, idents)
 
     def sources():
         nonlocal budget

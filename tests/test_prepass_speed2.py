@@ -1,9 +1,12 @@
 """The project pre-pass keeps the bytes it reads first (up to `_PREPASS_KEPT`) for its include
 graph's reads of the same files: the same answers as reading each file again, one read per
-source while the budget lasts, and a read again of each file past the budget."""
+source while the budget lasts, and a read again of each file past the budget. It holds each
+source's identifiers for the port (`lex.hold_identifiers`), and a file whose identifiers hold no
+table name is not searched for definition sites (none is there)."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from pathlib import Path
 
@@ -11,6 +14,11 @@ import pytest
 from conftest import FIXTURES, ROOT
 
 from porter import cli, commands, engine
+from porter.mappings.index import load_index
+from porter.rewrite import lex
+from porter.rewrite.cuda import project_scan
+from porter.rewrite.lex import identifiers, scanner_for
+from porter.rewrite.names import project_declaration_sites
 
 CUDA_INCLUDE = Path("/usr/local/cuda/include")
 
@@ -118,3 +126,110 @@ def test_the_built_project_reads_its_include_graph_and_the_big_file_again(tmp_pa
     assert one_by[first] == 1 < none_by[first]
     del one_by[first], none_by[first]
     assert one_by == none_by
+
+
+# -- the identifiers the pre-pass holds for the port, and the search they rule out ----------
+
+_PIECES = [
+    b"using cudaStream_t = int;\n",
+    b"#define cudaMalloc(p, n) 0\n",
+    b"struct cudaDeviceProp {\n",
+    b"class cudaEvent_t : base {",
+    b"enum class cudaError { a };\n",
+    b"typedef struct CUstream_st* cudaStream_t;\n",
+    b"} cudaMemcpyKind;\n",
+    b"cudaError_t cudaFree(void* p)\n{ return 0; }\n",
+    b"int 0cudaFree; 9x_cudaMalloc$cudaFree;",
+    b"cuda$Stream_t x;",
+    b"/* typedef int cudaEvent_t; */",
+    b'"#define cudaSuccess 0"',
+    b"xcudaMalloc cudaMallocx __half2",
+    b"\\\n",
+    b"\n",
+    b" ",
+    b"{",
+    b"(",
+    b"}",
+    b";",
+    b"\xc3\xa9cudaFree",
+]
+
+
+def _site_sources() -> list[bytes]:
+    from sources import cuda_headers, mutated, random_texts, repo_files
+
+    real = [p.read_bytes() for p in [*repo_files(), *cuda_headers(suffixes={".h", ".hpp", ".cuh"})]]
+    rnd = random.Random(20261203)
+    built = random_texts(rnd, _PIECES, 3000, 12)
+    return real + built + mutated(rnd, real[:400] + built[:400], _PIECES, 2000)
+
+
+def test_a_file_with_no_table_name_among_its_identifiers_has_no_definition_site():
+    """The superset property of project_scan's shortcut: over every fixture, example, CUDA
+    header and 5,000 built and mutated texts, a file whose identifiers hold none of the names
+    has no definition site of them (for the tables' names and for sets of a few names), and
+    project_scan with the identifiers answers as without them."""
+    index = load_index()
+    relevant = scanner_for(index).relevant
+    rnd = random.Random(7)
+    pool = sorted(relevant)
+    skipped = searched = 0
+    for data in _site_sources():
+        idents = identifiers(data)
+        assert project_scan("f.cu", data, index, idents) == project_scan("f.cu", data, index)
+        sets = [
+            relevant,
+            frozenset(rnd.sample(pool, 5)),
+            frozenset(rnd.sample(sorted(idents), 2)) if len(idents) > 1 else relevant,
+        ]
+        for names in sets:
+            if names.isdisjoint(idents):
+                skipped += 1
+                assert next(project_declaration_sites(data, names), None) is None
+            else:
+                searched += 1
+    assert skipped > 1000 and searched > 1000, "the test proves little"
+
+
+def test_held_identifiers_are_taken_once_by_equal_bytes(monkeypatch):
+    """hold_identifiers' set is what identifiers computes, returned once to the next call with
+    equal bytes (another bytes object); within the budget only, and let go by
+    release_identifiers."""
+    lex.release_identifiers()
+    data = b"int cudaMalloc; 0x1F __half2 a$b\n" * 3
+    held = lex.hold_identifiers(data)
+    assert held == lex._identifiers(data) == {b"int", b"cudaMalloc", b"x1F", b"__half2", b"a", b"b"}
+    assert identifiers(bytes(bytearray(data))) is held
+    again = identifiers(data)
+    assert again == held and again is not held  # taken once
+    monkeypatch.setattr(lex, "_HELD_BYTES", 2 * len(data) + 1)
+    assert lex.hold_identifiers(data) is not None
+    assert lex.hold_identifiers(data + b" ") is not None
+    assert lex.hold_identifiers(b"x") is None  # past the budget: nothing computed
+    assert lex.hold_identifiers(bytes(bytearray(data))) == held  # held already: no size added
+    assert lex._held_size[0] == 2 * len(data) + 1
+    lex.release_identifiers()
+    assert lex.hold_identifiers(b"x") == {b"x"}
+    lex.release_identifiers()
+    assert not lex._held
+
+
+def test_the_pre_pass_holds_the_identifiers_the_port_takes(tmp_path, monkeypatch):
+    """Over the built project and CCCL: the pre-pass answers as with nothing held, and holds the
+    identifiers of each source (within the budget), equal to the rewriter's own."""
+    for source, options in _inputs(tmp_path):
+        if source in (FIXTURES, ROOT / "examples"):
+            continue
+        res, jobs = _jobs(tmp_path, source, *options)
+        monkeypatch.setattr(lex, "_HELD_BYTES", 0)
+        plain = commands._project_prepass(res, jobs, True)
+        assert not lex._held
+        monkeypatch.setattr(lex, "_HELD_BYTES", 16 * 2**20)
+        assert commands._project_prepass(res, jobs, True) == plain
+        held = dict(lex._held)
+        ported = [Path(j.entry.path).read_bytes() for j in jobs if j.entry.kind == "cuda"]
+        ported = [d for d in ported if len(d) <= 2000 or source == CUDA_INCLUDE / "cccl"]
+        assert held and set(held) == set(ported), source
+        for data, idents in held.items():
+            assert idents == lex._identifiers(data)
+        lex.release_identifiers()

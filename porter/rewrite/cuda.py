@@ -280,11 +280,18 @@ def project_names(rel: str, data: bytes, index: MappingIndex) -> frozenset[str]:
     return project_scan(rel, data, index)[0]
 
 
-def project_scan(rel: str, data: bytes, index: MappingIndex) -> tuple[frozenset[str], bool]:
+def project_scan(
+    rel: str, data: bytes, index: MappingIndex, idents: set[bytes] | None = None
+) -> tuple[frozenset[str], bool]:
     """(`project_names`, whether the file holds a definition site of any table name of
     `index.relevant`). A file with none declares none of the names the port decides
-    (`PortOptions.no_declaration_sites`): the port then skips its own search."""
+    (`PortOptions.no_declaration_sites`): the port then skips its own search. `idents`: the
+    file's `identifiers`, when the caller has them: a site's name is one of them (a whole
+    identifier token), so a file holding no table name has none, and is not searched (most
+    files: CCCL 1,348 of 1,606)."""
     relevant = scanner_for(index).relevant
+    if idents is not None and relevant.isdisjoint(idents):
+        return frozenset(), False
     if next(project_declaration_sites(data, relevant), None) is None:
         return frozenset(), False
     if is_binary(data):
