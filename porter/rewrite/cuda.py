@@ -292,7 +292,7 @@ def project_scan(
     relevant = scanner_for(index).relevant
     if idents is not None and relevant.isdisjoint(idents):
         return frozenset(), False
-    if next(project_declaration_sites(data, relevant), None) is None:
+    if next(project_declaration_sites(data, relevant, idents), None) is None:
         return frozenset(), False
     if is_binary(data):
         return frozenset(), True

@@ -171,10 +171,23 @@ def beside_cuda_include(pp, pos: int, cuda_includes: list[int]) -> bool:
     return False
 
 
-def project_declaration_sites(data: bytes, names: AbstractSet[bytes]):
+# The keyword each match of the _DECL_SITES pattern at the same place holds as a whole
+# identifier token (after no identifier byte where the pattern tests it, before a blank or a
+# byte no identifier holds): a file whose identifiers lack it has no site of that pattern.
+_DECL_SITE_WORDS = (b"using", b"define", b"struct", b"class", b"union", b"enum", b"typedef", None)
+assert len(_DECL_SITE_WORDS) == len(_DECL_SITES)
+
+
+def project_declaration_sites(
+    data: bytes, names: AbstractSet[bytes], idents: AbstractSet[bytes] | None = None
+):
     """(start, end) of each place where one of `names` may be declared by the file itself (to
-    be checked with `is_declaration_name` and `is_definition`)."""
-    for rx, word_start in _DECL_SITES:
+    be checked with `is_declaration_name` and `is_definition`). `idents`: the file's
+    `identifiers`, when the caller has them: a pattern whose keyword is none of them is not
+    searched (CCCL's files that name table names: 16 of the 35 MB the patterns would read)."""
+    for (rx, word_start), word in zip(_DECL_SITES, _DECL_SITE_WORDS):
+        if idents is not None and word is not None and word not in idents:
+            continue
         for m in rx.finditer(data):
             if m.group(1) in names and not (
                 word_start and m.start() > 0 and data[m.start() - 1] in WORD
