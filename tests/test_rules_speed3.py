@@ -1,15 +1,20 @@
 """TriggerIndex learns which match strings each new identifier holds with one regex search (a
 trie) over the new identifiers joined; the Python loop it replaces, which looked up every
-position of every identifier by its first _GRAM bytes, is kept here as the reference."""
+position of every identifier by its first _GRAM bytes, is kept here as the reference.
+IdentMatcher matches each joined identifier from the newline before it; the former `^...$`
+search under re.M is kept here as the reference."""
 
 from __future__ import annotations
 
 import random
+import re
+import sys
 
 from sources import cuda_headers, random_texts, repo_files
 
 from porter import engine
 from porter.rewrite.lex import identifiers
+from porter.rules.base import _LINE_SENSITIVE, IdentMatcher
 from porter.rules.registry import all_rules
 
 _GRAM = 3  # the reference's look-up key length
@@ -98,7 +103,7 @@ def test_small_sets_by_hand():
     rules = _rules()
     index = engine.TriggerIndex(rules)
     index._match = [b"ab", b"abcd", b"b", b"bc", b"x"]
-    index._search_match = engine.re.compile(engine._trie_pattern(index._match)).search
+    index._search_match = re.compile(engine._trie_pattern(index._match)).search
     index._prefixes = {
         t: frozenset(p for p in index._match if t.startswith(p)) for t in index._match
     }
@@ -106,3 +111,106 @@ def test_small_sets_by_hand():
     assert _learned(index, [idents]) == _reference(index._match, idents)
     assert index._by_ident[b"abcd"] == {b"ab", b"abcd", b"b", b"bc"}
     assert b"qq" not in index._by_ident and b"a" not in index._by_ident
+
+
+# -- IdentMatcher: each line matched from the newline before it -----------------------------
+def _old_hits(pattern: bytes, flags: int, batches) -> list[set[bytes]]:
+    """The former IdentMatcher._learn (`^(?:pattern)$` under re.M over the joined identifiers):
+    the hits among each batch of new identifiers (batches share none)."""
+    full = re.compile(pattern, flags).fullmatch
+    lines = (
+        None
+        if _LINE_SENSITIVE.search(pattern)
+        else re.compile(rb"^(?:" + pattern + rb")$", flags | re.M).finditer
+    )
+    out = []
+    for new in batches:
+        found = [m.group() for m in lines(b"\n".join(new))] if lines is not None else None
+        if found is None or any(b"\n" in f for f in found):
+            out.append({i for i in new if full(i)})
+        else:
+            out.append(set(found))
+    return out
+
+
+def _new_hits(pattern: bytes, flags: int, batches) -> list[set[bytes]]:
+    m = IdentMatcher(pattern, flags)
+    return [m._learn(set(new)) & set(new) for new in batches]
+
+
+def _rule_patterns() -> list[tuple[bytes, int]]:
+    """Every IdentMatcher's pattern in porter's rule modules, and every other regex there (as
+    bytes: any_ident may be asked with any of them), with extra patterns that can match across
+    lines or hold groups and back-references."""
+    found: dict[tuple[bytes, int], None] = {}
+    for mod in list(sys.modules.values()):
+        if not getattr(mod, "__name__", "").startswith(("porter.rules.", "porter.analysis.")):
+            continue
+        for v in vars(mod).values():
+            if isinstance(v, IdentMatcher):
+                found[(v._pattern, v._flags)] = None
+            elif isinstance(getattr(v, "pattern", None), str | bytes) and hasattr(v, "flags"):
+                pat = v.pattern if isinstance(v.pattern, bytes) else v.pattern.encode()
+                flags = v.flags & (re.I | re.S | re.X)
+                try:
+                    re.compile(pat, flags)
+                except (re.error, TypeError):
+                    continue
+                found[(pat, flags)] = None
+    extra = [
+        (rb"\w+\s\w+", 0),  # a match may hold a newline
+        (rb"[^z]*", 0),
+        (rb"(?:a|ab)(c|bcd)", 0),
+        (rb"(_+)\w*\1", 0),  # a back-reference to the pattern's own group
+        (rb"cuda\w*|CU\w*", re.I),
+        (rb".*", re.S),
+    ]
+    return [*found, *extra]
+
+
+def _identifier_batches() -> list[list[bytes]]:
+    seen: set[bytes] = set()
+    batches = []
+    for idents in _source_idents():
+        batches.append(sorted(idents - seen))
+        seen |= idents
+    return [b for b in batches if b]
+
+
+def test_ident_matcher_finds_what_the_multiline_search_found():
+    """Every pattern of the rule modules, over every fixture's, example's and CUDA header's
+    identifiers, batch by batch (the hits among each batch), against the former search."""
+    import porter.rules.registry as registry
+
+    registry.all_rules()  # (every rule module imported)
+    batches = _identifier_batches()
+    patterns = _rule_patterns()
+    assert len(patterns) > 100, len(patterns)
+    assert sum(map(len, batches)) > 10_000
+    hit_any = 0
+    for pat, flags in patterns:
+        want = _old_hits(pat, flags, batches)
+        assert _new_hits(pat, flags, batches) == want, (pat, flags)
+        hit_any += any(want)
+    assert hit_any > 50, hit_any
+
+
+def test_ident_matcher_on_built_identifiers_and_the_definition():
+    """Built identifiers (pieces of the patterns' words, digits, underscores) in random
+    batches: the hits are the former search's and exactly the identifiers matched in full."""
+    import porter.rules.registry as registry
+
+    registry.all_rules()
+    rnd = random.Random(11)
+    patterns = _rule_patterns()
+    words = sorted({w for p, _ in patterns for w in re.findall(rb"[A-Za-z_][A-Za-z0-9_]+", p)})
+    pieces = [*words, *(w[:3] for w in words), b"_", b"0", b"x", b"a", b"ab", b"bcd", b"c"]
+    idents = sorted(set(random_texts(rnd, pieces, 6000, 3)))
+    rnd.shuffle(idents)
+    batches = [idents[i : i + n] for i, n in zip(range(0, 6000, 500), [1, 7, 500] * 20)]
+    batches = [b for b in batches if b]
+    for pat, flags in patterns:
+        got = _new_hits(pat, flags, batches)
+        assert got == _old_hits(pat, flags, batches), (pat, flags)
+        full = re.compile(pat, flags).fullmatch
+        assert set().union(*got) == {i for b in batches for i in b if full(i)}, (pat, flags)

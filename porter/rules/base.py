@@ -384,15 +384,21 @@ class IdentMatcher:
                 pat = self._pattern
                 full = re.compile(pat, self._flags).fullmatch
                 # one search over the joined identifiers, for a pattern without anchors, flags
-                # or look-arounds (whose meaning a neighbouring line could change)
+                # or look-arounds (whose meaning a neighbouring line could change). Each line is
+                # matched from the newline before it (a literal the regex engine scans for,
+                # where `^` under re.M was tried at every byte) to the one after it
                 lines = (
                     None
                     if _LINE_SENSITIVE.search(pat)
-                    else re.compile(rb"^(?:" + pat + rb")$", self._flags | re.M).finditer
+                    else re.compile(rb"\n(?:" + pat + rb")(?=\n)", self._flags).finditer
                 )
                 self._rx = (lines, full)
             lines, full = self._rx
-            found = [m.group() for m in lines(b"\n".join(new))] if lines is not None else None
+            found = (
+                [m.group()[1:] for m in lines(b"\n" + b"\n".join(new) + b"\n")]
+                if lines is not None
+                else None
+            )
             if found is None or any(b"\n" in f for f in found):  # one identifier at a time
                 self._hits.update(i for i in new if full(i))
             else:  # each match is a whole line: an identifier the pattern matches in full
