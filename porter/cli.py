@@ -14,6 +14,8 @@ import os
 import sys
 import threading
 
+import porter
+
 from .exits import EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPT, EXIT_OK, UsageError
 
 __all__ = [
@@ -480,7 +482,11 @@ def entry() -> None:
     CPU after a port of CCCL's 1,606 headers, 4% of the run). Nothing is lost: every file porter
     writes is closed and renamed into place before main returns; the standard streams are flushed
     and the exit handlers (atexit: multiprocessing's, tempfile's) run here. With another thread
-    still running, which the interpreter would wait for, the exit is the ordinary one."""
+    still running, which the interpreter would wait for, the exit is the ordinary one.
+
+    The process is porter's own (porter.OWN_PROCESS): the loaded mapping index is left out of
+    later garbage collections."""
+    porter.OWN_PROCESS = True
     code = main()
     if threading.active_count() > 1:
         sys.exit(code)

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+import porter
+
 from .. import __version__
 from .model import COLUMNS, KINDS, STATUSES, Row, parse_version, valid_transform
 
@@ -265,15 +267,19 @@ def _usable(idx: object) -> bool:
 
 
 def _load_pickle(fh) -> Any:
-    """pickle.load without the cyclic garbage collector, and its objects left out of later
-    collections (gc.freeze): the index is ~100,000 new objects, none of them garbage, that the
-    collector would otherwise walk during the load and twice more as they age."""
+    """pickle.load without the cyclic garbage collector: the index is ~100,000 new objects, none
+    of them garbage, that the collector would otherwise walk during the load. In porter's own
+    process (porter.OWN_PROCESS) they are also left out of later collections (gc.freeze), which
+    would walk them twice more as they age. gc.freeze moves every object alive at the time, the
+    caller's too, to a generation never collected: a library user (an editor, a test calling
+    process_one) must not get that as a side effect of loading the tables."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         return pickle.load(fh)
     finally:
-        gc.freeze()
+        if porter.OWN_PROCESS:
+            gc.freeze()
         if enabled:
             gc.enable()
 
