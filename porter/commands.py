@@ -236,6 +236,9 @@ class PortPlan:
     mode: str  # check | diff | stdout | file | tree | inplace
     inputs: list[Path]
     out_root: Path | None = None  # -o
+    #: tree mode: the output folder did not exist when the run began, so each output file is
+    #: new and is created at its name (engine.atomic_write's `fresh`)
+    fresh_out: bool = False
     stamp: str = ""  # --in-place backup folder name
     backups: dict[Path, Path] = field(default_factory=dict)  # input folder -> backup folder
     jobs: list = field(default_factory=list)  # engine.Job, in report order
@@ -317,6 +320,7 @@ def plan_run(args) -> PortPlan:
         plan.show_diff = plan.mode == "portcheck" and args.diff
     if plan.mode in ("tree", "file") and plan.out_root is not None:
         plan.out_root = _check_output_target(args, plan.mode, inputs[0], plan.out_root)
+        plan.fresh_out = plan.mode == "tree" and not os.path.lexists(plan.out_root)
     if (
         plan.mode == "portcheck"
         and plan.out_root is not None
@@ -417,7 +421,7 @@ def make_job(args, plan: PortPlan, e, root: Path | None, inner: str):
     if mode == "tree":
         assert plan.out_root is not None and root is not None
         # string operations (not Path.relative_to): this runs once per file of the tree
-        return Job(e, out=os.path.join(plan.out_root, *inner.split("/")))
+        return Job(e, out=os.path.join(plan.out_root, *inner.split("/")), fresh=plan.fresh_out)
     # inplace (build files too: the same findings as -o, --diff and check)
     if e.kind not in ("cuda", "python", "build"):
         return None

@@ -554,12 +554,23 @@ _MADE_DIRS_MAX = 10_000
 
 
 def atomic_write(
-    path: str | Path, data: bytes, mode_from: Path | None = None, mode: int | None = None
+    path: str | Path,
+    data: bytes,
+    mode_from: Path | None = None,
+    mode: int | None = None,
+    *,
+    fresh: bool = False,
 ) -> None:
     """Write through a temporary file in the same folder and rename: never half-written (an
     error or Ctrl-C removes the temporary file and leaves `path` as it was). The file gets the
     mode `mode` (st_mode of a stat the caller made already), else `mode_from`'s (a stat here),
-    else the umask's (0666 less the umask)."""
+    else the umask's (0666 less the umask).
+
+    `fresh`: `path` is in an output folder this run made, where nobody's file can be replaced.
+    The file is then created at its name (O_EXCL), with no temporary file and no rename (a create
+    and a rename cost about twice a create: CCCL's 1,606 files, about 0.08 s). An error or Ctrl-C
+    removes it as it would the temporary file; a name that exists already (two inputs with one
+    output, a file made meanwhile) takes the temporary file's way."""
     path = os.fspath(path)  # string operations from here: this runs once per file of the tree
     parent = os.path.dirname(path) or os.curdir
     if parent not in _MADE_DIRS:
@@ -577,12 +588,7 @@ def atomic_write(
     held = _hold_interrupts()
     try:
         try:
-            try:
-                fd, tmp = _new_temp(parent, want & _PERMISSION_BITS)
-            except FileNotFoundError:  # the folder was removed since: make it again
-                _MADE_DIRS.discard(parent)
-                os.makedirs(parent, exist_ok=True)
-                fd, tmp = _new_temp(parent, want & _PERMISSION_BITS)
+            fd, tmp = _create(path if fresh else None, parent, want & _PERMISSION_BITS)
         finally:
             _release_interrupts(held)  # one that came meanwhile is raised here: tmp is known
         try:
@@ -594,11 +600,31 @@ def atomic_write(
                     os.fchmod(fd, want)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
+        if tmp != path:
+            os.replace(tmp, path)
     except BaseException:
         if tmp is not None:
             _discard(tmp)
         raise
+
+
+def _create(new: str | None, parent: str, mode: int) -> tuple[int, str]:
+    """atomic_write's file, open for writing: (fd, its path). `new` itself when given and no
+    file has its name, else a new temporary file in `parent`. A folder removed since it was made
+    is made again."""
+    try:
+        return _create_in(new, parent, mode)
+    except FileNotFoundError:
+        _MADE_DIRS.discard(parent)
+        os.makedirs(parent, exist_ok=True)
+        return _create_in(new, parent, mode)
+
+
+def _create_in(new: str | None, parent: str, mode: int) -> tuple[int, str]:
+    if new is not None:
+        with contextlib.suppress(FileExistsError):
+            return os.open(new, _TEMP_FLAGS, mode), new
+    return _new_temp(parent, mode)
 
 
 def _hold_interrupts():
@@ -709,6 +735,7 @@ def read_within(path: str | Path, limit: int) -> tuple[bytes | None, os.stat_res
 class Job:
     entry: Entry
     out: str | None = None  # where to write (tree / file mode)
+    fresh: bool = False  # `out` is in an output folder this run made (atomic_write's `fresh`)
     keep_data: bool = False  # return old/new text (stdout, diff)
     backup: str | None = None  # in-place: where to keep the original
     context: bool = False  # read only for the names it declares (a header next to a
@@ -762,7 +789,7 @@ def run_job(job: Job) -> FileResult:
                 if job.backup:
                     keep_original(e.path, Path(job.backup))
                 if job.out:
-                    atomic_write(Path(job.out), res.new_data, mode=st.st_mode)
+                    atomic_write(job.out, res.new_data, mode=st.st_mode, fresh=job.fresh)
             else:
                 res.status = "copied"
                 if job.out:
@@ -789,7 +816,7 @@ def run_job(job: Job) -> FileResult:
                 if res.new_data != data:
                     if job.backup:
                         keep_original(e.path, Path(job.backup))
-                    atomic_write(Path(job.out), res.new_data, mode=st.st_mode)
+                    atomic_write(job.out, res.new_data, mode=st.st_mode, fresh=job.fresh)
                 elif job.out != str(e.path):
                     atomic_copy(e.path, Path(job.out))
             if not job.keep_data:
@@ -810,7 +837,7 @@ def run_job(job: Job) -> FileResult:
             keep_original(e.path, Path(job.backup))
         if job.out:
             # the bytes are in memory already: write them rather than copy the file again
-            atomic_write(job.out, new, mode=st.st_mode)
+            atomic_write(job.out, new, mode=st.st_mode, fresh=job.fresh)
         if not job.keep_data:
             res.new_data = None
             res.old_data = None

@@ -1,7 +1,9 @@
 """engine.atomic_write: a ported file is written through a temporary file beside it and renamed,
 with its source's mode (or the umask's), never half-written, and no temporary file is left behind
 by an error or Ctrl-C. Temporary names are `.porter-PID-N.tmp`: short, and a name another file
-holds already is skipped, never opened."""
+holds already is skipped, never opened. In an output folder the run made (`fresh`), a file is
+created at its name instead, with the same guarantees: removed on an error or Ctrl-C, a file
+that exists already replaced whole, a link at its name never followed."""
 
 from __future__ import annotations
 
@@ -214,3 +216,103 @@ def test_interrupt_as_the_temporary_file_is_made_leaves_nothing(tmp_path, monkey
     monkeypatch.undo()
     assert not target.exists()
     assert not [p for p in tmp_path.rglob(".porter-*")], list(tmp_path.rglob("*"))
+
+
+# -- fresh: a file in an output folder the run made is created at its name ----------------------
+
+
+def _no_renames(monkeypatch) -> list:
+    renamed: list = []
+    real = os.replace
+    monkeypatch.setattr(engine.os, "replace", lambda a, b: renamed.append(b) or real(a, b))
+    return renamed
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o755, 0o600, 0o4755])
+def test_a_fresh_file_is_created_at_its_name_with_its_mode(tmp_path, monkeypatch, mode):
+    renamed = _no_renames(monkeypatch)
+    atomic_write(tmp_path / "new" / "k.cu", DATA, mode=stat.S_IFREG | mode, fresh=True)
+    assert (tmp_path / "new" / "k.cu").read_bytes() == DATA
+    assert _mode(tmp_path / "new" / "k.cu") == mode
+    assert renamed == [] and _names(tmp_path / "new") == ["k.cu"]
+
+
+def test_a_fresh_write_over_an_existing_file_takes_the_temporary_files_way(tmp_path, monkeypatch):
+    """Two inputs with one output, a file made meanwhile: the existing file is replaced whole,
+    as without `fresh`, never opened and written in place."""
+    target = tmp_path / "k.cu"
+    target.write_bytes(b"before" * 10_000)
+    inode = os.stat(target).st_ino
+    renamed = _no_renames(monkeypatch)
+    atomic_write(target, DATA, fresh=True)
+    assert target.read_bytes() == DATA and renamed == [str(target)]
+    assert os.stat(target).st_ino != inode
+    assert _names(tmp_path) == ["k.cu"]
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt(), SystemExit(), OSError(errno.ENOSPC, "x")])
+def test_an_interrupted_fresh_write_leaves_no_file(tmp_path, monkeypatch, error):
+    """Ctrl-C, a worker's SIGTERM (SystemExit in a worker) or a full disk in the middle of a
+    fresh write: the half-written file is removed, as a temporary file would be."""
+    written = []
+
+    def write_then_fail(fd, data):
+        if written:
+            raise error
+        written.append(len(data))
+        return os.write(fd, bytes(data[:100]))
+
+    monkeypatch.setattr(engine.os, "write", write_then_fail)
+    with pytest.raises(type(error)):
+        atomic_write(tmp_path / "k.cu", DATA, fresh=True)
+    monkeypatch.undo()
+    assert _names(tmp_path) == []
+
+
+def test_a_fresh_write_never_follows_a_link_at_its_name(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "k.cu").symlink_to(victim)
+    atomic_write(tmp_path / "out" / "k.cu", DATA, fresh=True)
+    assert victim.read_bytes() == b"keep"
+    assert not (tmp_path / "out" / "k.cu").is_symlink()
+    assert (tmp_path / "out" / "k.cu").read_bytes() == DATA
+
+
+def test_a_fresh_write_remakes_a_removed_folder(tmp_path):
+    out = tmp_path / "out" / "sub"
+    atomic_write(out / "a.cu", DATA, fresh=True)
+    (out / "a.cu").unlink()
+    out.rmdir()
+    atomic_write(out / "b.cu", DATA, fresh=True)
+    assert _names(out) == ["b.cu"]
+
+
+def _port_renames(tmp_path, monkeypatch, out, *extra) -> list:
+    from porter.cli import main
+
+    src = tmp_path / "in"
+    (src / "sub").mkdir(parents=True, exist_ok=True)
+    (src / "a.cu").write_bytes(b"void f() { cudaFree(0); }\n")
+    (src / "sub" / "b.cuh").write_bytes(b"inline int twice(int x) { return 2 * x; }\n")
+    renamed = _no_renames(monkeypatch)
+    assert main(["port", str(src), "-o", str(out), "-q", "-j", "1", *extra]) in (0, 1)
+    monkeypatch.undo()
+    assert b"hipFree" in (out / "a.cu").read_bytes()
+    assert (out / "sub" / "b.cuh").read_bytes() == (src / "sub" / "b.cuh").read_bytes()
+    assert not [p for p in out.rglob(".porter-*")]
+    return renamed
+
+
+def test_a_new_output_tree_is_written_without_renames(tmp_path, monkeypatch):
+    assert _port_renames(tmp_path, monkeypatch, tmp_path / "out") == []
+
+
+def test_an_existing_output_tree_is_written_through_temporary_files(tmp_path, monkeypatch):
+    """--force into a folder that exists: its files are somebody's; each is replaced whole."""
+    out = tmp_path / "out"
+    (out / "sub").mkdir(parents=True)
+    (out / "sub" / "b.cuh").write_bytes(b"older")
+    renamed = _port_renames(tmp_path, monkeypatch, out, "--force")
+    assert sorted(os.path.relpath(p, out) for p in renamed) == ["a.cu", "sub/b.cuh"]

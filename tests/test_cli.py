@@ -222,7 +222,7 @@ def test_full_disk_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
     src = make_tree(tmp_path / "in")
     from porter import engine
 
-    def full(path, data, mode_from=None, mode=None):
+    def full(path, data, mode_from=None, mode=None, **kw):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(engine, "atomic_write", full)
