@@ -503,17 +503,20 @@ def add_context_headers(plan: PortPlan, discoveries: list, max_size: int) -> Non
 def run_pipeline(args, res: Resolved, jobs: list) -> list:
     """The project-wide pre-pass, then every job through the engine (in parallel). Returns the
     results of the non-context jobs, in job order."""
-    from .engine import filter_declared
+    from .engine import filter_declared, release_reads
 
     cached = args.command == "check" and not getattr(args, "no_cache", False)
     digests: dict[int, bytes] | None = {} if cached else None
     shims, own, roc_areas, no_sites = _project_prepass(res, jobs, args.quiet, digests)
     options = _engine_options(res, args, args.command, roc_areas, shims, own, no_sites)
     workers = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
-    if digests is not None:
-        results = _run_cached(jobs, options, workers, digests, args.quiet)
-    else:
-        results = _run_engine(jobs, options, workers, args.quiet)
+    try:
+        if digests is not None:
+            results = _run_cached(jobs, options, workers, digests, args.quiet)
+        else:
+            results = _run_engine(jobs, options, workers, args.quiet)
+    finally:  # the pre-pass's reads no job took (a cached check's unchanged files)
+        release_reads()
     filter_declared(results)
     drop_project_headers(results, jobs)
     return [r for r, j in zip(results, jobs) if not j.context]
@@ -844,15 +847,15 @@ def _project_prepass(
     PortOptions.no_declaration_sites). With `digests` (the cached check) it also records each
     source's SHA-256 by id(job), and takes what it reads of an unchanged file from the cache.
 
-    The engine reads each file again: holding a whole tree's bytes until its worker takes them
-    would cost the tree's size in memory, and the second read is served by the OS's page cache.
-    The pre-pass's own later reads (the include graph's) take the bytes it read first, up to
-    _PREPASS_KEPT of them.
+    The bytes it reads first, up to _PREPASS_KEPT of them, serve its own later reads (the include
+    graph's) and the engine's (engine.keep_read: the job porting the file takes them, so that
+    each file is read once and ported as the pre-pass saw it); past that budget, the engine reads
+    the file again.
     Which files include which (the unconditional includes, each from the file's #if model) is
     read only in a project where some header defines names of its own: most define none."""
     import hashlib
 
-    from .engine import read_within
+    from .engine import keep_read, read_within, release_reads
     from .mappings.index import load_index
     from .rewrite.cuda import project_scan, roc_plan, shim_names
     from .rewrite.lex import hold_identifiers, release_identifiers
@@ -866,6 +869,7 @@ def _project_prepass(
 
     index = load_index()
     release_identifiers()  # those a previous run held and did not port
+    release_reads()
     names: set[str] = set()
     provided: list[tuple[Job, frozenset[str]]] = []  # (job, project names), every source
     no_sites: list[str] = []  # the sources without a definition site (project_scan)
@@ -876,20 +880,26 @@ def _project_prepass(
         cache = ResultCache({"project_prepass": 5})
 
     # the bytes of the first sources read, for the include graph's reads of the same files
-    # (CCCL: 1,606 files read up to three times): at most _PREPASS_KEPT bytes, all let go when
-    # the pre-pass ends
+    # (CCCL: 1,606 files read up to three times) and the engine's: at most _PREPASS_KEPT bytes
     kept: dict[int, bytes] = {}
     budget = _PREPASS_KEPT
 
-    def read(j) -> bytes | None:
-        # None for a file over the size limit (the engine copies it unchanged) or unreadable
+    def read(j, keep: bool = False) -> bytes | None:
+        # None for a file over the size limit (the engine copies it unchanged) or unreadable;
+        # `keep`: within the budget, kept for the later reads
+        nonlocal budget
         data = kept.get(id(j))
         if data is not None:
             return data
         try:
-            return read_within(j.entry.path, res.max_file_size)[0]
+            data, st = read_within(j.entry.path, res.max_file_size)
         except OSError:
             return None
+        if keep and data is not None and len(data) <= budget:
+            kept[id(j)] = data
+            keep_read(os.fspath(j.entry.path), data, st)
+            budget -= len(data)
+        return data
 
     def cached(j, data: bytes, kind: str, compute):
         """`compute(data)`, through the check's cache when there is one."""
@@ -914,15 +924,11 @@ def _project_prepass(
         return shim_names(data), *project_scan(j.entry.rel, data, index, idents)
 
     def sources():
-        nonlocal budget
         for j in jobs:
             if j.entry.kind == "cuda":
-                data = read(j)
+                data = read(j, keep=not j.context)
                 if data is None:
                     continue
-                if len(data) <= budget:
-                    kept[id(j)] = data
-                    budget -= len(data)
                 found = cached(j, data, "prepass", lambda d, j=j: scan(j, d))
                 names.update(found[0])
                 provided.append((j, found[1]))

@@ -731,6 +731,23 @@ def read_within(path: str | Path, limit: int) -> tuple[bytes | None, os.stat_res
         os.close(fd)
 
 
+def keep_read(path: str, data: bytes, st: os.stat_result) -> None:
+    """Keep what read_within(path) gave (the project pre-pass's read of a source) for the job
+    that ports the same file, which takes it (once) instead of reading the file again: one read
+    per file, and the pre-pass's decisions are about the bytes that are ported. The caller bounds
+    the total (the pre-pass: _PREPASS_KEPT); a worker forked after the pre-pass inherits them."""
+    _KEPT_READS[path] = (data, st)
+
+
+def release_reads() -> None:
+    """Let go of the reads keep_read keeps that no job took."""
+    _KEPT_READS.clear()
+
+
+#: keep_read's reads by path (the job's entry path as a string)
+_KEPT_READS: dict[str, tuple[bytes, os.stat_result]] = {}
+
+
 @dataclass(frozen=True)
 class Job:
     entry: Entry
@@ -772,7 +789,9 @@ def run_job(job: Job) -> FileResult:
                 atomic_copy(e.path, Path(job.out))
             return res
         # one open and fstat: the size for the limit, the mode for the output, then the bytes
-        read, st = read_within(e.path, _STATE["options"].max_file_size)
+        # (or those the pre-pass read, keep_read)
+        kept = _KEPT_READS.pop(os.fspath(e.path), None)
+        read, st = kept or read_within(e.path, _STATE["options"].max_file_size)
         if read is None:
             res.status = "skipped"
             res.note = _over_size_limit(e.path, st.st_size) or ""

@@ -73,6 +73,7 @@ def _counted_prepass(monkeypatch, res, jobs, kept: int):
         return commands._project_prepass(res, jobs, True), reads
     finally:
         monkeypatch.setattr(engine, "read_within", real)
+        engine.release_reads()  # kept for an engine run that does not follow here
 
 
 def _inputs(tmp_path: Path) -> list[tuple[Path, tuple[str, ...]]]:
@@ -245,3 +246,76 @@ def test_the_pre_pass_holds_the_identifiers_the_port_takes(tmp_path, monkeypatch
         for data, idents in held.items():
             assert idents == lex._identifiers(data)
         lex.release_identifiers()
+
+
+# -- the engine takes the pre-pass's reads (engine.keep_read) --------------------------------
+
+
+def _port_counting_reads(tmp_path, monkeypatch, source: Path, *options: str) -> Counter:
+    """`porter port source -o out` in process, -j 1: how many times each file was read
+    (read_within, the pre-pass's and the engine's reads)."""
+    reads: Counter = Counter()
+    real = engine.read_within
+
+    def read_within(path, limit):
+        reads[str(path)] += 1
+        return real(path, limit)
+
+    monkeypatch.setattr(engine, "read_within", read_within)
+    try:
+        out = tmp_path / "out"
+        assert cli.main(["port", str(source), "-o", str(out), "-q", "-j", "1", *options]) in (0, 1)
+    finally:
+        monkeypatch.setattr(engine, "read_within", real)
+    assert engine._KEPT_READS == {}  # all taken or let go when the run ends
+    return reads
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("budget", [2**40, 0, 300])
+def test_each_source_is_read_once_while_the_budget_lasts(tmp_path, monkeypatch, budget):
+    """The built project (its headers define table names, so the pre-pass also reads the include
+    graph), ported with room for every file, none, and one small file: with room for all, each
+    CUDA source is read once in the whole run (big.cu, over the size limit, gives no bytes to
+    keep and is read by both); the ported tree is the same whatever the budget."""
+    root = _project(tmp_path)
+    monkeypatch.setattr(commands, "_PREPASS_KEPT", 2**40)
+    once = _port_counting_reads(tmp_path / "a", monkeypatch, root, "--max-file-size", "2000")
+    expected = _tree(tmp_path / "a" / "out")
+    monkeypatch.setattr(commands, "_PREPASS_KEPT", budget)
+    reads = _port_counting_reads(tmp_path / "b", monkeypatch, root, "--max-file-size", "2000")
+    assert _tree(tmp_path / "b" / "out") == expected
+    sources = [k for k in reads if not k.endswith("big.cu")]
+    assert len(sources) == 7 and reads[str(root / "big.cu")] == 2
+    if budget == 2**40:
+        assert all(reads[k] == 1 for k in sources), reads
+    else:  # past the budget the engine reads again, and the graph too
+        assert sum(reads[k] for k in sources) > sum(once[k] for k in sources)
+
+
+def test_the_engine_ports_the_bytes_the_pre_pass_read(tmp_path, monkeypatch):
+    """A file changed between the pre-pass and its port is ported as the pre-pass read it: the
+    project-wide decisions and the port are about the same bytes."""
+    root = _project(tmp_path)
+    real = commands._run_engine
+
+    def change_then_run(jobs, options, workers, quiet):
+        (root / "a.cu").write_bytes(b"cudaStream_t changed;\n")
+        return real(jobs, options, workers, quiet)
+
+    monkeypatch.setattr(commands, "_run_engine", change_then_run)
+    _port_counting_reads(tmp_path, monkeypatch, root)
+    assert (tmp_path / "out" / "a.cu").read_bytes() == b'#include "lib/compat.h"\ncudaError_t e;\n'
+
+
+def test_a_cached_check_lets_go_of_the_reads_it_did_not_port(tmp_path, monkeypatch):
+    """`porter check` with its cache: unchanged files' results come from the cache, no job
+    takes their reads; the run lets go of them."""
+    root = _project(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    for _ in range(2):
+        cli.main(["check", str(root), "-q", "-j", "1"])
+        assert engine._KEPT_READS == {}
