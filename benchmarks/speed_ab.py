@@ -4,8 +4,8 @@
 On a VM whose speed changes from minute to minute, two figures taken minutes apart do not
 compare (port_speed.py's tables of two sessions differ by more than most changes make). This
 script checks out the two commits into temporary git worktrees and runs
-``porter port TREE -o OUT -q -j 1 --force`` with each in turn (A B, then B A, ...), so that both
-see the same machine; it reports each commit's CPU time (user + system of the child, from
+``porter port TREE -o OUT -q -j 1`` with each in turn (A B, then B A, ...; OUT a new folder
+each time), so that both see the same machine; it reports each commit's CPU time (user + system of the child, from
 ``wait4``) as min and median over the rounds, and the ratios of the medians and of the minima.
 
     python benchmarks/speed_ab.py 15ad7f2             # that commit against HEAD, on CCCL
@@ -144,7 +144,11 @@ def main(argv: list[str] | None = None) -> int:
             times: dict[str, list[float]] = {"a": [], "b": []}
             for r in range(args.rounds):
                 for side in ("a", "b") if r % 2 == 0 else ("b", "a"):
-                    times[side].append(cpu_of_port(trees[side], source, work / "out"))
+                    # each run into a folder of its own, as a user's first port: into a new
+                    # folder, not over a tree written before (--force), which porter writes
+                    # otherwise (each file through a temporary file and a rename)
+                    out = work / f"out-{side}-{r}"
+                    times[side].append(cpu_of_port(trees[side], source, out))
             if args.instructions:
                 for side in trees:
                     counts[side] = instructions_of_port(trees[side], source, work / "out")
