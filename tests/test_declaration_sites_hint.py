@@ -5,7 +5,7 @@ there; skipping must change nothing, and the hint must be what the port reads.""
 from __future__ import annotations
 
 import pytest
-from test_rewrite_speed import _sources
+from built_texts import rewrite_sources as _sources
 
 from porter.cache import ResultCache
 from porter.engine import EngineOptions

@@ -10,7 +10,10 @@ import itertools
 import random
 from pathlib import Path
 
-from test_lex_shortcuts import LINE_PIECES, PIECES, SPAN_CASES, _random_texts, _sources
+from built_texts import LEX_PIECES as PIECES
+from built_texts import LINE_PIECES, SPAN_CASES
+from built_texts import lex_random_texts as _random_texts
+from built_texts import lex_sources as _sources
 
 from porter.analysis.preproc import _CANDIDATE, _CONDITIONAL, _directives
 from porter.rewrite import lex as L

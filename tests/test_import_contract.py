@@ -154,3 +154,40 @@ def test_the_checker_sees_a_cycle_and_a_rule_import():
     assert _resolve("porter.rules.warp", False, 1, "asm") == "porter.rules.asm"
     assert _resolve("porter.rules", True, 1, "base") == "porter.rules.base"
     assert _resolve("porter.rules.warp", False, 2, "analysis.calls") == "porter.analysis.calls"
+
+
+def _test_module_imports(path: Path) -> set[str]:
+    """The test modules (test_*) that the test file `path` imports."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+    return {m for m in out if m.split(".")[0].startswith("test_")}
+
+
+def test_test_modules_import_no_other_test_module():
+    """What tests share lives in conftest.py, sources.py (real sources), built_texts.py (built
+    texts) and helpers.py (git, report validators): a test module imported by another runs its
+    module-level code twice and ties the two modules' fixtures and data together."""
+    tests = Path(__file__).resolve().parent
+    bad = [
+        f"{p.name} imports {m}"
+        for p in sorted(tests.glob("*.py"))
+        for m in sorted(_test_module_imports(p))
+    ]
+    assert not bad, "\n".join(bad)
+    assert _test_module_imports_of_text("from test_review import git\nimport test_x.y\n") == {
+        "test_review",
+        "test_x.y",
+    }
+
+
+def _test_module_imports_of_text(text: str) -> set[str]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "t.py"
+        p.write_text(text)
+        return _test_module_imports(p)

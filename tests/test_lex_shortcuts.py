@@ -11,7 +11,10 @@ import random
 import re
 
 import pytest
-from sources import C_SUFFIXES, repo_files
+from built_texts import LEX_PIECES as PIECES
+from built_texts import LINE_PIECES, SPAN_CASES
+from built_texts import lex_random_texts as _random_texts
+from built_texts import lex_sources as _sources
 
 from porter.rewrite import lex as L
 from porter.rewrite.lex import comment_and_literal_spans
@@ -134,145 +137,6 @@ def reference_token_loop_spans(data: bytes, end: int) -> list[tuple[int, int]]:
 
 
 # -- inputs ------------------------------------------------------------------------------------
-
-PIECES = [
-    b"#include <a/*b>",
-    b'#include "q\'.h"',
-    b"  # include_next <c//d>",
-    b"#import 'x",
-    b"#if 0",
-    b"#define M ",
-    b"/*",
-    b"*/",
-    b"*",
-    b"/",
-    b"//",
-    b'"',
-    b"'",
-    b"\\",
-    b'R"(',
-    b'R"d(',
-    b')d"',
-    b')"',
-    b'u8R"(',
-    b'LR"(',
-    b'xR"(',
-    b"1'0",
-    b"0x1'F",
-    b".5'0",
-    b"'a'",
-    b"\\\n",
-    b"\\\r\n",
-    b"\n",
-    b"\r\n",
-    b"\r",
-    b" ",
-    b"\t",
-    b"x",
-    b"cudaMalloc",
-    b"\xef\xbb\xbf",
-    "é∂".encode(),
-    b"\xff",
-]
-
-CASES = [
-    b"",
-    b"/",
-    b"//",
-    b"/*",
-    b"/* unterminated",
-    b"/*/ still open",
-    b"/**/x/***/y",
-    b'"unterminated\nx "a\\"b" c',
-    b"'\\''",
-    b"int x = 1'000'000; char c = 'a';",
-    b'auto s = R"delim(a " b )" c)delim"; // after\n',
-    b'auto s = R"(unterminated\n',
-    b"// a \\\n continued\nint x;\r\n// crlf \\\r\nstill\r\n",
-    b'#include <cuda/std/x>//c\n#include "a\\b.h" /* c */\n',
-    b'\xef\xbb\xbf#include "x.h"\n',
-    "// é\n\"ü\" 'ß'\n".encode(),
-    b"x = a'b'c;",
-    b"#define S(x) #x '\n",
-]
-
-# whole lines and pieces where the one-pass tokens need a closer look (quoted and odd header
-# names, digit separators, raw strings), and the ordinary tokens around them
-LINE_PIECES = [
-    b'#include "a.h"\n',
-    b'  #  include_next "b\'c.h" // x\n',
-    b"#include <a//b>\n",
-    b"#include <a/*b>\n",
-    b"#include <a'b>\n",
-    b'#include <a"b> "c"\n',
-    b"#include <a/b/c.h>\n",
-    b"#import 'x'\n",
-    b'\xef\xbb\xbf#include "x"\n',
-    b'\r#include "x"\n',
-    b"#include",
-    b" <",
-    b' "',
-    b"/* \n#include <a*/",
-    b"'x\\\n#include <a'",
-    b'"x\\\n#include <a"',
-    b" // c\n",
-    b"// c \\\n",
-    b"//! doc\n",
-    b"/* b */",
-    b"/*",
-    b"*/",
-    b'"s"',
-    b"'c'",
-    b"'",
-    b'"',
-    b"1'000",
-    b"0x1'F'F",
-    b".5'0",
-    b"a'b'",
-    b"'a'9'0'",
-    b"x1'",
-    b'R"(',
-    b'R"d(',
-    b')d"',
-    b')"',
-    b'u8R"x(',
-    b'xR"(',
-    b"R",
-    b"\\\n",
-    b"\\\r\n",
-    b"\n",
-    b"\r\n",
-    b" ",
-    b"x",
-    b"#",
-    b"9",
-    b"_",
-]
-
-SPAN_CASES = [
-    b'#include "a.h"\n#include "b.h"\nint x = 1\'000; // c\n',
-    b'#include "a.h" // it\'s\n"s" R"(x)" 1\'2\'3 \'a\'\n',
-    b"#include <a//b> // c\n#include <c/*d> /* e */\n",
-    b'/* a\n#include <x*/"y> "z"\n',
-    b"'a\\\n#include <x' \"y> 'z'\n",
-    b'auto s = R"d(a // b " c)d"; auto t = R"(x)"; // c\n',
-    b"int a = 1'000'000, b = 0x1'F, c = .5'0; char d = 'x';\n",
-    b"a'b'c 'a'9'0' 9'a'b' x'y\n",
-    b'R"(unterminated\n#include "a.h"\n',
-    b'#include "a.h"',
-    b"1'",
-    b'R"',
-]
-
-
-def _sources() -> list[bytes]:
-    return [p.read_bytes() for p in repo_files(suffixes=C_SUFFIXES | {".py"})] + CASES
-
-
-def _random_texts(seed: int, count: int, pieces: list[bytes] = PIECES) -> list[bytes]:
-    rnd = random.Random(seed)
-    return [b"".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 30))) for _ in range(count)]
-
 
 # -- the checks --------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import need
-from test_review import git
+from helpers import git
 
 from porter import verify
 from porter.cli import main

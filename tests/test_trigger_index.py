@@ -5,7 +5,7 @@ of `mma.h`) when the trigger has a longer one."""
 
 from __future__ import annotations
 
-from test_rule_prefilters import _sources
+from built_texts import prefilter_sources as _sources
 
 from porter import engine
 from porter.rewrite.lex import identifiers

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import need
-from test_review import git
+from helpers import git
 
 from porter import vcs
 

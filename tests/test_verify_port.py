@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from conftest import need
-from test_reports import validate_json_report, validate_sarif
+from helpers import validate_json_report, validate_sarif
 
 from porter import verify
 from porter.findings import Edit
