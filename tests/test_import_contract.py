@@ -120,19 +120,6 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 # Cycles that exist today, each with the change that removes it. The list may only shrink: a
 # new cycle fails, and so does an entry that no longer exists (delete it then).
 KNOWN_CYCLES = {
-    # porter/report/__init__.py defines RunReport and imports each renderer inside render();
-    # the renderers import RunReport back: move RunReport to porter/report/model.py.
-    frozenset(
-        {
-            "porter.report",
-            "porter.report.github",
-            "porter.report.html",
-            "porter.report.json",
-            "porter.report.markdown",
-            "porter.report.sarif",
-            "porter.report.terminal",
-        }
-    ),
     # porter/rewrite/python.py takes FileResult/_STATE from porter.engine, which dispatches
     # .py files to it: pass them in (or move FileResult out of engine.py).
     frozenset({"porter.engine", "porter.rewrite.python"}),

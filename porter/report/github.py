@@ -3,7 +3,7 @@ one `notice` with the run's counts and effort estimate."""
 
 from __future__ import annotations
 
-from . import RunReport
+from .model import RunReport
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 

@@ -17,7 +17,7 @@ import difflib
 import json
 from html import escape
 
-from . import RunReport, rule_url
+from .model import RunReport, rule_url
 
 _CSS = """
 :root{--err:#b00020;--warn:#9a5b00;--info:#00658f;--line:#d0d7de;--bg2:#f6f8fa}

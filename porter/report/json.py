@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import __version__
 from ..findings import Finding
-from . import RunReport, clean, unified_diff
+from .model import RunReport, clean, unified_diff
 
 SCHEMA = "porter-report/1"
 SCHEMA_VERSION = "1.2"

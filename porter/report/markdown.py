@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import RunReport, rule_url, unified_diff
+from .model import RunReport, rule_url, unified_diff
 
 
 def _cell(s: str) -> str:

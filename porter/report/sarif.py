@@ -31,7 +31,7 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..findings import Finding
-from . import RunReport, clean, docs_base_url, rule_url
+from .model import RunReport, clean, docs_base_url, rule_url
 
 MAX_RESULTS = 25_000  # code scanning rejects a run with more
 FINGERPRINT_KEY = "porterLineHash/v1"

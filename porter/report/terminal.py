@@ -7,7 +7,7 @@ the summary alone (`-q`). Every mode ends with the same summary.
 
 from __future__ import annotations
 
-from . import RunReport
+from .model import RunReport
 
 _COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
 _BOLD = "\033[1m"
