@@ -11,18 +11,28 @@ import argparse
 import atexit
 import contextlib
 import os
+import signal
 import sys
 import threading
 
 import porter
 
-from .exits import EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPT, EXIT_OK, UsageError
+from .exits import (
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    EXIT_INTERRUPT,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    Terminated,
+    UsageError,
+)
 
 __all__ = [
     "EXIT_ERROR",
     "EXIT_FINDINGS",
     "EXIT_INTERRUPT",
     "EXIT_OK",
+    "EXIT_TERMINATED",
     "UsageError",
     "main",
     "build_parser",
@@ -34,7 +44,8 @@ EXIT_CODES_HELP = """exit codes (check, port --check, review):
   1    findings at or above it, or CUDA names that cannot be ported; with port --check,
        files the port would change
   2    usage, configuration, input or internal error
-  130  interrupted"""
+  130  interrupted (Ctrl-C)
+  143  terminated (SIGTERM)"""
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -452,9 +463,10 @@ def main(argv: list[str] | None = None) -> int:
             from .commands import run_verify
 
             return run_verify(args)
-    except KeyboardInterrupt:
-        print("porter: interrupted; no file was left half-written", file=sys.stderr)
-        return EXIT_INTERRUPT
+    except KeyboardInterrupt as exc:
+        how = "terminated" if isinstance(exc, Terminated) else "interrupted"
+        print(f"porter: {how}; no file was left half-written", file=sys.stderr)
+        return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPT
     except BrokenPipeError:
         # the reader went away: later writes (at exit) must not raise again
         with contextlib.suppress(OSError):
@@ -476,6 +488,10 @@ def main(argv: list[str] | None = None) -> int:
     return EXIT_ERROR
 
 
+def _terminated(signum, frame) -> None:
+    raise Terminated
+
+
 def entry() -> None:
     """The console script (and `python -m porter.cli`): main(), then the process ends without
     Python's teardown of the interpreter, which frees every object one by one (about 0.08 s of
@@ -485,9 +501,13 @@ def entry() -> None:
     still running, which the interpreter would wait for, the exit is the ordinary one.
 
     The process is porter's own (porter.OWN_PROCESS): the loaded mapping index is left out of
-    later garbage collections."""
+    later garbage collections, and SIGTERM unwinds as Ctrl-C does (exits.Terminated) unless the
+    process was started with SIGTERM ignored."""
     porter.OWN_PROCESS = True
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminated)
     code = main()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # past main, nothing is left to clean up
     if threading.active_count() > 1:
         sys.exit(code)
     for stream in (sys.stdout, sys.stderr):
