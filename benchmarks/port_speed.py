@@ -566,6 +566,22 @@ def print_table(res: dict) -> None:
                     f"interpreter's start-up and first import): {like:.2f}x, "
                     f"{'met' if like >= TARGET_RATIO else 'not met'}"
                 )
+            # each round's ratios (the tools take turns within a round, so a round's figures saw
+            # the same machine): how steady the medians are
+            runs = rec["modes"]["core"]["all"]
+            per_round = [
+                ("torch's call / porter", "torch", "porter"),
+                ("torch's call / porter's call", "torch", "porter_call"),
+                ("porter / the parse", "porter", "parse_only"),
+            ]
+            for label, num, den in per_round:
+                if num in runs and den in runs:
+                    xs = [a[1] / b[1] for a, b in zip(runs[num], runs[den]) if b[1]]
+                    print(
+                        f"  per round (CPU), {label}: "
+                        + " ".join(f"{x:.2f}" for x in xs)
+                        + (f" (min {min(xs):.2f}, max {max(xs):.2f})" if xs else "")
+                    )
     cccl = res["inputs"].get("cccl")
     if cccl and "porter_peak_rss_mb_half_tree" in cccl:
         print(
