@@ -14,15 +14,19 @@ import shutil
 import signal
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .discover import Entry
 from .findings import Applicability, Finding, Severity
+from .results import FileResult
 from .rewrite.cuda import CudaRewriter, PortOptions, Stats
 from .rewrite.edits import apply
 from .rules.base import RuleOptions
 from .source import SourceFile, is_binary, is_utf8
+from .state import STATE as _STATE
+from .suppress import SUPPRESS as SUPPRESS  # review.py reads it from here
+from .suppress import override, suppress
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
@@ -30,7 +34,6 @@ os.umask(_UMASK)
 # (5 MB: 340 MB resident). A larger source is copied unchanged and reported rather than risk
 # the machine's memory; CUDA's own largest header (cuda.h) is 1.1 MB.
 MAX_FILE_SIZE = 16 * 2**20
-SUPPRESS = re.compile(rb"porter:\s*ignore(?:\[([A-Za-z0-9_,\s-]*)\])?")
 
 
 @dataclass(frozen=True)
@@ -45,23 +48,6 @@ class EngineOptions:
     run_rules: bool = True
     max_file_size: int = MAX_FILE_SIZE  # bytes; a larger source is copied unchanged (0: none)
     port_build_files: bool = False  # port: rewrite PyTorch extension builds (rewrite/pyext)
-
-
-@dataclass
-class FileResult:
-    rel: str
-    kind: str
-    status: str = "unchanged"  # ported | unchanged | copied | skipped | error
-    note: str = ""
-    findings: list[Finding] = field(default_factory=list)
-    stats: Stats = field(default_factory=Stats)
-    declared: set[str] = field(default_factory=set)
-    new_data: bytes | None = None  # when the caller needs the text (stdout, diff)
-    old_data: bytes | None = None
-    uses_cuda: bool = False
-    fixes_applied: int = 0
-    errors: list[str] = field(default_factory=list)  # internal errors (exit code 2)
-    edits: list = field(default_factory=list)  # the edits new_data applies (Edit)
 
 
 #: Distinct identifiers TriggerIndex remembers per process (a few MB at most).
@@ -242,7 +228,6 @@ class TriggerIndex:
 
 
 # -- per-process state ------------------------------------------------------------------------
-_STATE: dict = {}
 
 
 def init_worker(options: EngineOptions, index_folder: str | None) -> None:
@@ -286,7 +271,7 @@ def process_one(rel: str, data: bytes, options: EngineOptions, kind: str = "cuda
     if kind == "python":
         from .rewrite.python import process
 
-        return process(rel, data)
+        return process(rel, data, process_data)
     return process_build(rel, data) if kind == "build" else process_data(rel, data)
 
 
@@ -309,19 +294,11 @@ def process_build(rel: str, data: bytes, root: Path | None = None) -> FileResult
         findings = port_result(res, src, opts, findings, root)
         if opts.rule_codes is not None:
             findings = [f for f in findings if f.code in opts.rule_codes]
-    findings = _suppress(src, findings, rules, opts)
-    _override(findings)
+    findings = suppress(src, findings, opts.rule_codes)
+    override(findings, _STATE["severity"])
     findings.sort(key=Finding.sort_key)
     res.findings = findings
     return res
-
-
-def _override(findings: list[Finding]) -> None:
-    overrides = _STATE["severity"]
-    if overrides:
-        for f in findings:
-            if f.code in overrides:
-                f.severity = overrides[f.code]
 
 
 def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
@@ -388,8 +365,8 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
     if opts.rule_codes is not None:  # --select / --ignore cover the rewriter's codes too
         chosen = set(opts.rule_codes)
         findings = [f for f in findings if f.code in chosen]
-    findings = _suppress(src, findings, _STATE["rules"], opts)
-    _override(findings)
+    findings = suppress(src, findings, opts.rule_codes)
+    override(findings, _STATE["severity"])
     edits = rw.edits if opts.rewrite else None
     if edits is None:
         from .rewrite.edits import EditSet
@@ -418,73 +395,6 @@ def process_data(rel: str, data: bytes, rewriter=None) -> FileResult:
     res.new_data = new
     res.status = "ported" if new != data else "unchanged"
     return res
-
-
-def _suppress(
-    src: SourceFile, findings: list[Finding], rules, opts: EngineOptions
-) -> list[Finding]:
-    """Drop findings suppressed by `porter: ignore[CODE]` (same line or the line above) and
-    report suppressions that suppress nothing (PT005)."""
-    if b"porter:" not in src.data:
-        return findings
-    marks: dict[int, tuple[int, set[str] | None]] = {}
-    for m in SUPPRESS.finditer(src.data):
-        line, col = src.position(m.start())
-        text = src.line_text(line)
-        # only inside a comment: the marker must follow // or /* on that line
-        before = text[: col - 1]
-        if "//" not in before and "/*" not in before and "#" not in before:
-            continue
-        codes = None
-        if m.group(1) is not None:
-            codes = {c.strip().upper() for c in m.group(1).decode().split(",") if c.strip()}
-        marks[line] = (col, codes)
-    if not marks:
-        return findings
-    used: set[int] = set()
-    kept = []
-    for f in findings:
-        hit = None
-        for line in (f.line, f.line - 1):
-            mk = marks.get(line)
-            if mk is None:
-                continue
-            codes = mk[1]
-            if line == f.line - 1 and not _comment_only_line(src.line_text(line)):
-                continue
-            if codes is None or f.code in codes:
-                hit = line
-                break
-        if hit is None:
-            kept.append(f)
-        else:
-            used.add(hit)
-    selected = opts.rule_codes
-    if selected is None or "PT005" in selected:
-        for line, (col, codes) in sorted(marks.items()):
-            if line not in used:
-                what = ", ".join(sorted(codes)) if codes else "all codes"
-                kept.append(
-                    Finding(
-                        "PT005",
-                        Severity.INFO,
-                        f"suppression comment ({what}) suppresses nothing",
-                        src.path,
-                        line,
-                        col,
-                    )
-                )
-    return kept
-
-
-def _comment_only_line(text: str) -> bool:
-    t = text.strip()
-    return (
-        t.startswith("//")
-        or t.startswith("/*")
-        or t.startswith("*")
-        or bool(re.match(r"#\s*porter:", t))
-    )  # Python comment
 
 
 # -- files -----------------------------------------------------------------------------------
@@ -820,7 +730,7 @@ def run_job(job: Job) -> FileResult:
             from .rewrite.build import torch_extensions  # PyTorch extension builds (PT908)
             from .rewrite.python import process
 
-            res = process(e.rel, data)
+            res = process(e.rel, data, process_data)
             opts = _STATE["options"]
             res.findings.extend(
                 f

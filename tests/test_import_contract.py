@@ -117,21 +117,11 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-# Cycles that exist today, each with the change that removes it. The list may only shrink: a
-# new cycle fails, and so does an entry that no longer exists (delete it then).
-KNOWN_CYCLES = {
-    # porter/rewrite/python.py takes FileResult/_STATE from porter.engine, which dispatches
-    # .py files to it: pass them in (or move FileResult out of engine.py).
-    frozenset({"porter.engine", "porter.rewrite.python"}),
-}
-
-
 def test_no_import_cycles():
-    cycles = {frozenset(c) for c in _cycles(GRAPH)}
-    new = [sorted(c) for c in cycles - KNOWN_CYCLES]
-    assert not new, "import cycles among porter modules: " + "; ".join(" <-> ".join(c) for c in new)
-    gone = [sorted(c) for c in KNOWN_CYCLES - cycles]
-    assert not gone, f"fixed cycles still listed in KNOWN_CYCLES (remove them): {gone}"
+    cycles = _cycles(GRAPH)
+    assert not cycles, "import cycles among porter modules: " + "; ".join(
+        " <-> ".join(c) for c in cycles
+    )
 
 
 def test_the_checker_sees_a_cycle_and_a_rule_import():

@@ -16,7 +16,7 @@ from ..source import display_path
 @dataclass
 class RunReport:
     command: str  # port | check | review
-    results: list  # engine.FileResult
+    results: list  # results.FileResult
     options: dict = field(default_factory=dict)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)

@@ -22,12 +22,16 @@ file carries CUDA C++ in a string). The result is re-parsed before it is kept.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..analysis.python import CarrierSource, PyFacts
 from ..findings import Edit, Finding, Severity
 from ..parse.python import PySource, PySyntaxError, maybe_relevant, parse
+from ..results import FileResult
 from ..source import SourceFile
+from ..state import STATE
+from ..suppress import override, suppress
 
 NOT_RELEVANT = "no triton, cupy, torch.utils.cpp_extension or numba.cuda import: copied unchanged"
 
@@ -36,10 +40,9 @@ _BODY_OPEN = b"__device__ void __porter_elementwise_body() {\n"
 _BODY_CLOSE = b"\n}\n"
 
 
-def process(rel: str, data: bytes):
-    """Check (and with `port`, rewrite) one Python file. Returns an engine.FileResult."""
-    from ..engine import _STATE, FileResult
-
+def process(rel: str, data: bytes, process_cuda: Callable[..., FileResult]):
+    """Check (and with `port`, rewrite) one Python file. Returns a FileResult. `process_cuda`
+    (engine.process_data) checks and ports the CUDA C++ its strings hold."""
     res = FileResult(rel, "python", old_data=data, new_data=data)
     if not maybe_relevant(data):
         res.status = "copied"
@@ -50,7 +53,7 @@ def process(rel: str, data: bytes):
     except PySyntaxError as exc:
         res.status = "copied"
         res.note = f"line {exc.line}: not valid Python 3 ({exc.message}); copied unchanged"
-        codes = _STATE["options"].rule_codes
+        codes = STATE["options"].rule_codes
         if codes is None or "PT681" in codes:
             res.findings = [
                 Finding(
@@ -66,27 +69,28 @@ def process(rel: str, data: bytes):
     from ..rules.base import RuleContext
 
     sf = SourceFile(rel, src.buf)
-    ctx = RuleContext(sf, None, _STATE["options"].rules, _STATE["index"], py_source=src)
+    ctx = RuleContext(sf, None, STATE["options"].rules, STATE["index"], py_source=src)
     if not ctx.py_facts.relevant():
         res.status = "copied"
         res.note = NOT_RELEVANT
         return res
-    return _process_facts(src, ctx, res)
+    return _process_facts(src, ctx, res, process_cuda)
 
 
-def _process_facts(src: PySource, ctx, res):
-    from ..engine import _STATE, _override, _suppress
+def _process_facts(
+    src: PySource, ctx, res: FileResult, process_cuda: Callable[..., FileResult]
+) -> FileResult:
     from ..findings import Applicability
     from ..rewrite.edits import EditSet
 
-    opts = _STATE["options"]
+    opts = STATE["options"]
     res.uses_cuda = True
     sf = ctx.src
     facts = ctx.py_facts
-    emb = Embedded(facts, sf)
+    emb = Embedded(facts, sf, process_cuda)
     emb.run(res)
     findings: list[Finding] = list(emb.findings)
-    rules = _STATE["py_triggers"].rules_for(src.buf)
+    rules = STATE["py_triggers"].rules_for(src.buf)
     for rule in rules:
         try:
             findings.extend(rule.check(ctx))
@@ -105,8 +109,8 @@ def _process_facts(src: PySource, ctx, res):
     if opts.rule_codes is not None:
         chosen = set(opts.rule_codes)
         findings = [f for f in findings if f.code in chosen]
-    findings = _suppress(sf, findings, _STATE["py_rules"] + _STATE["rules"], opts)
-    _override(findings)
+    findings = suppress(sf, findings, opts.rule_codes)
+    override(findings, STATE["severity"])
     edits = EditSet()
     if opts.rewrite:
         for group in emb.edit_groups:
@@ -427,9 +431,10 @@ def _escape_for(part: _Part, text: str) -> str | None:
 class Embedded:
     """Finds the CUDA C++ carriers of one file and runs the C++ pipeline on their literals."""
 
-    def __init__(self, facts: PyFacts, sf: SourceFile):
+    def __init__(self, facts: PyFacts, sf: SourceFile, process_cuda: Callable[..., FileResult]):
         self.facts = facts
         self.sf = sf
+        self.process_cuda = process_cuda
         self.findings: list[Finding] = []
         self.edit_groups: list[list[Edit]] = []
 
@@ -489,9 +494,7 @@ class Embedded:
         data = bytes(content.data)
         if not data.strip():
             return
-        from ..engine import process_data
-
-        r = process_data(self.sf.path, data, rewriter=_embedded_rewriter())
+        r = self.process_cuda(self.sf.path, data, rewriter=_embedded_rewriter())
         res.stats.add(r.stats)
         res.errors.extend(r.errors)
         csf = SourceFile(self.sf.path, data)
@@ -578,12 +581,11 @@ def _embedded_rewriter():
     and cupy's ROCm build provide the runtime; torch hipifies load_inline sources itself)."""
     from dataclasses import replace
 
-    from ..engine import _STATE
     from .cuda import CudaRewriter
 
-    key = id(_STATE["options"])
+    key = id(STATE["options"])
     if key not in _REWRITER:
         _REWRITER.clear()
-        port = replace(_STATE["options"].port, add_runtime_include=False)
-        _REWRITER[key] = CudaRewriter(_STATE["index"], port)
+        port = replace(STATE["options"].port, add_runtime_include=False)
+        _REWRITER[key] = CudaRewriter(STATE["index"], port)
     return _REWRITER[key]
