@@ -25,7 +25,6 @@ from .rewrite.edits import apply
 from .rules.base import RuleOptions
 from .source import SourceFile, is_binary, is_utf8
 from .state import STATE as _STATE
-from .suppress import SUPPRESS as SUPPRESS  # review.py reads it from here
 from .suppress import override, suppress
 
 _UMASK = os.umask(0o022)

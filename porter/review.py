@@ -160,7 +160,7 @@ def project_headers(sources: list[Path], tracked: list[str], root: Path) -> list
 
 
 def _suppressed(data: bytes, f: Finding) -> bool:
-    from .engine import SUPPRESS
+    from .suppress import SUPPRESS
 
     lines = data.splitlines()
     for n in (f.line, f.line - 1):
