@@ -122,9 +122,12 @@ def qualified_matches(data: bytes, first: bytes, keys: list[str]) -> list[tuple[
                 starts.setdefault(key, []).append(h.start())
     out = []
     for key in keys:
+        found = starts.get(key)
+        if found is None:
+            continue  # no head of it: its regex is not compiled (most keys, most runs)
         rx = qualified_regex(key)
         last = -1
-        for pos in starts.get(key, ()):
+        for pos in found:
             if pos < last:
                 continue  # inside the previous match, where finditer does not look
             m = rx.match(data, pos)
