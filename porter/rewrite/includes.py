@@ -252,15 +252,19 @@ def include_lines(data: bytes) -> list[re.Match]:
         return _last_lines[1]
     out = []
     last = -1
+    match, rfind = INCLUDE_LINE.match, data.rfind
     for hit in _INCLUDE_TEXT.finditer(data):
         at = hit.start()
-        # the line starts after its last \n or \r: a \r is looked for after the \n only (the
-        # same answer as searching the whole file before it for one)
-        nl = data.rfind(b"\n", 0, at)
-        line = max(nl, data.rfind(b"\r", nl + 1, at)) + 1
-        if line <= last:
-            continue  # a second `#include` text on a line that was tried already
-        m = INCLUDE_LINE.match(data, line)
+        if at and data[at - 1] != 0x0A:
+            # the line starts after its last \n or \r: a \r is looked for after the \n only
+            # (the same answer as searching the whole file before it for one)
+            nl = rfind(b"\n", 0, at)
+            line = max(nl, rfind(b"\r", nl + 1, at)) + 1
+            if line <= last:
+                continue  # a second `#include` text on a line that was tried already
+        else:
+            line = at  # the `#` starts its line (most directives): a line not tried yet
+        m = match(data, line)
         if m is not None and m.end() > at:
             out.append(m)
             last = line
