@@ -20,6 +20,7 @@ from pathlib import Path
 from .discover import Entry
 from .findings import Applicability, Finding, Severity
 from .results import FileResult
+from .rewrite import lex
 from .rewrite.cuda import CudaRewriter, PortOptions, Stats
 from .rewrite.edits import apply
 from .rules.base import RuleOptions
@@ -847,6 +848,10 @@ def run_jobs(
     results: list[FileResult | None] = [None] * len(jobs)
     chunk = max(1, min(16, len(jobs) // (workers * 8) or 1))
     pool = _new_pool(ctx, workers, options, index_folder)
+    # the workers are forked with the pre-pass's reads and identifier sets (each takes those of
+    # its files); the parent ports nothing and lets go of its copies
+    release_reads()
+    lex.release_identifiers()
     try:
         for i, r in pool.imap_unordered(_indexed, list(enumerate(jobs)), chunksize=chunk):
             results[i] = r

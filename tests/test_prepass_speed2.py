@@ -319,3 +319,20 @@ def test_a_cached_check_lets_go_of_the_reads_it_did_not_port(tmp_path, monkeypat
     for _ in range(2):
         cli.main(["check", str(root), "-q", "-j", "1"])
         assert engine._KEPT_READS == {}
+
+
+def test_the_parent_of_forked_workers_lets_go_of_the_pre_pass_holdings(tmp_path):
+    """-j 2: the workers are forked with the pre-pass's reads and identifier sets; the parent,
+    which ports nothing, holds none of them while they work (looked at as each result comes)."""
+    res, jobs = _jobs(tmp_path, _project(tmp_path))
+    commands._project_prepass(res, jobs, True)
+    held = (len(engine._KEPT_READS), len(lex._held))
+    seen = []
+    results = engine.run_jobs(
+        jobs,
+        engine.EngineOptions(),
+        2,
+        progress=lambda n: seen.append((len(engine._KEPT_READS), len(lex._held))),
+    )
+    assert held[0] > 0 and held[1] > 0
+    assert len(results) == len(jobs) and seen and set(seen) == {(0, 0)}
