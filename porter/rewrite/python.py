@@ -169,7 +169,7 @@ def write(src: PySource, edits: list[Edit]) -> bytes:
         raise CstWriteError(
             f"libcst cannot parse the file (line {exc.raw_line}: {exc.message})"
         ) from None
-    transformer = _edit_transformer(cst)(src.buf, edits)
+    transformer = _edit_transformer()(src.buf, edits)
     new = MetadataWrapper(module, unsafe_skip_copy=True).visit(transformer)
     if transformer.pending:
         e = transformer.pending[0]
@@ -183,10 +183,11 @@ def write(src: PySource, edits: list[Edit]) -> bytes:
 _TRANSFORMER: list = []
 
 
-def _edit_transformer(cst):
+def _edit_transformer():
     """The transformer class (built once, on first use, so that libcst is imported lazily)."""
     if _TRANSFORMER:
         return _TRANSFORMER[0]
+    import libcst as cst
     from libcst.metadata import ByteSpanPositionProvider
 
     def keep_parens(old, new):

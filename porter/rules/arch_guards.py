@@ -792,7 +792,8 @@ class CapabilityGate(Rule):
             opx = ctx.text(op)
             if flip:
                 opx = {">=": "<=", "<=": ">=", ">": "<", "<": ">"}.get(opx, opx)
-            true_on, false_on = [], []
+            true_on: list[str] = []
+            false_on: list[str] = []
             for t in ctx.options.targets:
                 val = env.value(expr, t.capability)
                 if val is None:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..findings import Applicability, Edit, Severity
 from .base import Rule
 from .registry import register
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _FUNCTIONS = "(function_declarator) @f"
@@ -162,7 +166,7 @@ class CollapsingOverloads(Rule):
     def check(self, ctx):
         if ctx.root is None or ctx.index is None:
             return
-        sets: dict[bytes, list[tuple[object, tuple[str, ...], tuple[str, ...]]]] = {}
+        sets: dict[bytes, list[tuple[Node, tuple[str, ...], tuple[str, ...]]]] = {}
         found = ctx.walked("function_declarator")  # (the same list, when already walked)
         for fd in found if found is not None else ctx.captures(_FUNCTIONS).get("f", []):
             if _owner(fd) is None or ctx.vendor.at(fd).not_for_amd:

@@ -1125,7 +1125,7 @@ class TritonLdsBudget(PyRule):
         elem = 1 if small else BYTES_2
         names = sum(_BLOCK_NAMES.values(), ())
         for call, vals in facts.configs:
-            over: dict[str, tuple[int, object, int]] = {}
+            over: dict[str, tuple[int, ConfigValue, int]] = {}
             for t in ctx.options.targets:
                 for v in vals:
                     st = v.get("num_stages", AMD_DEFAULT_NUM_STAGES)
@@ -1437,6 +1437,7 @@ class TritonDotPrecision(PyRule):
                     value, where = "tf32", tf
             if not isinstance(value, str):
                 continue
+            assert where is not None  # the argument the value was folded from
             value = value.lower()
             bad = tuple(
                 t.arch
@@ -1860,6 +1861,7 @@ class TritonCacheHints(PyRule):
                 value = fold(facts, arg) if arg is not None else None
                 note = _HINT_NOTES.get((kind, key, value)) if isinstance(value, str) else None
                 if note is not None:
+                    assert arg is not None  # a folded value comes from an argument
                     yield self.at(ctx, arg, f"{note}: benchmark it on AMD")
 
 

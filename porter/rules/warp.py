@@ -1041,7 +1041,7 @@ class WavefrontSizeMacro(Rule):
     RX = re.compile(rb"(?<![\w$])__AMDGCN_WAVEFRONT_SIZE(?:__)?(?![\w$])")
 
     def check(self, ctx):
-        spans_cache = {}
+        spans_cache: dict = {}
         for m in self.RX.finditer(ctx.data):
             node = ctx.root.descendant_for_byte_range(m.start(), m.end())
             if node is None:
@@ -1293,7 +1293,7 @@ class WarpBallotWidth(Rule):
         w64 = wave64_or_none(ctx)
         if not w64:
             return
-        seen_decls = set()
+        seen_decls: set = set()
         for call in (k.node for k in ctx.calls.named(MASK_SOURCES, members=True)):
             if ctx.vendor.at(call).hands_off:
                 continue
@@ -1698,7 +1698,7 @@ class WarpReduceOffset16(Rule):
         w64 = wave64_or_none(ctx)
         if not w64:
             return
-        reported = set()
+        reported: set = set()
         for loop in ctx.nodes("for_statement"):
             r = self._loop(ctx, loop)
             if r is None or ctx.vendor.at(loop).hands_off:
@@ -1993,20 +1993,20 @@ class WarpSyncBuiltinsVersion(Rule):
                 decl = d.child_by_field_name("declarator")
                 while decl is not None and decl.type not in ("function_declarator",):
                     decl = decl.child_by_field_name("declarator")
-                name = decl.child_by_field_name("declarator") if decl is not None else None
+                name_node = decl.child_by_field_name("declarator") if decl is not None else None
             else:
-                name = d.child_by_field_name("name")
-            if name is None or not SYNC_SHIM.match(ctx.text(name)):
+                name_node = d.child_by_field_name("name")
+            if name_node is None or not SYNC_SHIM.match(ctx.text(name_node)):
                 continue
             if ctx.pp.guarded_by(d.start_byte, _version_macro) or ctx.vendor.at(d).not_for_amd:
                 continue
-            shim = ctx.text(name)
+            shim = ctx.text(name_node)
             state = (
                 "on by default" if v >= (7, 0) else "available with HIP_ENABLE_WARP_SYNC_BUILTINS"
             )
             yield self.finding(
                 ctx,
-                name,
+                name_node,
                 f"home-made `{shim}` collides with HIP's own (ROCm {vt}: {state}): "
                 "guard "
                 f"it with `#if HIP_VERSION < 70000000` or drop it in favour of the native builtin",
