@@ -865,7 +865,7 @@ def _offset(src: SourceFile, line: int, col: int) -> int:
 def port_result(
     res, src: SourceFile, engine_opts, findings: list[Finding], root: Path | None = None
 ) -> list[Finding]:
-    """Port one build file into the engine's FileResult *res* (new_data, status, stats) and
+    """Port one build file into *res*, a FileResult (new_data, status, stats), and
     return its findings: the build rules' findings the port did not resolve, plus the port's own
     (PT905/PT906) at their lines."""
     targets = getattr(engine_opts.rules, "targets", None) or ()
