@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -86,3 +86,11 @@ def parse_archs(value: str | Iterable[str]) -> tuple[Target, ...]:
 
 def fmt_targets(archs: Iterable[str]) -> str:
     return ", ".join(archs)
+
+
+def verb_for(archs: Sequence[str], plural: str, singular: str | None = None) -> str:
+    """The verb `plural` in agreement with the targets `archs` as its subject: `gfx942 runs`,
+    `gfx942, gfx90a run` (`singular`: the form for one target when it is not `plural` + s)."""
+    if len(archs) != 1:
+        return plural
+    return singular if singular is not None else plural + "s"

@@ -9,6 +9,7 @@ from ..analysis.functions import (
     may_be_device_code,
 )
 from ..analysis.lazyre import re
+from ..analysis.targets import fmt_targets, verb_for
 from ..findings import Severity
 from .base import Rule
 from .registry import register
@@ -151,12 +152,12 @@ class Fp8TypesPerTarget(Rule):
                 if key in seen:
                     continue
                 seen.add(key)
-                where = "/".join(archs)
+                where = fmt_targets(archs)
                 yield self.finding(
                     ctx,
                     ident,
                     f"`{name}` is an {kind} fp8 type, but {where} "
-                    f"compute fp8 only in {other}: HIP declares its device "
+                    f"{verb_for(archs, 'compute')} fp8 only in {other}: HIP declares its device "
                     f"conversions host-only there; select the "
                     f"{'`_fnuz`' if other == 'FNUZ' else 'OCP'} type per target",
                     targets=archs,
@@ -210,10 +211,10 @@ class Fp8FnuzRange(Rule):
         fnuz = tuple(t.arch for t in ctx.options.targets if t.fp8 == "fnuz")
         if not fnuz or not _FP8_CONTEXT.search(ctx.data):
             return
-        where = "/".join(fnuz)
+        where = fmt_targets(fnuz)
         msg = (
-            f"448 is the OCP E4M3 maximum; {where} compute fp8 as E4M3-FNUZ, whose maximum is "
-            f"240: take the limit per target"
+            f"448 is the OCP E4M3 maximum; {where} {verb_for(fnuz, 'compute')} fp8 as "
+            f"E4M3-FNUZ, whose maximum is 240: take the limit per target"
         )
         for lit in ctx.nodes("number_literal"):
             t = ctx.btext(lit)
@@ -288,9 +289,12 @@ class Tf32MathMode(Rule):
             name = ctx.text(ident)
             parts = []
             if other:
-                parts.append(f"{'/'.join(other)} run it as full fp32")
+                parts.append(f"{fmt_targets(other)} {verb_for(other, 'run')} it as full fp32")
             if xf32:
-                parts.append(f"{'/'.join(xf32)} use XF32, whose numerics differ from TF32")
+                parts.append(
+                    f"{fmt_targets(xf32)} {verb_for(xf32, 'use')} XF32, whose numerics differ "
+                    "from TF32"
+                )
             yield self.finding(
                 ctx,
                 ident,

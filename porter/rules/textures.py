@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..analysis.lazyre import re
+from ..analysis.targets import fmt_targets, verb_for
 from ..findings import Applicability, Edit, Severity
 from .base import Rule, RuleContext
 from .registry import register
@@ -254,7 +255,7 @@ class TextureImageUnsupported(Rule):
         archs = no_image_targets(ctx)
         if not archs:
             return
-        where = "/".join(archs)
+        where = fmt_targets(archs)
         guard = ("__HIP_NO_IMAGE_SUPPORT",)
         for cl in ctx.calls.named(_OBJ_FETCH + _SURF):
             name, ident, call, _args = cl.name, cl.callee, cl.node, cl.args
@@ -264,8 +265,8 @@ class TextureImageUnsupported(Rule):
                 ctx,
                 ident,
                 f"`{name}` needs image instructions, which {where} "
-                f"lack (HIP marks it unavailable there): use global-memory loads "
-                f"with manual addressing, or guard it with "
+                f"{verb_for(archs, 'lack')} (HIP marks it unavailable there): use global-memory "
+                f"loads with manual addressing, or guard it with "
                 f"`#if !defined(__HIP_NO_IMAGE_SUPPORT)`",
                 targets=archs,
             )
@@ -276,8 +277,9 @@ class TextureImageUnsupported(Rule):
             yield self.finding(
                 ctx,
                 ident,
-                f"`{name}` creates an image object, which {where} do "
-                f"not support (hipDeviceAttributeImageSupport is 0): pass the "
+                f"`{name}` creates an image object, which {where} "
+                f"{verb_for(archs, 'do', 'does')} not support (hipDeviceAttributeImageSupport is "
+                f"0): pass the "
                 f"plain device pointer instead",
                 targets=archs,
             )

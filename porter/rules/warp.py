@@ -21,7 +21,7 @@ from ..analysis.decls import Decl, type_text, type_width
 from ..analysis.functions import enclosing_function
 from ..analysis.lazyre import re
 from ..analysis.lex import BLANKS, is_declaration_name, lex_code_spans, matches_after
-from ..analysis.targets import fmt_targets
+from ..analysis.targets import fmt_targets, verb_for
 from ..analysis.tree import (
     ancestors,
     code_byte_after,
@@ -427,10 +427,6 @@ def wave64_or_none(ctx: RuleContext):
     return w or None
 
 
-def _verb(archs, verb: str) -> str:
-    return verb + "s" if len(archs) == 1 else verb
-
-
 def ballot_var(ctx: RuleContext, ident) -> Decl | None:
     """The declaration of a variable provably holding a ballot/activemask/match result:
     initialised from one, and only ever re-assigned from one or with `&=`/`^=`/`>>=`."""
@@ -669,7 +665,7 @@ class WarpSizeLiteral(Rule):
                 ctx,
                 d,
                 f"`#define {ctx.text(name)} 64` is chosen by vendor (`{cond.raw}`), "
-                f"but {fmt_targets(w32)} {_verb(w32, 'run')} 32-lane wavefronts: select it by "
+                f"but {fmt_targets(w32)} {verb_for(w32, 'run')} 32-lane wavefronts: select it by "
                 f"architecture (64 under `__GFX9__`, 32 otherwise) or use `warpSize`",
                 severity=Severity.ERROR,
                 targets=w32,
@@ -735,8 +731,9 @@ class WarpSizeLiteral(Rule):
             yield self.finding(
                 ctx,
                 b,
-                f"`{what}` assumes a 32-lane warp{feeds}, but {fmt_targets(w64)} run "
-                f"64-lane wavefronts: use {alt} or an arch-selected constant",
+                f"`{what}` assumes a 32-lane warp{feeds}, but {fmt_targets(w64)} "
+                f"{verb_for(w64, 'run')} 64-lane wavefronts: use {alt} or an arch-selected "
+                "constant",
                 severity=sev,
                 targets=w64,
             )
@@ -804,7 +801,7 @@ class WarpSizeLiteral(Rule):
                 ctx,
                 d,
                 f"`#define {ctx.text(name)} 32` hard-codes the warp size, but "
-                f"{fmt_targets(w64)} {_verb(w64, 'run')} 64-lane wavefronts: use `warpSize`, or "
+                f"{fmt_targets(w64)} {verb_for(w64, 'run')} 64-lane wavefronts: use `warpSize`, or "
                 "define it per "
                 f"architecture (64 under `__GFX9__`)",
                 severity=severity(),
@@ -826,8 +823,8 @@ class WarpSizeLiteral(Rule):
                 ctx,
                 node,
                 f"`{ctx.text(ident)} = 32` hard-codes the warp size, but "
-                f"{fmt_targets(w64)} {_verb(w64, 'run')} 64-lane wavefronts: use `warpSize`, or a "
-                "constant "
+                f"{fmt_targets(w64)} {verb_for(w64, 'run')} 64-lane wavefronts: use `warpSize`, "
+                "or a constant "
                 f"selected per architecture (64 under `__GFX9__`)",
                 severity=severity(),
                 targets=w64,
@@ -2544,7 +2541,7 @@ class OccupancyMath32(Rule):
                 ctx,
                 b,
                 f"`{ctx.text(b)}` counts 32-thread warps, but {fmt_targets(w64)} "
-                f"{_verb(w64, 'schedule')} "
+                f"{verb_for(w64, 'schedule')} "
                 f"64-lane wavefronts: use `warpSize` and the hipOccupancy* APIs",
                 targets=w64,
             )
