@@ -855,7 +855,7 @@ def _project_prepass(
     read only in a project where some header defines names of its own: most define none."""
     import hashlib
 
-    from .engine import keep_read, read_within, release_reads
+    from .engine import keep_read, kept_read, read_within, release_reads
     from .mappings.index import load_index
     from .rewrite.cuda import project_scan, roc_plan, shim_names
     from .rewrite.lex import hold_identifiers, release_identifiers
@@ -879,25 +879,24 @@ def _project_prepass(
 
         cache = ResultCache({"project_prepass": 5})
 
-    # the bytes of the first sources read, for the include graph's reads of the same files
-    # (CCCL: 1,606 files read up to three times) and the engine's: at most _PREPASS_KEPT bytes
-    kept: dict[int, bytes] = {}
+    # the bytes of the first sources read (at most _PREPASS_KEPT of them) serve the include
+    # graph's reads of the same files (CCCL: 1,606 files read up to three times) and the
+    # engine's, which takes them (engine.keep_read)
     budget = _PREPASS_KEPT
 
-    def read(j, keep: bool = False) -> bytes | None:
-        # None for a file over the size limit (the engine copies it unchanged) or unreadable;
-        # `keep`: within the budget, kept for the later reads
+    def read(j) -> bytes | None:
+        # None for a file over the size limit (the engine copies it unchanged) or unreadable
         nonlocal budget
-        data = kept.get(id(j))
-        if data is not None:
-            return data
+        path = os.fspath(j.entry.path)
+        held = kept_read(path)
+        if held is not None:
+            return held[0]
         try:
-            data, st = read_within(j.entry.path, res.max_file_size)
+            data, st = read_within(path, res.max_file_size)
         except OSError:
             return None
-        if keep and data is not None and len(data) <= budget:
-            kept[id(j)] = data
-            keep_read(os.fspath(j.entry.path), data, st)
+        if data is not None and len(data) <= budget:
+            keep_read(path, data, st)
             budget -= len(data)
         return data
 
@@ -926,7 +925,7 @@ def _project_prepass(
     def sources():
         for j in jobs:
             if j.entry.kind == "cuda":
-                data = read(j, keep=not j.context)
+                data = read(j)
                 if data is None:
                     continue
                 found = cached(j, data, "prepass", lambda d, j=j: scan(j, d))

@@ -649,6 +649,11 @@ def keep_read(path: str, data: bytes, st: os.stat_result) -> None:
     _KEPT_READS[path] = (data, st)
 
 
+def kept_read(path: str) -> tuple[bytes, os.stat_result] | None:
+    """What keep_read keeps for `path`, left kept (the pre-pass's own later reads)."""
+    return _KEPT_READS.get(path)
+
+
 def release_reads() -> None:
     """Let go of the reads keep_read keeps that no job took."""
     _KEPT_READS.clear()
@@ -673,12 +678,16 @@ def run_job(job: Job) -> FileResult:
     e = job.entry
     res = FileResult(e.rel, e.kind)
     if job.context:
-        try:
-            if _over_size_limit(e.path):
+        kept = _KEPT_READS.pop(os.fspath(e.path), None)  # the pre-pass's read (keep_read)
+        if kept is not None:
+            data = kept[0]
+        else:
+            try:
+                if _over_size_limit(e.path):
+                    return res
+                data = e.path.read_bytes()
+            except OSError:
                 return res
-            data = e.path.read_bytes()
-        except OSError:
-            return res
         if not is_binary(data):
             res.declared = _STATE["rewriter"].run(SourceFile(e.rel, data)).declared
         return res

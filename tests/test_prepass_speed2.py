@@ -336,3 +336,34 @@ def test_the_parent_of_forked_workers_lets_go_of_the_pre_pass_holdings(tmp_path)
     )
     assert held[0] > 0 and held[1] > 0
     assert len(results) == len(jobs) and seen and set(seen) == {(0, 0)}
+
+
+def test_a_context_header_is_read_once(tmp_path, monkeypatch):
+    """`porter port one.cu -o out.cu`: the header beside it is read for the names it declares
+    (a context job); the pre-pass's read serves that job too."""
+    (tmp_path / "compat.h").write_bytes(b"#pragma once\ntypedef int cudaStream_t;\n")
+    src = tmp_path / "one.cu"
+    src.write_bytes(b'#include "compat.h"\ncudaStream_t s;\n')
+    reads: Counter = Counter()
+    real = engine.read_within
+
+    def read_within(path, limit):
+        reads[str(path)] += 1
+        return real(path, limit)
+
+    real_bytes = Path.read_bytes
+
+    def read_bytes(p):
+        reads[f"{p} (read_bytes)"] += 1
+        return real_bytes(p)
+
+    monkeypatch.setattr(engine, "read_within", read_within)
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    assert cli.main(["port", str(src), "-o", str(tmp_path / "out.cu"), "-q", "-j", "1"]) in (0, 1)
+    monkeypatch.undo()
+    header = str(tmp_path / "compat.h")
+    # once to find it (local_headers follows the includes), once in the pre-pass, whose read
+    # the context job takes
+    assert reads[header] == 1 and reads[f"{header} (read_bytes)"] == 1, reads
+    assert reads[str(src)] == 1, reads
+    assert engine._KEPT_READS == {}

@@ -213,8 +213,9 @@ def _identifiers(data: bytes) -> set[bytes]:
 
 def hold_identifiers(data: bytes) -> set[bytes] | None:
     """`identifiers(data)`, also held for the next `identifiers` call with equal bytes (the
-    project pre-pass reads every source before the port reads it again, a second bytes object),
-    while the sources held total at most _HELD_BYTES; None (nothing computed) past that."""
+    project pre-pass computes them before the port of the same bytes, usually the same object:
+    the engine takes the pre-pass's read), while the sources held total at most _HELD_BYTES;
+    None (nothing computed) past that."""
     found = _held.get(data)
     if found is not None:  # a file of the same bytes as one held
         return found
